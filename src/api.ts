@@ -1,0 +1,12 @@
+/** Everything under /api/: bearer authentication first, then the resources. */
+import type { FastifyPluginAsync } from 'fastify'
+import type { AppDeps } from './app.ts'
+import { bearerAuth } from './http/auth.ts'
+import { vendorRoutes } from './vendors/routes.ts'
+
+export const apiRoutes =
+  (deps: AppDeps): FastifyPluginAsync =>
+  async (app) => {
+    bearerAuth(app, deps)
+    await app.register(vendorRoutes(deps.database))
+  }

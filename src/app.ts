@@ -1,0 +1,68 @@
+/**
+ * buildApp: the whole HTTP service as a Fastify instance, ready for `listen` (server.ts) or `inject` (tests).
+ * Nothing here opens sockets or databases; the caller hands them in.
+ */
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { DestinationStream } from 'pino'
+import type { Config } from './config.ts'
+import type { Database } from './db/database.ts'
+import { healthRoutes } from './health/routes.ts'
+import type { Caller } from './http/auth.ts'
+import { methodNotAllowed } from './http/not-found.ts'
+import { problemHandler } from './http/problem.ts'
+import { requestId } from './http/request-id.ts'
+import { validatorCompiler } from './http/validation.ts'
+import type { ServerKeys } from './keys.ts'
+import { apiRoutes } from './api.ts'
+import { oauthRoutes } from './oauth/routes.ts'
+
+export interface AppDeps {
+  config: Readonly<Config>
+  database: Database
+  keys: ServerKeys
+  /** Where log lines go (default: stdout). Tests pass a stream to read them. */
+  logStream?: DestinationStream
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps
+  const app = Fastify({
+    logger: {
+      level: config.LOG_LEVEL,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
+    },
+    genReqId: requestId,
+    logController: { requestIdLogLabel: 'request_id', disableRequestLogging: true },
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: config.TRUST_PROXY,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    return503OnClosing: true,
+  })
+  app.setValidatorCompiler(validatorCompiler)
+  app.setErrorHandler(problemHandler)
+  app.removeContentTypeParser('text/plain')
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  methodNotAllowed(app)
+  // One line per request, after the response: who asked, what, how it went, how long it took.
+  app.addHook('onResponse', async (request, reply) => {
+    const caller = request.caller as Caller | null
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? null,
+        status: reply.statusCode,
+        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+        ...(caller ? { tenant: caller.domain, client_id: caller.clientId } : {}),
+      },
+      'request',
+    )
+  })
+
+  await app.register(healthRoutes(deps.database))
+  await app.register(oauthRoutes(deps))
+  await app.register(apiRoutes(deps), { prefix: '/api' })
+  return app
+}

@@ -1,0 +1,75 @@
+/**
+ * Settings, read once from the environment at start-up. A bad value stops start-up with a message that
+ * names the variable; the returned object is frozen, so nothing can change it later.
+ */
+import path from 'node:path'
+import { Type, type Static } from 'typebox'
+import Value from 'typebox/value'
+
+const LogLevel = Type.Union(
+  ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+)
+
+/** The environment variables the service reads, with their defaults. docs/configuration.md mirrors this. */
+export const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 500, default: 10 }),
+  DATABASE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 5000 }),
+  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  BASE_DOMAIN: Type.Optional(Type.String({ pattern: '^[a-z0-9.-]+(:[0-9]+)?$' })),
+  API_AUDIENCE: Type.String({ minLength: 1, default: 'procurement-api' }),
+  TOKEN_ISSUER: Type.String({ minLength: 1, default: 'procurement-service' }),
+  TOKEN_SIGNING_KEY: Type.Optional(Type.String({ minLength: 32 })),
+  SECRET_PEPPER: Type.Optional(Type.String({ minLength: 32 })),
+  TOKEN_FAILURES_PER_CLIENT: Type.Integer({ minimum: 1, default: 10 }),
+  TOKEN_FAILURES_PER_ADDRESS: Type.Integer({ minimum: 1, default: 30 }),
+  TOKEN_FAILURE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 300 }),
+  LOG_LEVEL: Type.Union([LogLevel], { default: 'info' }),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576 }),
+  TRUST_PROXY: Type.Boolean({ default: false }),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  MAIL_FROM: Type.String({ minLength: 3, default: 'procurement@localhost' }),
+  DEMO_SEED: Type.Boolean({ default: true }),
+})
+
+export type Env = Static<typeof EnvSchema>
+
+export interface Config extends Env {
+  /** Absolute path of the embedded database's folder (used only without DATABASE_URL). */
+  readonly dataDir: string
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/** Parses `env` (default: the process environment); throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Readonly<Config> {
+  const raw: Record<string, unknown> = {}
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = env[key]
+    if (value !== undefined && value !== '') raw[key] = value
+  }
+  const converted = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw))
+  const errors = Value.Errors(EnvSchema, converted)
+  if (errors.length > 0) {
+    const lines = errors.map((e) => {
+      const name = e.instancePath.replace(/^\//, '') || 'environment'
+      return `  ${name}=${JSON.stringify(env[name] ?? '')}: ${e.message}`
+    })
+    throw new ConfigError(`Invalid configuration:\n${[...new Set(lines)].join('\n')}`)
+  }
+  const parsed = converted as Env
+  if (parsed.DATABASE_URL !== undefined) {
+    for (const name of ['TOKEN_SIGNING_KEY', 'SECRET_PEPPER'] as const) {
+      if (parsed[name] === undefined) {
+        throw new ConfigError(
+          `Invalid configuration:\n  ${name} is required when DATABASE_URL is set (at least 32 characters, the same on every node)`,
+        )
+      }
+    }
+  }
+  return Object.freeze({ ...parsed, dataDir: path.resolve(parsed.DATA_DIR) })
+}

@@ -1,0 +1,135 @@
+/**
+ * Opens the database: PostgreSQL when DATABASE_URL is set, otherwise the embedded PGlite in DATA_DIR.
+ * Both speak the same SQL and return the same JavaScript types (see `parsers`), so nothing above this
+ * file knows which one it has.
+ */
+import fs from 'node:fs'
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import type { Config } from '../config.ts'
+import { lockDataDir, pgdataPaths, type DataDirLock } from './data-dir.ts'
+import { pglitePool } from './pglite-pool.ts'
+import type { DB } from './schema.ts'
+
+export type Engine = 'postgres' | 'pglite'
+
+export interface Database {
+  readonly db: Kysely<DB>
+  readonly engine: Engine
+  close(): Promise<void>
+}
+
+/** Type OIDs whose JavaScript form we fix: int8 as number, date as 'YYYY-MM-DD', numeric as string. */
+const INT8 = 20
+const DATE = 1082
+const NUMERIC = 1700
+const parsers: Record<number, (text: string) => unknown> = {
+  [INT8]: Number,
+  [DATE]: (text) => text,
+  [NUMERIC]: (text) => text,
+}
+
+export interface PostgresOptions {
+  url: string
+  poolMax?: number
+  timeoutMs?: number
+  onError?: (error: Error) => void
+}
+
+export function openPostgres(options: PostgresOptions): Database {
+  const timeout = options.timeoutMs ?? 5000
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolMax ?? 10,
+    connectionTimeoutMillis: timeout,
+    query_timeout: timeout * 6,
+    keepAlive: true,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        parsers[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  })
+  // An idle connection that breaks must not take the process down; the next query reconnects.
+  pool.on('error', (error) => options.onError?.(error))
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+  return { db, engine: 'postgres', close: () => db.destroy() }
+}
+
+/** An embedded database in memory, or in `dataDir`, or loaded from a dump (tests). */
+export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<Database> {
+  const pglite = await PGlite.create({
+    ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+    ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
+    parsers,
+  })
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: pglitePool(pglite) }) })
+  return {
+    db,
+    engine: 'pglite',
+    async close() {
+      await db.destroy()
+      await pglite.close()
+    },
+  }
+}
+
+export interface OpenOptions {
+  /** Names this process to a second one that finds the embedded data directory taken. */
+  command: string
+  /** Brings the database up to date (migrations, first-run data). For a new embedded database it runs
+   * before the database is moved into place, so an interrupted first start leaves nothing half-made. */
+  prepare: (database: Database) => Promise<void>
+  onError?: (error: Error) => void
+}
+
+/** Opens the configured database, prepared and ready to serve. */
+export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
+  if (config.DATABASE_URL !== undefined) {
+    const database = openPostgres({
+      url: config.DATABASE_URL,
+      poolMax: config.DATABASE_POOL_MAX,
+      timeoutMs: config.DATABASE_TIMEOUT_MS,
+      ...(options.onError ? { onError: options.onError } : {}),
+    })
+    try {
+      await options.prepare(database)
+    } catch (error) {
+      await database.close()
+      throw error
+    }
+    return database
+  }
+  const lock = await lockDataDir(config.dataDir, options.command)
+  try {
+    const database = await openEmbedded(config.dataDir, options.prepare)
+    return { ...database, close: () => database.close().finally(() => lock.release()) }
+  } catch (error) {
+    await lock.release()
+    throw error
+  }
+}
+
+async function openEmbedded(dir: string, prepare: OpenOptions['prepare']): Promise<Database> {
+  const { ready, partial } = pgdataPaths(dir)
+  if (!fs.existsSync(ready)) {
+    fs.rmSync(partial, { recursive: true, force: true })
+    const fresh = await openPglite({ dataDir: partial })
+    try {
+      await prepare(fresh)
+    } finally {
+      await fresh.close()
+    }
+    fs.renameSync(partial, ready)
+  }
+  const database = await openPglite({ dataDir: ready })
+  try {
+    await prepare(database)
+  } catch (error) {
+    await database.close()
+    throw error
+  }
+  return database
+}
+
+export type { DataDirLock }

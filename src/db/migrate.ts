@@ -1,0 +1,21 @@
+/**
+ * Runs the migrations in `migrations/` that the database has not seen. Each runs in a transaction, so a
+ * migration that fails (or a process killed half-way) leaves the schema as it was.
+ */
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely'
+import * as m0001 from './migrations/0001_initial.ts'
+
+const migrations: Record<string, Migration> = {
+  '0001_initial': m0001,
+}
+
+const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
+
+/** Applies pending migrations; returns the names applied. Throws if one fails. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see the schema before the table types apply
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock' })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error))
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}

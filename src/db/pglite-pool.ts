@@ -1,0 +1,50 @@
+/**
+ * Presents one embedded PGlite database as the `pg`-style pool Kysely's PostgresDialect expects.
+ * PGlite has a single session, so the pool hands out one connection at a time: a transaction owns the
+ * session until it releases it, and other queries wait their turn (in order) instead of interleaving
+ * with it. Code inside a transaction must therefore use the transaction, never the outer database.
+ */
+import type { PGlite } from '@electric-sql/pglite'
+import type { PostgresPool, PostgresPoolClient } from 'kysely'
+
+export function pglitePool(pglite: PGlite): PostgresPool {
+  let tail: Promise<void> = Promise.resolve()
+
+  const client = (release: () => void): PostgresPoolClient =>
+    ({
+    async query<R>(sql: string, parameters: readonly unknown[]) {
+      // Without parameters the simple protocol is used, which also runs multi-statement scripts (migrations).
+      const result =
+        parameters.length === 0
+          ? ((await pglite.exec(sql)).at(-1) ?? { rows: [], affectedRows: 0 })
+          : await pglite.query<R>(sql, parameters as unknown[], { rowMode: 'object' })
+      const command = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SELECT'
+      return {
+        command: command as 'SELECT',
+        rowCount: result.affectedRows ?? result.rows.length,
+        rows: result.rows as R[],
+      }
+    },
+    release,
+  }) as unknown as PostgresPoolClient
+
+  return {
+    async connect() {
+      let release!: () => void
+      const turn = new Promise<void>((resolve) => (release = resolve))
+      const previous = tail
+      tail = previous.then(() => turn)
+      await previous
+      let released = false
+      return client(() => {
+        if (!released) {
+          released = true
+          release()
+        }
+      })
+    },
+    async end() {
+      await tail
+    },
+  }
+}

@@ -1,0 +1,365 @@
+/**
+ * What a row is, table by table: the one statement of persistence (see migrations/ for constraints).
+ * `Generated<T>` columns have a database default and may be left out of inserts.
+ */
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
+type Numeric = ColumnType<string, string | number | undefined, string | number>
+
+export interface TenantTable {
+  id: Generated<number>
+  domain: string
+  name: string
+  active: Generated<boolean>
+  created_at: Timestamp
+}
+
+export interface SystemStateTable {
+  key: string
+  value: unknown
+}
+
+export interface CurrencyTable {
+  id: Generated<number>
+  tenant_id: number
+  name: string
+  description: Generated<string>
+  rate: Numeric
+  base: Generated<boolean>
+  active: Generated<boolean>
+}
+
+export interface LegalEntityTable {
+  id: Generated<number>
+  tenant_id: number
+  uuid: Generated<string>
+  name: string
+  active: Generated<boolean>
+}
+
+export interface LocationTable {
+  id: Generated<number>
+  tenant_id: number
+  name: string
+  url: Generated<string>
+  logo: Generated<string>
+  currency_id: number
+  phone_one: string
+  fax: Generated<string>
+  email: Generated<string>
+  language: Generated<number>
+  timezone: Generated<string>
+  active: Generated<boolean>
+  external_id: Generated<string>
+  legal_entity_id: number | null
+  version: Generated<number>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export type AddressKind = 'billing' | 'shipping' | 'alternate'
+
+export interface AddressTable {
+  id: Generated<number>
+  tenant_id: number
+  location_id: number
+  kind: AddressKind
+  name: string
+  address_line_one: string
+  city: string
+  postal_code: string
+  state_province: Generated<string>
+  country: string
+  active: Generated<boolean>
+  created_at: Timestamp
+}
+
+export interface DepartmentTable {
+  id: Generated<number>
+  tenant_id: number
+  location_id: number
+  name: string
+  external_id: Generated<string>
+  active: Generated<boolean>
+  punchout_email: Generated<string>
+}
+
+export const PERMISSION_KEYS = [
+  'superuser',
+  'accounts_payable',
+  'nav_request',
+  'nav_approval',
+  'nav_purchase',
+  'nav_receive',
+  'nav_manage',
+  'nav_setting',
+  'nav_report',
+] as const
+export type PermissionKey = (typeof PERMISSION_KEYS)[number]
+
+export interface PermissionTable {
+  id: number
+  key: PermissionKey
+  name: string
+  description: string
+}
+
+export interface RoleTable {
+  id: Generated<number>
+  tenant_id: number
+  name: string
+  type: Generated<number>
+  tier: Generated<'Basic' | 'Pro'>
+}
+
+export interface RolePermissionTable {
+  tenant_id: number
+  role_id: number
+  permission_id: number
+}
+
+export interface UserTable {
+  id: Generated<number>
+  tenant_id: number
+  email: string
+  is_active: Generated<boolean>
+  pending_invite: Generated<boolean>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface UserProfileTable {
+  id: Generated<number>
+  tenant_id: number
+  user_id: number
+  first_name: Generated<string>
+  last_name: Generated<string>
+  phone: Generated<string>
+  position: Generated<string>
+  address: Generated<string>
+  profile_image: Generated<string>
+  notifications: Generated<boolean>
+  mobile: Generated<boolean>
+  chat_user_id: Generated<string>
+  is_sso_enabled: Generated<boolean>
+  role_id: number
+  location_id: number | null
+  department_id: number | null
+  all_locations: Generated<boolean>
+  last_changed_by: number | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface RoleGrantTable {
+  id: Generated<number>
+  tenant_id: number
+  user_id: number
+  /** null: the grant holds system-wide. */
+  location_id: number | null
+  role_id: number
+}
+
+export interface UserLocationTable {
+  tenant_id: number
+  user_id: number
+  location_id: number
+  all_departments: Generated<boolean>
+}
+
+export interface UserLocationDepartmentTable {
+  tenant_id: number
+  user_id: number
+  location_id: number
+  department_id: number
+}
+
+export interface UserLegalEntityTable {
+  tenant_id: number
+  user_id: number
+  legal_entity_id: number
+}
+
+export const APPROVAL_KINDS = ['order', 'expense', 'travel', 'bill', 'payment'] as const
+export type ApprovalKind = (typeof APPROVAL_KINDS)[number]
+
+export interface ApprovalTable {
+  id: Generated<number>
+  tenant_id: number
+  approver_id: number
+  kind: ApprovalKind
+  status: Generated<'pending' | 'approved' | 'rejected'>
+  subject: Generated<string>
+  created_at: Timestamp
+  decided_at: Date | null
+}
+
+export interface DelegationTable {
+  id: Generated<number>
+  tenant_id: number
+  user_id: number
+  delegatee_id: number
+  expected_return_date: ColumnType<string | null, string | null | undefined, string | null>
+  active: Generated<boolean>
+  created_at: Timestamp
+}
+
+/** Payment terms, shipping terms, payment methods and shipping methods share this shape. */
+export interface VendorLookupTable {
+  id: Generated<number>
+  tenant_id: number
+  name: string
+  description: Generated<string>
+  active: Generated<boolean>
+}
+
+export interface VendorTable {
+  id: Generated<number>
+  tenant_id: number
+  name: string
+  active: Generated<boolean>
+  type: Generated<number>
+  address_line_one: Generated<string>
+  address_line_two: Generated<string>
+  postal_code: Generated<string>
+  city: Generated<string>
+  state_province: Generated<string>
+  country: Generated<string>
+  phone_one: Generated<string>
+  phone_two: Generated<string>
+  fax: Generated<string>
+  emails: ColumnType<string[], string[] | undefined, string[]>
+  comments: Generated<string>
+  contact: Generated<string>
+  url: Generated<string>
+  external_id: Generated<string>
+  currency_id: number | null
+  payment_term_id: number | null
+  shipping_term_id: number | null
+  payment_method_id: number | null
+  shipping_method_id: number | null
+  tax: number | null
+  default_payment_method: number | null
+  is_1099_eligible: boolean | null
+  overall_score: ColumnType<string | null, string | number | null | undefined, string | number | null>
+  is_auto_email_po_enabled: Generated<boolean>
+  po_pdf_labels: Generated<string>
+  email_configurations: ColumnType<unknown, string | undefined, string>
+  created_at: Timestamp
+  date_modified: Timestamp
+}
+
+export interface RowCountTable {
+  tenant_id: number
+  table_name: string
+  n: ColumnType<string, never, never>
+}
+
+export interface ApplicationTable {
+  id: Generated<number>
+  tenant_id: number
+  user_id: number
+  client_id: string
+  secret_hash: Buffer
+  description: Generated<string>
+  created_at: Timestamp
+  secret_version: Generated<number>
+  revoked_at: Date | null
+  last_used_at: Date | null
+}
+
+export interface TokenRevocationTable {
+  jti: string
+  tenant_id: number
+  application_id: number
+  expires_at: Date
+  revoked_at: Timestamp
+}
+
+export interface IdempotencyKeyTable {
+  tenant_id: number
+  application_id: number
+  key: string
+  request_hash: string
+  status: Generated<'running' | 'done'>
+  response_status: number | null
+  response_body: string | null
+  created_at: Timestamp
+  expires_at: Date
+}
+
+export interface AuditLogTable {
+  id: Generated<string>
+  tenant_id: number
+  actor_user_id: number | null
+  application_id: number | null
+  action: string
+  resource_type: string
+  resource_id: string
+  changes: ColumnType<unknown, string | undefined, never>
+  request_id: string | null
+  created_at: Timestamp
+}
+
+export interface InvitationTable {
+  id: Generated<number>
+  tenant_id: number
+  user_id: number
+  token_hash: Buffer
+  expires_at: Date
+  accepted_at: Date | null
+  created_at: Timestamp
+}
+
+export interface EmailOutboxTable {
+  id: Generated<number>
+  tenant_id: number
+  to_address: string
+  subject: string
+  body_text: string
+  status: Generated<'queued' | 'sent' | 'failed'>
+  attempts: Generated<number>
+  last_error: string | null
+  next_attempt_at: Timestamp
+  created_at: Timestamp
+  sent_at: Date | null
+}
+
+export interface DB {
+  tenants: TenantTable
+  system_state: SystemStateTable
+  currencies: CurrencyTable
+  legal_entities: LegalEntityTable
+  locations: LocationTable
+  addresses: AddressTable
+  departments: DepartmentTable
+  permissions: PermissionTable
+  roles: RoleTable
+  role_permissions: RolePermissionTable
+  users: UserTable
+  user_profiles: UserProfileTable
+  role_grants: RoleGrantTable
+  user_locations: UserLocationTable
+  user_location_departments: UserLocationDepartmentTable
+  user_legal_entities: UserLegalEntityTable
+  approvals: ApprovalTable
+  delegations: DelegationTable
+  payment_terms: VendorLookupTable
+  shipping_terms: VendorLookupTable
+  payment_methods: VendorLookupTable
+  shipping_methods: VendorLookupTable
+  vendors: VendorTable
+  row_counts: RowCountTable
+  applications: ApplicationTable
+  token_revocations: TokenRevocationTable
+  idempotency_keys: IdempotencyKeyTable
+  audit_log: AuditLogTable
+  invitations: InvitationTable
+  email_outbox: EmailOutboxTable
+}
+
+export type Tenant = Selectable<TenantTable>
+export type Application = Selectable<ApplicationTable>
+export type NewVendor = Insertable<VendorTable>
+export type VendorUpdate = Updateable<VendorTable>

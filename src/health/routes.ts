@@ -1,0 +1,31 @@
+/** Liveness and readiness for orchestrators and load balancers; no authentication, no tenant. */
+import type { FastifyPluginAsync } from 'fastify'
+import { sql } from 'kysely'
+import type { Database } from '../db/database.ts'
+import { Type } from 'typebox'
+
+const Status = Type.Object({ status: Type.String() })
+
+export const healthRoutes =
+  (database: Database): FastifyPluginAsync =>
+  async (app) => {
+    app.get(
+      '/healthz',
+      { schema: { summary: 'The process is up', tags: ['operations'], response: { 200: Status } } },
+      async () => ({ status: 'ok' }),
+    )
+    app.get(
+      '/readyz',
+      {
+        schema: {
+          summary: 'The database answers',
+          tags: ['operations'],
+          response: { 200: Type.Object({ status: Type.String(), database: Type.String() }) },
+        },
+      },
+      async () => {
+        await sql`select 1`.execute(database.db)
+        return { status: 'ok', database: database.engine }
+      },
+    )
+  }

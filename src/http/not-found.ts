@@ -1,0 +1,27 @@
+/**
+ * Unknown paths answer 404 and known paths with the wrong method answer 405 with `Allow`, both as problems.
+ * (Fastify itself answers 404 to both.)
+ */
+import type { FastifyInstance } from 'fastify'
+import { notFound, Problem, sendProblem } from './problem.ts'
+
+export function methodNotAllowed(app: FastifyInstance): void {
+  const routes: { pattern: RegExp; methods: Set<string> }[] = []
+  app.addHook('onRoute', (route) => {
+    const source = route.url.replace(/\/$/, '').replace(/:[A-Za-z_]+/g, '[^/]+')
+    const pattern = new RegExp(`^${source}/?$`)
+    let entry = routes.find((r) => r.pattern.source === pattern.source)
+    if (entry === undefined) routes.push((entry = { pattern, methods: new Set() }))
+    for (const method of [route.method].flat()) entry.methods.add(method)
+  })
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? ''
+    const allowed = new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => [...r.methods]))
+    if (allowed.size === 0) return sendProblem(reply, notFound(`No route ${path}.`))
+    const allow = [...allowed].sort().join(', ')
+    return sendProblem(
+      reply,
+      new Problem(405, 'Method Not Allowed', `${request.method} is not allowed on ${path}; use ${allow}.`, { headers: { allow } }),
+    )
+  })
+}

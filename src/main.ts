@@ -1,0 +1,127 @@
+/**
+ * The `procurement` command: serve, migrate, seed, and the operator's `clients` tool.
+ * Exit codes: 0 done, 1 failed (message on stderr), 2 wrong usage.
+ */
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig, type Config } from './config.ts'
+import { openDatabase, type Database } from './db/database.ts'
+import { DataDirLockedError } from './db/data-dir.ts'
+import { migrateToLatest } from './db/migrate.ts'
+import { Problem } from './http/problem.ts'
+import { serverKeys } from './keys.ts'
+import * as applications from './oauth/applications.service.ts'
+import { prepareDatabase, serve } from './server.ts'
+import { seedDemo } from './seed/demo.ts'
+
+const HELP = `Usage: procurement <command> [options]
+
+Commands:
+  serve                         Migrate, seed the demo tenant on first run, and serve HTTP (default)
+  migrate                       Apply pending database migrations and exit
+  seed                          Create the demo tenant if it does not exist, and exit
+  clients create --email <owner> [--description <text>] [--domain <domain>] [--json]
+                                Create an application (client credentials) acting as that user
+  clients list [--domain <domain>] [--json]
+                                List applications (never their secrets)
+  clients rotate <client_id> [--json]
+                                Issue a new secret; the old one and its tokens stop working
+  clients revoke <client_id>    Revoke an application; its tokens stop working
+
+Settings come from environment variables; see docs/configuration.md.
+With the embedded database (no DATABASE_URL), a command cannot run while the server holds DATA_DIR.`
+
+class UsageError extends Error {}
+
+async function withDatabase<T>(config: Readonly<Config>, command: string, prepare: (db: Database) => Promise<void>, work: (db: Database) => Promise<T>): Promise<T> {
+  const database = await openDatabase(config, { command, prepare })
+  try {
+    return await work(database)
+  } finally {
+    await database.close()
+  }
+}
+
+async function clients(config: Readonly<Config>, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { email: { type: 'string' }, description: { type: 'string' }, domain: { type: 'string' }, json: { type: 'boolean' } },
+  })
+  const [action, clientId] = positionals
+  const pepper = serverKeys(config).pepper
+  const print = (value: object, text: string) => console.log(values.json ? JSON.stringify(value) : text)
+  const prepare = (db: Database) => prepareDatabase(db, config)
+  await withDatabase(config, `clients ${action ?? ''}`.trim(), prepare, async ({ db }) => {
+    switch (action) {
+      case 'create': {
+        if (values.email === undefined) throw new UsageError('clients create needs --email <owner>')
+        const owner = await applications.findOwner(db, values.email, values.domain)
+        const app = await applications.createApplication(db, pepper, owner, values.description ?? '')
+        print(
+          { client_id: app.client_id, client_secret: app.client_secret },
+          `Client ID: ${app.client_id}\nClient Secret: ${app.client_secret}\n(The secret is shown only this once.)`,
+        )
+        return
+      }
+      case 'list': {
+        const tenant = values.domain === undefined ? undefined : await db.selectFrom('tenants').select('id').where('domain', '=', values.domain).executeTakeFirst()
+        if (values.domain !== undefined && tenant === undefined) throw new UsageError(`no domain ${values.domain}`)
+        const tenants = tenant ? [tenant] : await db.selectFrom('tenants').select('id').orderBy('id').execute()
+        const rows = (await Promise.all(tenants.map((t) => applications.list(db, t.id)))).flat()
+        if (values.json) return console.log(JSON.stringify(rows))
+        for (const r of rows) {
+          console.log(`${r.client_id}  ${r.email}  ${r.revoked_at ? 'revoked' : 'active'}  ${r.created_at.toISOString()}  ${r.description}`)
+        }
+        return
+      }
+      case 'rotate':
+      case 'revoke': {
+        if (clientId === undefined) throw new UsageError(`clients ${action} needs <client_id>`)
+        const app = await db.selectFrom('applications').select('tenant_id').where('client_id', '=', clientId).executeTakeFirst()
+        if (app === undefined) throw new Problem(404, 'Not Found', `No application ${clientId}.`)
+        if (action === 'revoke') {
+          await applications.revoke(db, app.tenant_id, clientId)
+          return print({ client_id: clientId, revoked: true }, `Revoked ${clientId}.`)
+        }
+        const creds = await applications.rotateSecret(db, pepper, app.tenant_id, clientId)
+        return print(creds, `Client ID: ${creds.client_id}\nClient Secret: ${creds.client_secret}\n(The old secret and its tokens no longer work.)`)
+      }
+      default:
+        throw new UsageError('clients takes create, list, rotate or revoke')
+    }
+  })
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv
+  if (['--help', '-h', 'help'].includes(command) || rest.includes('--help')) return console.log(HELP)
+  const config = loadConfig()
+  switch (command) {
+    case 'serve':
+      await serve(config)
+      return
+    case 'migrate':
+      return withDatabase(config, 'migrate', (db) => migrateToLatest(db.db).then(() => undefined), async () => console.log('Database is up to date.'))
+    case 'seed':
+      return withDatabase(config, 'seed', (db) => migrateToLatest(db.db).then(() => undefined), async ({ db }) => {
+        console.log((await seedDemo(db)) ? 'Created the demo tenant (domain "demo").' : 'The demo tenant already exists; nothing changed.')
+      })
+    case 'clients':
+      return clients(config, rest)
+    default:
+      throw new UsageError(`unknown command ${command}`)
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`procurement: ${error.message}\n\n${HELP}`)
+    process.exit(2)
+  }
+  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof Problem) {
+    console.error(`procurement: ${error.message}`)
+    process.exit(1)
+  }
+  console.error('procurement: failed:', error)
+  process.exit(1)
+})

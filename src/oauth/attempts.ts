@@ -1,0 +1,60 @@
+/**
+ * Brute-force brake for the token endpoint: failed attempts are counted per client id and per source
+ * address in fixed windows; past the limit, further attempts are refused until the window ends. Counts are
+ * per process (a guess at a 256-bit secret gains nothing from a few more tries on another node), and the
+ * table is capped so a flood of made-up ids cannot grow memory without bound.
+ */
+export interface AttemptLimits {
+  perClient: number
+  perAddress: number
+  windowSeconds: number
+}
+
+const MAX_KEYS = 100_000
+
+export class AttemptCounter {
+  readonly #counts = new Map<string, { failures: number; resetAt: number }>()
+
+  constructor(readonly limits: AttemptLimits) {}
+
+  /** Seconds to wait if either key is over its limit, else 0. */
+  retryAfter(clientId: string | undefined, address: string, now = Date.now()): number {
+    let wait = 0
+    for (const [key, limit] of this.#keys(clientId, address)) {
+      const entry = this.#counts.get(key)
+      if (entry !== undefined && entry.resetAt > now && entry.failures >= limit) {
+        wait = Math.max(wait, Math.ceil((entry.resetAt - now) / 1000))
+      }
+    }
+    return wait
+  }
+
+  fail(clientId: string | undefined, address: string, now = Date.now()): void {
+    for (const [key] of this.#keys(clientId, address)) {
+      const entry = this.#counts.get(key)
+      if (entry === undefined || entry.resetAt <= now) {
+        if (this.#counts.size >= MAX_KEYS) this.#sweep(now)
+        this.#counts.set(key, { failures: 1, resetAt: now + this.limits.windowSeconds * 1000 })
+      } else {
+        entry.failures += 1
+      }
+    }
+  }
+
+  *#keys(clientId: string | undefined, address: string): Generator<[string, number]> {
+    yield [`a:${address}`, this.limits.perAddress]
+    if (clientId !== undefined && clientId !== '') yield [`c:${clientId.slice(0, 128)}`, this.limits.perClient]
+  }
+
+  #sweep(now: number): void {
+    for (const [key, entry] of this.#counts) if (entry.resetAt <= now) this.#counts.delete(key)
+    // Still full of live entries: drop the oldest half rather than grow.
+    if (this.#counts.size >= MAX_KEYS) {
+      let drop = this.#counts.size / 2
+      for (const key of this.#counts.keys()) {
+        if (drop-- <= 0) break
+        this.#counts.delete(key)
+      }
+    }
+  }
+}

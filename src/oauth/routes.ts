@@ -1,0 +1,149 @@
+/**
+ * POST /oauth/token (client credentials) and POST /oauth/revoke (RFC 7009). Errors here are OAuth error
+ * bodies `{error, error_description}` (RFC 6749 §5.2), not problem documents.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import type { AppDeps } from '../app.ts'
+import { tenantOfHost } from '../tenants/host.ts'
+import { AttemptCounter } from './attempts.ts'
+import { invalidClient, invalidRequest, OAuthError, unsupportedGrantType } from './errors.ts'
+import { issueToken, revokeToken, type ClientAuth, type OAuthDeps } from './service.ts'
+
+const Param = Type.String({ maxLength: 1024 })
+const TokenBody = Type.Object({
+  grant_type: Type.Optional(Param),
+  client_id: Type.Optional(Param),
+  client_secret: Type.Optional(Param),
+  audience: Type.Optional(Param),
+})
+const RevokeBody = Type.Object({
+  token: Type.Optional(Type.String({ maxLength: 8192 })),
+  token_type_hint: Type.Optional(Param),
+  client_id: Type.Optional(Param),
+  client_secret: Type.Optional(Param),
+})
+const TokenResponse = Type.Object({
+  access_token: Type.String(),
+  scope: Type.String({ examples: ['urn:service-api:domain:demo urn:service-api:email:admin@example.com'] }),
+  expires_in: Type.Integer({ examples: [86400] }),
+  token_type: Type.Literal('Bearer'),
+})
+const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() })
+
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' }
+
+/** Client authentication from the body or from HTTP Basic (RFC 6749 §2.3.1), never both. */
+function clientAuth(request: FastifyRequest, body: { client_id?: string | undefined; client_secret?: string | undefined }): ClientAuth {
+  const header = request.headers.authorization
+  if (header !== undefined && /^basic /i.test(header)) {
+    if (body.client_secret !== undefined) {
+      throw invalidRequest('Use one client authentication method: HTTP Basic or client_secret in the body, not both.')
+    }
+    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8')
+    const colon = decoded.indexOf(':')
+    if (colon < 0) throw invalidRequest('The Basic authorization header is malformed.')
+    let clientId: string
+    let clientSecret: string
+    try {
+      clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '))
+      clientSecret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '))
+    } catch {
+      throw invalidRequest('The Basic authorization header is malformed.')
+    }
+    if (body.client_id !== undefined && body.client_id !== clientId) {
+      throw invalidRequest('client_id in the body does not match the Basic credentials.')
+    }
+    return { clientId, clientSecret, basic: true }
+  }
+  if (body.client_id === undefined || body.client_secret === undefined) {
+    throw invalidClient(false)
+  }
+  return { clientId: body.client_id, clientSecret: body.client_secret, basic: false }
+}
+
+function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply) {
+  let oauth: OAuthError
+  if (error instanceof OAuthError) oauth = error
+  else if ('validation' in error && error.validation !== undefined) oauth = invalidRequest(`The request body is not valid: ${error.message}.`)
+  else if (error.statusCode === 413) oauth = new OAuthError('invalid_request', 'The request body is too large.', 413)
+  else if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    const detail = error.statusCode === 415 ? 'Send application/json or application/x-www-form-urlencoded.' : error.message
+    oauth = invalidRequest(detail)
+  } else {
+    request.log.error({ err: error }, 'token endpoint failed')
+    oauth = new OAuthError('server_error', 'The server failed to handle the request.', 500)
+  }
+  return reply
+    .code(oauth.status)
+    .headers({ ...NO_STORE, ...oauth.headers })
+    .send({ error: oauth.error, error_description: oauth.description })
+}
+
+export const oauthRoutes =
+  ({ config, database, keys }: AppDeps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const deps: OAuthDeps = {
+      db: database.db,
+      keys,
+      config,
+      attempts: new AttemptCounter({
+        perClient: config.TOKEN_FAILURES_PER_CLIENT,
+        perAddress: config.TOKEN_FAILURES_PER_ADDRESS,
+        windowSeconds: config.TOKEN_FAILURE_WINDOW_SECONDS,
+      }),
+    }
+    app.setErrorHandler(oauthErrorHandler)
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16384 }, (_req, body, done) => {
+      const params = new URLSearchParams(body as string)
+      const keys = [...params.keys()]
+      if (new Set(keys).size !== keys.length) return done(invalidRequest('A parameter is repeated.'))
+      done(null, Object.fromEntries(params))
+    })
+    const caller = (request: FastifyRequest) => ({ host: tenantOfHost(config.BASE_DOMAIN, request.host), address: request.ip })
+    const requireBody = (body: unknown) => {
+      if (body === undefined || body === null) throw invalidRequest('The request has no body.')
+    }
+
+    app.post(
+      '/oauth/token',
+      {
+        schema: {
+          summary: 'Exchange client credentials for an access token',
+          tags: ['oauth'],
+          body: TokenBody,
+          response: { 200: TokenResponse, '4xx': OAuthErrorBody, '5xx': OAuthErrorBody },
+        },
+      },
+      async (request, reply) => {
+        requireBody(request.body)
+        const body = request.body
+        const auth = clientAuth(request, body)
+        if (body.grant_type === undefined) throw invalidRequest('grant_type is required.')
+        if (body.grant_type !== 'client_credentials') throw unsupportedGrantType(body.grant_type)
+        if (body.audience === undefined) throw invalidRequest('audience is required.')
+        const token = await issueToken(deps, auth, body.audience, caller(request))
+        return reply.headers(NO_STORE).send(token)
+      },
+    )
+
+    app.post(
+      '/oauth/revoke',
+      {
+        schema: {
+          summary: 'Revoke an access token (RFC 7009)',
+          tags: ['oauth'],
+          body: RevokeBody,
+          response: { 200: Type.Object({}), '4xx': OAuthErrorBody, '5xx': OAuthErrorBody },
+        },
+      },
+      async (request, reply) => {
+        requireBody(request.body)
+        const auth = clientAuth(request, request.body)
+        if (request.body.token === undefined) throw invalidRequest('token is required.')
+        await revokeToken(deps, auth, request.body.token, caller(request))
+        return reply.headers(NO_STORE).send({})
+      },
+    )
+  }

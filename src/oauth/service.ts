@@ -1,0 +1,80 @@
+/**
+ * The token and revocation endpoints' rules. An unknown client, a wrong secret, a revoked application and a
+ * deactivated owner all fail the same way, after the same work (one lookup, one HMAC), so a caller cannot
+ * tell them apart by answer or by time.
+ */
+import type { Kysely } from 'kysely'
+import type { Config } from '../config.ts'
+import type { DB } from '../db/schema.ts'
+import type { ServerKeys } from '../keys.ts'
+import { hostAllows, type HostTenant } from '../tenants/host.ts'
+import * as repo from './applications.repository.ts'
+import type { AttemptCounter } from './attempts.ts'
+import { accessDenied, invalidClient, tooManyAttempts } from './errors.ts'
+import { DUMMY_HASH, secretMatches } from './secrets.ts'
+import { signAccessToken, TOKEN_LIFETIME_SECONDS, verifyAccessToken } from './tokens.ts'
+
+export interface OAuthDeps {
+  db: Kysely<DB>
+  keys: ServerKeys
+  config: Readonly<Config>
+  attempts: AttemptCounter
+}
+
+export interface ClientAuth {
+  clientId: string
+  clientSecret: string
+  /** Whether the credentials came in an HTTP Basic header (changes the 401's WWW-Authenticate). */
+  basic: boolean
+}
+
+export interface Caller {
+  host: HostTenant
+  address: string
+}
+
+async function authenticate(deps: OAuthDeps, auth: ClientAuth, caller: Caller) {
+  const wait = deps.attempts.retryAfter(auth.clientId, caller.address)
+  if (wait > 0) throw tooManyAttempts(wait)
+  const app = await repo.findByClientId(deps.db, auth.clientId)
+  const matches = secretMatches(deps.keys.pepper, auth.clientSecret, app?.secret_hash ?? DUMMY_HASH)
+  const usable =
+    app !== undefined && matches && app.revoked_at === null && app.user_active && app.tenant_active && hostAllows(caller.host, app.domain)
+  if (!usable) {
+    deps.attempts.fail(auth.clientId, caller.address)
+    throw invalidClient(auth.basic)
+  }
+  return app
+}
+
+export async function issueToken(deps: OAuthDeps, auth: ClientAuth, audience: string, caller: Caller) {
+  const app = await authenticate(deps, auth, caller)
+  if (audience !== deps.config.API_AUDIENCE) throw accessDenied()
+  const { token } = await signAccessToken(deps.keys, deps.config, {
+    tenantId: app.tenant_id,
+    domain: app.domain,
+    userId: app.user_id,
+    applicationId: app.id,
+    clientId: app.client_id,
+    secretVersion: app.secret_version,
+  })
+  await repo.touchLastUsed(deps.db, app.id)
+  return {
+    access_token: token,
+    scope: `urn:service-api:domain:${app.domain} urn:service-api:email:${app.email}`,
+    expires_in: TOKEN_LIFETIME_SECONDS,
+    token_type: 'Bearer' as const,
+  }
+}
+
+/** RFC 7009: revokes `token` if it is a valid access token of the authenticated client; silent otherwise. */
+export async function revokeToken(deps: OAuthDeps, auth: ClientAuth, token: string, caller: Caller): Promise<void> {
+  const app = await authenticate(deps, auth, caller)
+  const claims = await verifyAccessToken(deps.keys, deps.config, token)
+  if (claims === undefined || claims.applicationId !== app.id) return
+  await deps.db
+    .insertInto('token_revocations')
+    .values({ jti: claims.jti, tenant_id: app.tenant_id, application_id: app.id, expires_at: claims.expiresAt })
+    .onConflict((oc) => oc.column('jti').doNothing())
+    .execute()
+}

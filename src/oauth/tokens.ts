@@ -1,0 +1,79 @@
+/**
+ * Access tokens: JWTs signed with HS256 under the server's signing key, so any node that shares the key
+ * verifies them without a lookup. What a JWT cannot say (revoked since, owner deactivated since) is
+ * checked against the database on every API request (src/http/auth.ts).
+ */
+import { randomUUID } from 'node:crypto'
+import { jwtVerify, SignJWT } from 'jose'
+import type { Config } from '../config.ts'
+import type { ServerKeys } from '../keys.ts'
+
+export const TOKEN_LIFETIME_SECONDS = 86400
+const TYP = 'at+jwt'
+
+export interface TokenSubject {
+  tenantId: number
+  domain: string
+  userId: number
+  applicationId: number
+  clientId: string
+  secretVersion: number
+}
+
+export interface AccessClaims extends TokenSubject {
+  jti: string
+  expiresAt: Date
+}
+
+export async function signAccessToken(
+  keys: ServerKeys,
+  config: Pick<Config, 'TOKEN_ISSUER' | 'API_AUDIENCE'>,
+  subject: TokenSubject,
+): Promise<{ token: string; jti: string }> {
+  const jti = randomUUID()
+  const token = await new SignJWT({
+    tid: subject.tenantId,
+    dom: subject.domain,
+    aid: subject.applicationId,
+    client_id: subject.clientId,
+    ver: subject.secretVersion,
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: TYP })
+    .setIssuer(config.TOKEN_ISSUER)
+    .setAudience(config.API_AUDIENCE)
+    .setSubject(String(subject.userId))
+    .setJti(jti)
+    .setIssuedAt()
+    .setExpirationTime(`${TOKEN_LIFETIME_SECONDS}s`)
+    .sign(keys.signingKey)
+  return { token, jti }
+}
+
+const isInt = (value: unknown): value is number => Number.isSafeInteger(value)
+
+/** Verifies signature, algorithm, type, issuer, audience and expiry; returns undefined for any failure. */
+export async function verifyAccessToken(
+  keys: ServerKeys,
+  config: Pick<Config, 'TOKEN_ISSUER' | 'API_AUDIENCE'>,
+  token: string,
+): Promise<AccessClaims | undefined> {
+  try {
+    const { payload } = await jwtVerify(token, keys.signingKey, {
+      algorithms: ['HS256'],
+      issuer: config.TOKEN_ISSUER,
+      audience: config.API_AUDIENCE,
+      typ: TYP,
+      requiredClaims: ['exp', 'iat', 'jti', 'sub'],
+    })
+    const userId = Number(payload.sub)
+    const { tid, dom, aid, client_id, ver, jti, exp } = payload
+    if (!isInt(userId) || !isInt(tid) || !isInt(aid) || !isInt(ver) || !isInt(exp)) return undefined
+    if (typeof dom !== 'string' || typeof client_id !== 'string' || typeof jti !== 'string') return undefined
+    return {
+      tenantId: tid, domain: dom, userId, applicationId: aid, clientId: client_id, secretVersion: ver, jti,
+      expiresAt: new Date(exp * 1000),
+    }
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The demo application, created on the first start so the printed Client ID and Secret work at once.
+ * Its secret is printed exactly once: the record is marked shown only after printing, and if the process
+ * died in between, the next start rotates the secret (the lost one stops working) and prints the new one.
+ */
+import type { Kysely } from 'kysely'
+import type { DB } from '../db/schema.ts'
+import { createApplication, rotateSecret, type IssuedCredentials } from '../oauth/applications.service.ts'
+import { DEMO_ADMIN_EMAIL, DEMO_DOMAIN } from './demo.ts'
+
+const KEY = 'demo_credentials'
+
+interface State {
+  client_id: string
+  shown: boolean
+}
+
+/** Credentials to print now, or undefined when they were already shown (or there is no demo tenant). */
+export async function demoCredentialsToShow(db: Kysely<DB>, pepper: Buffer): Promise<IssuedCredentials | undefined> {
+  return db.transaction().execute(async (tx) => {
+    const row = await tx.selectFrom('system_state').select('value').where('key', '=', KEY).forUpdate().executeTakeFirst()
+    const state = row?.value as State | undefined
+    if (state?.shown === true) return undefined
+    const owner = await tx
+      .selectFrom('users as u')
+      .innerJoin('tenants as t', 't.id', 'u.tenant_id')
+      .select(['u.id', 'u.tenant_id'])
+      .where('t.domain', '=', DEMO_DOMAIN)
+      .where('u.email', '=', DEMO_ADMIN_EMAIL)
+      .executeTakeFirst()
+    if (owner === undefined) return undefined
+    if (state !== undefined) return rotateSecret(tx, pepper, owner.tenant_id, state.client_id)
+    const created = await createApplication(tx, pepper, { tenantId: owner.tenant_id, userId: owner.id }, 'Demo application (created on first start)')
+    const value: State = { client_id: created.client_id, shown: false }
+    await tx.insertInto('system_state').values({ key: KEY, value: JSON.stringify(value) }).execute()
+    return { client_id: created.client_id, client_secret: created.client_secret }
+  })
+}
+
+export async function markDemoCredentialsShown(db: Kysely<DB>, clientId: string): Promise<void> {
+  const value: State = { client_id: clientId, shown: true }
+  await db.updateTable('system_state').set({ value: JSON.stringify(value) }).where('key', '=', KEY).execute()
+}

@@ -1,0 +1,77 @@
+/**
+ * `procurement serve`: open and prepare the database, listen, and shut down gracefully on SIGTERM/SIGINT
+ * (stop accepting, let in-flight requests finish, close the database and release the data directory).
+ */
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from './app.ts'
+import type { Config } from './config.ts'
+import { openDatabase, type Database } from './db/database.ts'
+import { migrateToLatest } from './db/migrate.ts'
+import { serverKeys } from './keys.ts'
+import { demoCredentialsToShow, markDemoCredentialsShown } from './seed/demo-credentials.ts'
+import { seedDemo } from './seed/demo.ts'
+
+const SHUTDOWN_GRACE_MS = 10_000
+
+/** Migrates; on a database with no tenant at all, seeds the demo tenant (unless DEMO_SEED=false). */
+export async function prepareDatabase(database: Database, config: Readonly<Config>): Promise<void> {
+  await migrateToLatest(database.db)
+  if (!config.DEMO_SEED) return
+  const anyTenant = await database.db.selectFrom('tenants').select('id').limit(1).executeTakeFirst()
+  if (anyTenant === undefined) await seedDemo(database.db)
+}
+
+export async function serve(config: Readonly<Config>, out: (line: string) => void = console.log): Promise<FastifyInstance> {
+  const keys = serverKeys(config)
+  let app: FastifyInstance | undefined
+  const database = await openDatabase(config, {
+    command: 'serve',
+    prepare: (db) => prepareDatabase(db, config),
+    onError: (error) => app?.log.error({ err: { message: error.message } }, 'database connection error'),
+  })
+  try {
+    app = await buildApp({ config, database, keys })
+    await app.listen({ port: config.PORT, host: config.HOST })
+  } catch (error) {
+    await app?.close()
+    await database.close()
+    throw error
+  }
+  const address = app.server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : config.PORT
+  const host = ['0.0.0.0', '::'].includes(config.HOST) ? '127.0.0.1' : config.HOST
+  out(`Procurement service listening on http://${host.includes(':') ? `[${host}]` : host}:${port}`)
+  const demo = await demoCredentialsToShow(database.db, keys.pepper)
+  if (demo !== undefined) {
+    out('Demo application for admin@example.com (domain "demo"). The secret is shown only this once:')
+    out(`Client ID: ${demo.client_id}`)
+    out(`Client Secret: ${demo.client_secret}`)
+    await markDemoCredentialsShown(database.db, demo.client_id)
+  }
+
+  let closing = false
+  const shutdown = (signal: string) => {
+    if (closing) {
+      app.log.warn({ signal }, 'second signal: exiting now')
+      process.exit(1)
+    }
+    closing = true
+    app.log.info({ signal }, 'shutting down')
+    const force = setTimeout(() => {
+      app.log.error('shutdown took too long: exiting')
+      process.exit(1)
+    }, SHUTDOWN_GRACE_MS)
+    force.unref()
+    app
+      .close()
+      .then(() => database.close())
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        app.log.error({ err: error }, 'shutdown failed')
+        process.exit(1)
+      })
+  }
+  process.once('SIGTERM', () => shutdown('SIGTERM'))
+  process.once('SIGINT', () => shutdown('SIGINT'))
+  return app
+}

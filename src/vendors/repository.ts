@@ -1,0 +1,80 @@
+/** SQL for vendors. Every query is scoped to one tenant. */
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
+import type { DB } from '../db/schema.ts'
+import { likePattern, type PageRequest } from '../http/list.ts'
+
+export interface VendorRef {
+  id: number
+  name: string
+  description: string
+  active: boolean
+}
+
+export interface VendorFilters {
+  active?: boolean | undefined
+  type?: number | undefined
+  external_id?: string | undefined
+  name?: string | undefined
+  search?: string | undefined
+}
+
+const ORDER_COLUMNS = { id: 'v.id', name: 'v.name', external_id: 'v.external_id', dateModified: 'v.date_modified' } as const
+
+const hasFilters = (f: VendorFilters) => Object.values(f).some((value) => value !== undefined)
+
+function filtered<O>(query: SelectQueryBuilder<DB & { v: DB['vendors'] }, 'v', O>, tenantId: number, f: VendorFilters) {
+  let q = query.where('v.tenant_id', '=', tenantId)
+  if (f.active !== undefined) q = q.where('v.active', '=', f.active)
+  if (f.type !== undefined) q = q.where('v.type', '=', f.type)
+  if (f.external_id !== undefined) q = q.where('v.external_id', '=', f.external_id)
+  if (f.name !== undefined) q = q.where('v.name', '=', f.name)
+  if (f.search !== undefined) q = q.where('v.name', 'ilike', likePattern(f.search))
+  return q
+}
+
+/** Exact count: unfiltered from the trigger-kept row count (no scan), filtered by counting matches. */
+export async function countVendors(db: Kysely<DB>, tenantId: number, f: VendorFilters): Promise<number> {
+  if (!hasFilters(f)) {
+    const row = await db
+      .selectFrom('row_counts')
+      .select('n')
+      .where('tenant_id', '=', tenantId)
+      .where('table_name', '=', 'vendors')
+      .executeTakeFirst()
+    return Number(row?.n ?? 0)
+  }
+  const row = await filtered(db.selectFrom('vendors as v'), tenantId, f)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+type LookupTable = 'payment_terms' | 'shipping_terms' | 'payment_methods' | 'shipping_methods'
+
+export function selectVendors(db: Kysely<DB>) {
+  return db
+    .selectFrom('vendors as v')
+    .selectAll('v')
+    .select((eb) => {
+      const ref = (table: LookupTable, column: `v.${'payment_term_id' | 'shipping_term_id' | 'payment_method_id' | 'shipping_method_id'}`) =>
+        eb
+          .selectFrom(`${table} as r` as 'payment_terms as r')
+          .select(sql<VendorRef>`json_build_object('id', r.id, 'name', r.name, 'description', r.description, 'active', r.active)`.as('ref'))
+          .whereRef('r.id', '=', column)
+      return [
+        ref('payment_terms', 'v.payment_term_id').as('payment_term_ref'),
+        ref('shipping_terms', 'v.shipping_term_id').as('shipping_term_ref'),
+        ref('payment_methods', 'v.payment_method_id').as('payment_method_ref'),
+        ref('shipping_methods', 'v.shipping_method_id').as('shipping_method_ref'),
+      ]
+    })
+}
+
+export type VendorRow = Awaited<ReturnType<ReturnType<typeof selectVendors>['executeTakeFirstOrThrow']>>
+
+export function listVendors(db: Kysely<DB>, tenantId: number, f: VendorFilters, page: PageRequest): Promise<VendorRow[]> {
+  const column = ORDER_COLUMNS[page.orderBy.field as keyof typeof ORDER_COLUMNS] ?? 'v.id'
+  let query = filtered(selectVendors(db), tenantId, f).orderBy(column, page.orderBy.direction)
+  if (column !== 'v.id') query = query.orderBy('v.id', page.orderBy.direction)
+  return query.limit(page.pageSize).offset(page.offset).execute()
+}
