@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { AppDeps } from './app.ts'
 import { bearerAuth } from './http/auth.ts'
+import { applicationRoutes } from './oauth/applications.routes.ts'
 import { vendorRoutes } from './vendors/routes.ts'
 
 export const apiRoutes =
@@ -9,4 +10,5 @@ export const apiRoutes =
   async (app) => {
     bearerAuth(app, deps)
     await app.register(vendorRoutes(deps.database))
+    await app.register(applicationRoutes(deps))
   }

@@ -2,7 +2,7 @@
  * buildApp: the whole HTTP service as a Fastify instance, ready for `listen` (server.ts) or `inject` (tests).
  * Nothing here opens sockets or databases; the caller hands them in.
  */
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
@@ -33,7 +33,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     genReqId: requestId,
-    logController: { requestIdLogLabel: 'request_id', disableRequestLogging: true },
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },

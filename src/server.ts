@@ -40,14 +40,18 @@ export async function serve(config: Readonly<Config>, out: (line: string) => voi
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT
   const host = ['0.0.0.0', '::'].includes(config.HOST) ? '127.0.0.1' : config.HOST
-  out(`Procurement service listening on http://${host.includes(':') ? `[${host}]` : host}:${port}`)
+  // Everything the operator must see goes out in one write, the secret at most once.
   const demo = await demoCredentialsToShow(database.db, keys.pepper)
+  const lines = [`Procurement service listening on http://${host.includes(':') ? `[${host}]` : host}:${port}`]
   if (demo !== undefined) {
-    out('Demo application for admin@example.com (domain "demo"). The secret is shown only this once:')
-    out(`Client ID: ${demo.client_id}`)
-    out(`Client Secret: ${demo.client_secret}`)
-    await markDemoCredentialsShown(database.db, demo.client_id)
+    lines.push(
+      'Demo application for admin@example.com (domain "demo"). The secret is shown only this once:',
+      `Client ID: ${demo.client_id}`,
+      `Client Secret: ${demo.client_secret}`,
+    )
   }
+  out(lines.join('\n'))
+  if (demo !== undefined) await markDemoCredentialsShown(database.db, demo.client_id)
 
   let closing = false
   const shutdown = (signal: string) => {

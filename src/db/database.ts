@@ -57,7 +57,9 @@ export function openPostgres(options: PostgresOptions): Database {
 }
 
 /** An embedded database in memory, or in `dataDir`, or loaded from a dump (tests). */
-export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<Database> {
+export async function openPglite(
+  options: { dataDir?: string; loadDataDir?: Blob } = {},
+): Promise<Database & { dump(): Promise<Blob> }> {
   const pglite = await PGlite.create({
     ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
@@ -67,6 +69,7 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
   return {
     db,
     engine: 'pglite',
+    dump: () => pglite.dumpDataDir('gzip'),
     async close() {
       await db.destroy()
       await pglite.close()

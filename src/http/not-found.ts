@@ -5,13 +5,27 @@
 import type { FastifyInstance } from 'fastify'
 import { notFound, Problem, sendProblem } from './problem.ts'
 
+export interface RouteEntry {
+  url: string
+  pattern: RegExp
+  methods: Set<string>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route's path and methods, as registered (used for 405 answers and by tests). */
+    routeTable: RouteEntry[]
+  }
+}
+
 export function methodNotAllowed(app: FastifyInstance): void {
-  const routes: { pattern: RegExp; methods: Set<string> }[] = []
+  const routes: RouteEntry[] = []
+  app.decorate('routeTable', routes)
   app.addHook('onRoute', (route) => {
     const source = route.url.replace(/\/$/, '').replace(/:[A-Za-z_]+/g, '[^/]+')
     const pattern = new RegExp(`^${source}/?$`)
     let entry = routes.find((r) => r.pattern.source === pattern.source)
-    if (entry === undefined) routes.push((entry = { pattern, methods: new Set() }))
+    if (entry === undefined) routes.push((entry = { url: route.url, pattern, methods: new Set() }))
     for (const method of [route.method].flat()) entry.methods.add(method)
   })
   app.setNotFoundHandler((request, reply) => {

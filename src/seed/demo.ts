@@ -41,15 +41,19 @@ export async function seedDemo(db: Kysely<DB>): Promise<boolean> {
   return db.transaction().execute(async (tx) => {
     const existing = await tx.selectFrom('tenants').select('id').where('domain', '=', DEMO_DOMAIN).executeTakeFirst()
     if (existing !== undefined) return false
-    await createDemoTenant(tx)
+    await createSampleTenant(tx, DEMO_DOMAIN, 'Demo Company')
     return true
   })
 }
 
-async function createDemoTenant(tx: Tx): Promise<void> {
+/**
+ * A tenant with the full sample data set (the demo tenant's contents) under `domain`; returns its id.
+ * Users are admin@example.com, buyer@example.com and requester@example.com (e-mail is unique per tenant).
+ */
+export async function createSampleTenant(tx: Tx, domain: string, name: string): Promise<number> {
   const { id: tenant_id } = await tx
     .insertInto('tenants')
-    .values({ domain: DEMO_DOMAIN, name: 'Demo Company' })
+    .values({ domain, name })
     .returning('id')
     .executeTakeFirstOrThrow()
 
@@ -201,4 +205,5 @@ async function createDemoTenant(tx: Tx): Promise<void> {
       })),
     )
     .execute()
+  return tenant_id
 }

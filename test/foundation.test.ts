@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { sql } from 'kysely'
+import { ConfigError, loadConfig } from '../src/config.ts'
+import { seedDemo } from '../src/seed/demo.ts'
+import { sampleTenant, testApp, type TestContext } from './helpers/app.ts'
+import { engineUnderTest } from './helpers/db.ts'
+
+let ctx: TestContext
+before(async () => {
+  ctx = await testApp()
+})
+after(() => ctx.close())
+
+describe('configuration', () => {
+  test('defaults apply and the result is frozen', () => {
+    const config = loadConfig({})
+    assert.equal(config.PORT, 3000)
+    assert.equal(config.HOST, '127.0.0.1')
+    assert.ok(Object.isFrozen(config))
+  })
+
+  test('a bad value stops start-up with a message naming the variable', () => {
+    assert.throws(() => loadConfig({ PORT: 'eighty' }), (e: unknown) => e instanceof ConfigError && /PORT/.test(e.message))
+    assert.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), (e: unknown) => e instanceof ConfigError && /LOG_LEVEL/.test(e.message))
+    assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://x' }), (e: unknown) => e instanceof ConfigError && /DATABASE_URL/.test(e.message))
+  })
+
+  test('PostgreSQL mode insists on shared signing key and pepper', () => {
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: 'postgres://localhost/x' }),
+      (e: unknown) => e instanceof ConfigError && /TOKEN_SIGNING_KEY/.test(e.message),
+    )
+    const ok = loadConfig({ DATABASE_URL: 'postgres://localhost/x', TOKEN_SIGNING_KEY: 'k'.repeat(32), SECRET_PEPPER: 'p'.repeat(32) })
+    assert.equal(ok.DATABASE_URL, 'postgres://localhost/x')
+  })
+})
+
+describe('operations endpoints', () => {
+  test('/healthz and /readyz answer 200', async () => {
+    assert.equal((await ctx.app.inject('/healthz')).statusCode, 200)
+    const ready = await ctx.app.inject('/readyz')
+    assert.equal(ready.statusCode, 200)
+    assert.deepEqual(ready.json(), { status: 'ok', database: engineUnderTest })
+  })
+
+  test('every response carries a request id; a well-formed incoming one is kept', async () => {
+    const mine = await ctx.app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } })
+    assert.equal(mine.headers['x-request-id'], 'abc-123')
+    const made = await ctx.app.inject({ url: '/healthz', headers: { 'x-request-id': 'bad id with spaces' } })
+    assert.match(String(made.headers['x-request-id']), /^[0-9a-f-]{36}$/)
+    assert.ok(ctx.logs.some((line) => line.includes('"request_id":"abc-123"')))
+  })
+
+  test('unknown path → 404 problem; wrong method → 405 with Allow', async () => {
+    const missing = await ctx.app.inject('/nope')
+    assert.equal(missing.statusCode, 404)
+    assert.match(String(missing.headers['content-type']), /application\/problem\+json/)
+    assert.equal(missing.json().status, 404)
+    const wrong = await ctx.app.inject({ method: 'DELETE', url: '/readyz' })
+    assert.equal(wrong.statusCode, 405)
+    assert.match(String(wrong.headers.allow), /GET/)
+    assert.ok(wrong.json().detail)
+  })
+})
+
+describe('data model constraints', () => {
+  test('e-mail is unique per tenant, case-insensitively, and free across tenants', async () => {
+    const a = await sampleTenant(ctx)
+    const b = await sampleTenant(ctx)
+    const insert = (tenant_id: number, email: string) => ctx.database.db.insertInto('users').values({ tenant_id, email }).execute()
+    await assert.rejects(insert(a.tenantId, 'ADMIN@example.com'), (e: { code?: string }) => e.code === '23505')
+    await insert(b.tenantId, 'new.person@example.com')
+    await insert(a.tenantId, 'new.person@example.com')
+  })
+
+  test('a row cannot point at another tenant’s row', async () => {
+    const a = await sampleTenant(ctx)
+    const b = await sampleTenant(ctx)
+    const otherCurrency = await ctx.database.db.selectFrom('currencies').select('id').where('tenant_id', '=', b.tenantId).executeTakeFirstOrThrow()
+    await assert.rejects(
+      ctx.database.db.insertInto('locations').values({ tenant_id: a.tenantId, name: 'X', currency_id: otherCurrency.id, phone_one: '1', legal_entity_id: null }).execute(),
+      (e: { code?: string }) => e.code === '23503',
+    )
+  })
+
+  test('checks hold: one base currency, role type range, approval kind', async () => {
+    const t = await sampleTenant(ctx)
+    const db = ctx.database.db
+    await assert.rejects(db.insertInto('currencies').values({ tenant_id: t.tenantId, name: 'GBP', rate: '1', base: true }).execute(), (e: { code?: string }) => e.code === '23505')
+    await assert.rejects(db.insertInto('roles').values({ tenant_id: t.tenantId, name: 'Odd', type: 11 }).execute(), (e: { code?: string }) => e.code === '23514')
+    await assert.rejects(
+      sql`insert into approvals (tenant_id, approver_id, kind) values (${t.tenantId}, ${t.users.admin}, 'lunch')`.execute(db),
+      (e: { code?: string }) => e.code === '23514',
+    )
+  })
+
+  test('row counts kept by triggers match the tables', async () => {
+    const t = await sampleTenant(ctx)
+    const counted = await ctx.database.db.selectFrom('row_counts').select(['table_name', 'n']).where('tenant_id', '=', t.tenantId).execute()
+    const byTable = Object.fromEntries(counted.map((r) => [r.table_name, Number(r.n)]))
+    assert.deepEqual(byTable, { vendors: 28, locations: 3, users: 3 })
+  })
+})
+
+describe('demo seed', () => {
+  test('creates the whole demo tenant once; a second run changes nothing', async () => {
+    const db = ctx.database.db
+    assert.equal(await seedDemo(db), true)
+    assert.equal(await seedDemo(db), false)
+    const tenant = await db.selectFrom('tenants').selectAll().where('domain', '=', 'demo').executeTakeFirstOrThrow()
+    const count = async (table: 'currencies' | 'locations' | 'vendors' | 'users' | 'departments' | 'legal_entities' | 'delegations') =>
+      Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', tenant.id).executeTakeFirstOrThrow()).n)
+    assert.deepEqual(
+      (await db.selectFrom('currencies').select(['name', 'base']).where('tenant_id', '=', tenant.id).orderBy('name').execute()),
+      [{ name: 'CAD', base: false }, { name: 'EUR', base: false }, { name: 'USD', base: true }],
+    )
+    assert.equal(await count('locations'), 3)
+    assert.ok((await count('vendors')) >= 25)
+    assert.equal(await count('users'), 3)
+    assert.ok((await count('departments')) > 0)
+    assert.equal(await count('legal_entities'), 1)
+    assert.equal(await count('delegations'), 1)
+    const kinds = await db
+      .selectFrom('approvals as a')
+      .innerJoin('users as u', 'u.id', 'a.approver_id')
+      .select('a.kind')
+      .distinct()
+      .where('u.email', '=', 'admin@example.com')
+      .where('a.tenant_id', '=', tenant.id)
+      .where('a.status', '=', 'pending')
+      .execute()
+    assert.deepEqual(kinds.map((k) => k.kind).sort(), ['bill', 'expense', 'order', 'payment', 'travel'])
+    const roles = await db
+      .selectFrom('roles as r')
+      .innerJoin('role_permissions as rp', 'rp.role_id', 'r.id')
+      .innerJoin('permissions as p', 'p.id', 'rp.permission_id')
+      .select(['r.name', 'p.key'])
+      .where('r.tenant_id', '=', tenant.id)
+      .execute()
+    const keysOf = (name: string) => roles.filter((r) => r.name === name).map((r) => r.key).sort()
+    assert.deepEqual(keysOf('Buyer'), ['nav_purchase', 'nav_receive', 'nav_request'])
+    assert.deepEqual(keysOf('Requester'), ['nav_request'])
+    assert.ok(keysOf('Administrator').includes('superuser'))
+    assert.ok(keysOf('Administrator').filter((k) => k.startsWith('nav_')).length === 7)
+    const hq = await db.selectFrom('addresses').select('kind').where('tenant_id', '=', tenant.id).where('kind', '=', 'alternate').execute()
+    assert.ok(hq.length >= 3)
+  })
+})

@@ -1,0 +1,96 @@
+/**
+ * The real app, in-process, on this file's own database, with every log line captured so tests can
+ * assert on what was (and was not) logged.
+ */
+import { randomBytes } from 'node:crypto'
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import { Writable } from 'node:stream'
+import { buildApp } from '../../src/app.ts'
+import { loadConfig, type Config } from '../../src/config.ts'
+import type { ServerKeys } from '../../src/keys.ts'
+import { createApplication } from '../../src/oauth/applications.service.ts'
+import { createSampleTenant } from '../../src/seed/demo.ts'
+import { testDatabase, type TestDatabase } from './db.ts'
+
+export const TEST_AUDIENCE = 'procurement-api-test'
+
+export interface TestContext {
+  app: FastifyInstance
+  database: TestDatabase
+  config: Readonly<Config>
+  keys: ServerKeys
+  /** Every log line written so far, as text. */
+  logs: string[]
+  close(): Promise<void>
+}
+
+export const testKeys = (): ServerKeys => ({ signingKey: randomBytes(32), pepper: randomBytes(32) })
+
+export async function testApp(env: Record<string, string> = {}): Promise<TestContext> {
+  const database = await testDatabase()
+  const config = loadConfig({ API_AUDIENCE: TEST_AUDIENCE, LOG_LEVEL: 'info', DEMO_SEED: 'false', ...env })
+  const keys = testKeys()
+  const logs: string[] = []
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(chunk.toString())
+      done()
+    },
+  })
+  const app = await buildApp({ config, database, keys, logStream })
+  await app.ready()
+  return {
+    app,
+    database,
+    config,
+    keys,
+    logs,
+    async close() {
+      await app.close()
+      await database.close()
+    },
+  }
+}
+
+export interface SampleTenant {
+  tenantId: number
+  domain: string
+  /** user ids by e-mail: admin@example.com, buyer@example.com, requester@example.com */
+  users: Record<'admin' | 'buyer' | 'requester', number>
+}
+
+let counter = 0
+/** A tenant with the full sample data set under a fresh domain. */
+export async function sampleTenant(ctx: TestContext, domain = `t${process.pid}x${++counter}`): Promise<SampleTenant> {
+  const tenantId = await ctx.database.db.transaction().execute((tx) => createSampleTenant(tx, domain, `Tenant ${domain}`))
+  const users = await ctx.database.db.selectFrom('users').select(['id', 'email']).where('tenant_id', '=', tenantId).execute()
+  const id = (name: string) => users.find((u) => u.email === `${name}@example.com`)!.id
+  return { tenantId, domain, users: { admin: id('admin'), buyer: id('buyer'), requester: id('requester') } }
+}
+
+export async function clientFor(ctx: TestContext, tenant: SampleTenant, who: keyof SampleTenant['users'] = 'admin') {
+  return createApplication(ctx.database.db, ctx.keys.pepper, { tenantId: tenant.tenantId, userId: tenant.users[who] })
+}
+
+export async function tokenFor(ctx: TestContext, creds: { client_id: string; client_secret: string }): Promise<string> {
+  const response = await ctx.app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
+  })
+  if (response.statusCode !== 200) throw new Error(`token request failed: ${response.statusCode} ${response.body}`)
+  return (response.json() as { access_token: string }).access_token
+}
+
+/** A tenant, an application for one of its users, and a token: ready to call the API as that user. */
+export async function signedIn(ctx: TestContext, who: keyof SampleTenant['users'] = 'admin', tenant?: SampleTenant) {
+  const t = tenant ?? (await sampleTenant(ctx))
+  const creds = await clientFor(ctx, t, who)
+  const token = await tokenFor(ctx, creds)
+  const api = (options: InjectOptions & { url: string }) =>
+    ctx.app.inject({
+      ...options,
+      headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api', ...(options.headers ?? {}) },
+    })
+  return { tenant: t, creds, token, api }
+}

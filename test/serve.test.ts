@@ -1,0 +1,134 @@
+/**
+ * The `procurement` command as an operator runs it: first start, restart, a second process on the same
+ * data directory, a first start killed half-way, and the clients CLI.
+ */
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, describe, test } from 'node:test'
+import { createSampleTenant } from '../src/seed/demo.ts'
+import { engineUnderTest, testDatabase } from './helpers/db.ts'
+import { run, runToEnd, type Running } from './helpers/process.ts'
+
+const dirs: string[] = []
+const children: Running[] = []
+after(() => {
+  for (const c of children) c.child.kill('SIGKILL')
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true })
+})
+
+const tempDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-test-'))
+  dirs.push(dir)
+  return dir
+}
+
+function start(env: Record<string, string>): Running {
+  const r = run(['serve'], { PORT: '0', ...env })
+  children.push(r)
+  return r
+}
+
+async function token(base: string, id: string, secret: string): Promise<string> {
+  const response = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: id, client_secret: secret, audience: 'procurement-api', grant_type: 'client_credentials' }),
+  })
+  assert.equal(response.status, 200, await response.clone().text())
+  return ((await response.json()) as { access_token: string }).access_token
+}
+
+async function vendorCount(base: string, accessToken: string): Promise<number> {
+  const response = await fetch(`${base}/api/v3/vendors/`, { headers: { authorization: `Bearer ${accessToken}`, 'x-service-client': 'api' } })
+  assert.equal(response.status, 200)
+  return ((await response.json()) as { metadata: { pagination: { count: number } } }).metadata.pagination.count
+}
+
+const LISTENING = /listening on (http:\/\/\S+)/
+const CREDENTIALS = /Client ID: (\S+)\nClient Secret: (\S+)/
+
+describe('embedded database, as an operator runs it', { skip: engineUnderTest !== 'pglite' && 'embedded-only' }, () => {
+  test('first start, second process, CLI while held, graceful stop, restart', async () => {
+    const dataDir = tempDir()
+    const first = start({ DATA_DIR: dataDir })
+    const base = (await first.waitFor(LISTENING))[1]!
+    const [, id, secret] = await first.waitFor(CREDENTIALS)
+    assert.equal((await fetch(`${base}/readyz`)).status, 200)
+    assert.equal(await vendorCount(base, await token(base, id!, secret!)), 28)
+
+    const second = await runToEnd(['serve'], { PORT: '0', DATA_DIR: dataDir })
+    assert.notEqual(second.code, 0)
+    assert.match(second.output, new RegExp(`in use by process ${first.child.pid}`))
+    const cli = await runToEnd(['clients', 'create', '--email', 'admin@example.com', '--json'], { DATA_DIR: dataDir })
+    assert.equal(cli.code, 1)
+    assert.match(cli.output, /in use by process/)
+    assert.equal((await fetch(`${base}/readyz`)).status, 200, 'the first keeps serving')
+
+    first.child.kill('SIGTERM')
+    assert.equal(await first.exited, 0)
+
+    const created = await runToEnd(['clients', 'create', '--email', 'buyer@example.com', '--description', 'ci', '--json'], { DATA_DIR: dataDir })
+    assert.equal(created.code, 0, created.output)
+    const cliCreds = JSON.parse(created.output.trim().split('\n').at(-1)!) as { client_id: string; client_secret: string }
+
+    const again = start({ DATA_DIR: dataDir })
+    const base2 = (await again.waitFor(LISTENING))[1]!
+    assert.equal((await fetch(`${base2}/readyz`)).status, 200)
+    assert.doesNotMatch(again.output(), /Client Secret/, 'a restart prints no new secret')
+    assert.equal(await vendorCount(base2, await token(base2, id!, secret!)), 28, 'the first demo secret still works')
+    assert.equal(await vendorCount(base2, await token(base2, cliCreds.client_id, cliCreds.client_secret)), 28)
+    again.child.kill('SIGTERM')
+    assert.equal(await again.exited, 0)
+
+    const rotated = await runToEnd(['clients', 'rotate', cliCreds.client_id, '--json'], { DATA_DIR: dataDir })
+    assert.equal(rotated.code, 0, rotated.output)
+    const revoked = await runToEnd(['clients', 'revoke', id!], { DATA_DIR: dataDir })
+    assert.equal(revoked.code, 0, revoked.output)
+    const listed = await runToEnd(['clients', 'list', '--json'], { DATA_DIR: dataDir })
+    const rows = JSON.parse(listed.output.trim().split('\n').at(-1)!) as { client_id: string; revoked_at: string | null }[]
+    assert.equal(rows.find((r) => r.client_id === id)?.revoked_at !== null, true)
+    assert.doesNotMatch(listed.output, /client_secret|secret_hash/)
+    assert.ok(!listed.output.includes(secret!) && !listed.output.includes(cliCreds.client_secret))
+  })
+
+  for (const killAfterMs of [400, 1500, 3000]) {
+    test(`a first start killed after ${killAfterMs} ms recovers with the demo data whole`, async () => {
+      const dataDir = tempDir()
+      const doomed = start({ DATA_DIR: dataDir })
+      await new Promise((resolve) => setTimeout(resolve, killAfterMs))
+      doomed.child.kill('SIGKILL')
+      await doomed.exited
+      const next = start({ DATA_DIR: dataDir })
+      const base = (await next.waitFor(LISTENING))[1]!
+      const printed = next.output().match(CREDENTIALS) ?? doomed.output().match(CREDENTIALS)
+      assert.ok(printed, 'credentials were printed by one of the two starts')
+      assert.equal(await vendorCount(base, await token(base, printed[1]!, printed[2]!)), 28)
+      next.child.kill('SIGTERM')
+      assert.equal(await next.exited, 0)
+    })
+  }
+})
+
+describe('clients CLI on PostgreSQL', { skip: engineUnderTest !== 'postgres' && 'PostgreSQL-only' }, () => {
+  test('create prints JSON credentials for any active user of any tenant', async () => {
+    const database = await testDatabase()
+    try {
+      await database.db.transaction().execute((tx) => createSampleTenant(tx, 'cli-tenant', 'CLI'))
+      const env = { DATABASE_URL: database.url!, TOKEN_SIGNING_KEY: 'k'.repeat(40), SECRET_PEPPER: 'p'.repeat(40), DEMO_SEED: 'false' }
+      const created = await runToEnd(['clients', 'create', '--email', 'requester@example.com', '--domain', 'cli-tenant', '--json'], env)
+      assert.equal(created.code, 0, created.output)
+      const creds = JSON.parse(created.output.trim()) as { client_id: string; client_secret: string }
+      assert.match(creds.client_id, /^pc_/)
+      assert.ok(Buffer.from(creds.client_secret, 'base64url').length >= 32)
+      const row = await database.db.selectFrom('applications').select(['secret_hash']).where('client_id', '=', creds.client_id).executeTakeFirstOrThrow()
+      assert.ok(!row.secret_hash.toString('utf8').includes(creds.client_secret))
+      const unknown = await runToEnd(['clients', 'create', '--email', 'nobody@example.com', '--json'], env)
+      assert.equal(unknown.code, 1)
+      assert.match(unknown.output, /No user nobody@example.com/)
+    } finally {
+      await database.close()
+    }
+  })
+})
