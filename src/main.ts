@@ -86,6 +86,7 @@ async function clients(config: Readonly<Config>, args: string[]): Promise<void> 
         const creds = await applications.rotateSecret(db, pepper, app.tenant_id, clientId)
         return print(creds, `Client ID: ${creds.client_id}\nClient Secret: ${creds.client_secret}\n(The old secret and its tokens no longer work.)`)
       }
+      case undefined:
       default:
         throw new UsageError('clients takes create, list, rotate or revoke')
     }

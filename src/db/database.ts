@@ -46,8 +46,8 @@ export function openPostgres(options: PostgresOptions): Database {
     query_timeout: timeout * 6,
     keepAlive: true,
     types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        parsers[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+        parsers[oid] ?? (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
     },
   })
   // An idle connection that breaks must not take the process down; the next query reconnects.

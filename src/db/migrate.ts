@@ -16,6 +16,6 @@ const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migra
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock' })
   const { error, results } = await migrator.migrateToLatest()
-  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error))
+  if (error !== undefined) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`)
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
 }

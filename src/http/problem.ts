@@ -99,7 +99,7 @@ export function fieldErrors(error: FastifyError): FieldErrors | FieldErrors[] {
   const perItem: FieldErrors[] = []
   const flat: FieldErrors = {}
   for (const v of error.validation ?? []) {
-    const params = v.params as Record<string, unknown>
+    const params: Record<string, unknown> = v.params
     const segments = v.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
     let message = v.message ?? 'is not valid'
     if (v.keyword === 'required') {
@@ -115,7 +115,8 @@ export function fieldErrors(error: FastifyError): FieldErrors | FieldErrors[] {
       target = perItem[index] ??= {}
     }
     const field = segments.join('.') || (error.validationContext === 'body' ? 'body' : 'request')
-    ;(target[field] ??= []).includes(message) || target[field].push(message)
+    const messages = (target[field] ??= [])
+    if (!messages.includes(message)) messages.push(message)
   }
   if (isBatch) return Array.from(perItem, (item) => item ?? {})
   return flat

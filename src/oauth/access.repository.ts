@@ -33,9 +33,7 @@ export async function findLiveAccess(db: Kysely<DB>, claims: AccessClaims): Prom
     .where('u.is_active', '=', true)
     .where('t.active', '=', true)
     .where('t.domain', '=', claims.domain)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('token_revocations').select('jti').where('jti', '=', claims.jti))),
-    )
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('token_revocations').select('jti').where('jti', '=', claims.jti))))
     .executeTakeFirst()
   return row
 }

@@ -79,7 +79,7 @@ export async function tokenFor(ctx: TestContext, creds: { client_id: string; cli
     payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
   })
   if (response.statusCode !== 200) throw new Error(`token request failed: ${response.statusCode} ${response.body}`)
-  return (response.json() as { access_token: string }).access_token
+  return response.json<{ access_token: string }>().access_token
 }
 
 /** A tenant, an application for one of its users, and a token: ready to call the API as that user. */
