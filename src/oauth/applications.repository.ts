@@ -20,7 +20,7 @@ export const findByClientId = (db: Kysely<DB>, clientId: string) =>
     .innerJoin('tenants as t', 't.id', 'a.tenant_id')
     .innerJoin('users as u', 'u.id', 'a.user_id')
     .select([
-      'a.id', 'a.tenant_id', 'a.user_id', 'a.client_id', 'a.secret_hash', 'a.secret_version', 'a.revoked_at',
+      'a.id', 'a.tenant_id', 'a.user_id', 'a.client_id', 'a.secret_hash', 'a.secret_version', 'a.revoked_at', 'a.last_used_at',
       't.domain', 't.active as tenant_active', 'u.email', 'u.is_active as user_active',
     ])
     .where('a.client_id', '=', clientId)
@@ -30,7 +30,7 @@ export const listApplications = (db: Kysely<DB>, tenantId: number, userId?: numb
   let query = db
     .selectFrom('applications as a')
     .innerJoin('users as u', 'u.id', 'a.user_id')
-    .select(['a.id', 'a.client_id', 'a.description', 'a.created_at', 'a.secret_version', 'a.revoked_at', 'a.last_used_at', 'u.email'])
+    .select(['a.id', 'a.client_id', 'a.description', 'a.created_at', 'a.secret_version', 'a.revoked_at', 'a.last_used_at', 'a.last_used_at', 'u.email'])
     .where('a.tenant_id', '=', tenantId)
     .orderBy('a.id')
   if (userId !== undefined) query = query.where('a.user_id', '=', userId)

@@ -58,7 +58,8 @@ export async function issueToken(deps: OAuthDeps, auth: ClientAuth, audience: st
     clientId: app.client_id,
     secretVersion: app.secret_version,
   })
-  await repo.touchLastUsed(deps.db, app.id)
+  // last_used_at is for people ("is this integration still in use?"); minute precision spares a write per token.
+  if (app.last_used_at === null || Date.now() - app.last_used_at.getTime() > 60_000) await repo.touchLastUsed(deps.db, app.id)
   return {
     access_token: token,
     scope: `urn:service-api:domain:${app.domain} urn:service-api:email:${app.email}`,

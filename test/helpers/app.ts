@@ -69,7 +69,8 @@ export async function sampleTenant(ctx: TestContext, domain = `t${process.pid}x$
 }
 
 export async function clientFor(ctx: TestContext, tenant: SampleTenant, who: keyof SampleTenant['users'] = 'admin') {
-  return createApplication(ctx.database.db, ctx.keys.pepper, { tenantId: tenant.tenantId, userId: tenant.users[who] })
+  const app = await createApplication(ctx.database.db, ctx.keys.pepper, { tenantId: tenant.tenantId, userId: tenant.users[who] })
+  return { client_id: app.client_id, client_secret: app.client_secret }
 }
 
 export async function tokenFor(ctx: TestContext, creds: { client_id: string; client_secret: string }): Promise<string> {
