@@ -2,7 +2,7 @@
  * The one list mechanism: query parameters every list accepts, the `{metadata: {pagination}, data}` envelope,
  * and absolute `next`/`previous` links that repeat the request with only `page` changed.
  */
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type TObject, type TProperties, type TSchema } from 'typebox'
 import { notFound } from './problem.ts'
 
@@ -93,3 +93,33 @@ export function listEnvelope<T>(request: FastifyRequest, page: PageRequest, coun
 }
 
 export type ListQuerySchema = TObject
+
+/** One CSV field: quoted when it holds a comma, quote or line break; objects and arrays as JSON. */
+function csvField(value: unknown): string {
+  const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value)
+  // A leading = + - @ would make spreadsheets evaluate the cell; prefix a quote so it stays text.
+  const safe = /^[=+\-@\t\r]/.test(text) && !/^-?\d/.test(text) ? `'${text}` : text
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe
+}
+
+/** The page's items as CSV (RFC 4180): a header of the items' top-level field names, then one row each. */
+export function toCsv(items: readonly object[], columns?: readonly string[]): string {
+  const header = columns ?? Object.keys(items[0] ?? {})
+  const lines = [header.map(csvField).join(',')]
+  for (const item of items) lines.push(header.map((key) => csvField((item as Record<string, unknown>)[key])).join(','))
+  return `${lines.join('\r\n')}\r\n`
+}
+
+/** Sends a list as JSON, or as CSV with `format=csv` (pagination then travels in the Link header). */
+export function sendList<T extends object>(
+  reply: FastifyReply,
+  format: 'json' | 'csv' | undefined,
+  envelope: ReturnType<typeof listEnvelope<T>>,
+  columns?: readonly string[],
+) {
+  if (format !== 'csv') return reply.send(envelope)
+  const { next, previous, count } = envelope.metadata.pagination
+  const links = [next && `<${next}>; rel="next"`, previous && `<${previous}>; rel="prev"`].filter(Boolean)
+  if (links.length > 0) reply.header('link', links.join(', '))
+  return reply.header('x-total-count', String(count)).type('text/csv; charset=utf-8').send(toCsv(envelope.data, columns))
+}

@@ -1,7 +1,7 @@
 /** /api/v3/vendors/ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Database } from '../db/database.ts'
-import { ListEnvelope } from '../http/list.ts'
+import { ListEnvelope, sendList } from '../http/list.ts'
 import { Vendor, VendorListQuery } from './schema.ts'
 import * as service from './service.ts'
 
@@ -16,8 +16,10 @@ export const vendorRoutes =
           tags: ['vendors'],
           querystring: VendorListQuery,
           response: { 200: ListEnvelope(Vendor) },
+          produces: ['application/json', 'text/csv'],
         },
       },
-      async (request) => service.listVendors(database.db, request.caller, request.query, request),
+      async (request, reply) =>
+        sendList(reply, request.query.format, await service.listVendors(database.db, request.caller, request.query, request)),
     )
   }
