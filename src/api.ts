@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { AppDeps } from './app.ts'
 import { bearerAuth } from './http/auth.ts'
+import { locationRoutes } from './locations/routes.ts'
 import { applicationRoutes } from './oauth/applications.routes.ts'
 import { vendorRoutes } from './vendors/routes.ts'
 
@@ -10,5 +11,6 @@ export const apiRoutes =
   async (app) => {
     bearerAuth(app, deps)
     await app.register(vendorRoutes(deps.database))
+    await app.register(locationRoutes(deps.database))
     await app.register(applicationRoutes(deps))
   }

@@ -1,0 +1,153 @@
+/** SQL for locations and their addresses. Every query is scoped to one tenant; the caller owns transactions. */
+import { sql, type Kysely, type Selectable } from 'kysely'
+import type { AddressKind, AddressTable, DB } from '../db/schema.ts'
+import { likePattern, type PageRequest } from '../http/list.ts'
+
+export type AddressRow = Selectable<AddressTable>
+
+export interface LocationFilters {
+  active?: boolean | undefined
+  headquarter?: boolean | undefined
+  search?: string | undefined
+}
+
+/** The tenant's headquarters: its first location. */
+const headquarterId = (tenantId: number) => sql<number>`(select min(h.id) from locations h where h.tenant_id = ${tenantId})`
+
+function base(db: Kysely<DB>, tenantId: number, f: LocationFilters) {
+  let q = db.selectFrom('locations as l').where('l.tenant_id', '=', tenantId)
+  if (f.active !== undefined) q = q.where('l.active', '=', f.active)
+  if (f.headquarter !== undefined) q = q.where(sql<boolean>`(l.id = ${headquarterId(tenantId)}) = ${f.headquarter}`)
+  if (f.search !== undefined) q = q.where('l.name', 'ilike', likePattern(f.search))
+  return q
+}
+
+/** One row per location with everything its view needs: currency, legal entity, counts. Addresses come separately. */
+function selectViews(db: Kysely<DB>, tenantId: number, f: LocationFilters) {
+  return base(db, tenantId, f)
+    .innerJoin('currencies as c', 'c.id', 'l.currency_id')
+    .leftJoin('legal_entities as le', 'le.id', 'l.legal_entity_id')
+    .selectAll('l')
+    .select([
+      'c.id as c_id', 'c.name as c_name', 'c.description as c_description', 'c.rate as c_rate', 'c.base as c_base', 'c.active as c_active',
+      'le.uuid as le_uuid', 'le.name as le_name',
+      sql<boolean>`l.id = ${headquarterId(tenantId)}`.as('headquarter'),
+      sql<number>`(select count(*)::int from departments d where d.location_id = l.id and d.active)`.as('department_count'),
+    ])
+}
+export type LocationRow = Awaited<ReturnType<ReturnType<typeof selectViews>['executeTakeFirstOrThrow']>>
+
+export async function countLocations(db: Kysely<DB>, tenantId: number, f: LocationFilters): Promise<number> {
+  if (Object.values(f).every((v) => v === undefined)) {
+    const row = await db.selectFrom('row_counts').select('n').where('tenant_id', '=', tenantId).where('table_name', '=', 'locations').executeTakeFirst()
+    return Number(row?.n ?? 0)
+  }
+  const row = await base(db, tenantId, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+export function listLocations(db: Kysely<DB>, tenantId: number, f: LocationFilters, page: PageRequest): Promise<LocationRow[]> {
+  let q = selectViews(db, tenantId, f)
+  if (page.orderBy.field === 'name') q = q.orderBy('l.name', page.orderBy.direction)
+  return q.orderBy('l.id', page.orderBy.direction).limit(page.pageSize).offset(page.offset).execute()
+}
+
+export function findLocation(db: Kysely<DB>, tenantId: number, id: number): Promise<LocationRow | undefined> {
+  return selectViews(db, tenantId, {}).where('l.id', '=', id).executeTakeFirst()
+}
+
+/** Locks the location's row for the rest of the transaction (serialises concurrent replacements). */
+export async function lockLocation(db: Kysely<DB>, tenantId: number, id: number): Promise<boolean> {
+  const row = await db.selectFrom('locations').select('id').where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().executeTakeFirst()
+  return row !== undefined
+}
+
+/** Addresses of these locations: the two primaries and the alternates (active only, unless `withInactive`). */
+export function addressesOf(db: Kysely<DB>, tenantId: number, locationIds: number[], withInactive = false): Promise<AddressRow[]> {
+  if (locationIds.length === 0) return Promise.resolve([])
+  let q = db.selectFrom('addresses').selectAll().where('tenant_id', '=', tenantId).where('location_id', 'in', locationIds)
+  if (!withInactive) q = q.where('active', '=', true)
+  return q.orderBy('id').execute()
+}
+
+export const findCurrencyByName = (db: Kysely<DB>, tenantId: number, name: string) =>
+  db.selectFrom('currencies').select('id').where('tenant_id', '=', tenantId).where('name', '=', name).executeTakeFirst()
+
+export const findLegalEntity = (db: Kysely<DB>, tenantId: number, id: number) =>
+  db.selectFrom('legal_entities').select('id').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
+
+export interface LocationValues {
+  name: string
+  url: string
+  logo: string
+  currency_id: number
+  phone_one: string
+  fax: string
+  email: string
+  language: number
+  timezone: string
+  active: boolean
+  external_id: string
+  legal_entity_id: number | null
+}
+
+export async function insertLocation(db: Kysely<DB>, tenantId: number, values: LocationValues): Promise<number> {
+  const row = await db.insertInto('locations').values({ tenant_id: tenantId, ...values }).returning('id').executeTakeFirstOrThrow()
+  return row.id
+}
+
+export async function updateLocation(db: Kysely<DB>, tenantId: number, id: number, values: Partial<LocationValues>): Promise<void> {
+  await db
+    .updateTable('locations')
+    .set({ ...values, updated_at: new Date(), version: sql`version + 1` })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute()
+}
+
+export interface AddressValues {
+  name: string
+  address_line_one: string
+  city: string
+  postal_code: string
+  state_province: string
+  country: string
+}
+
+export async function insertAddresses(
+  db: Kysely<DB>,
+  tenantId: number,
+  locationId: number,
+  rows: { kind: AddressKind; values: AddressValues }[],
+): Promise<void> {
+  if (rows.length === 0) return
+  await db
+    .insertInto('addresses')
+    .values(rows.map((r) => ({ tenant_id: tenantId, location_id: locationId, kind: r.kind, ...r.values })))
+    .execute()
+}
+
+export async function updateAddress(db: Kysely<DB>, tenantId: number, id: number, values: Partial<AddressValues> & { active?: boolean }): Promise<void> {
+  await db.updateTable('addresses').set(values).where('tenant_id', '=', tenantId).where('id', '=', id).execute()
+}
+
+/** Deactivates (never deletes) the given alternate addresses. */
+export async function deactivateAddresses(db: Kysely<DB>, tenantId: number, ids: number[]): Promise<void> {
+  if (ids.length === 0) return
+  await db.updateTable('addresses').set({ active: false }).where('tenant_id', '=', tenantId).where('id', 'in', ids).execute()
+}
+
+/** Which of `ids` are alternate addresses of another location (or of no location of this tenant). */
+export async function foreignAddressIds(db: Kysely<DB>, tenantId: number, locationId: number, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set()
+  const mine = await db
+    .selectFrom('addresses')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('location_id', '=', locationId)
+    .where('kind', '=', 'alternate')
+    .where('id', 'in', ids)
+    .execute()
+  const own = new Set(mine.map((r) => r.id))
+  return new Set(ids.filter((id) => !own.has(id)))
+}
