@@ -94,12 +94,14 @@ export function listEnvelope<T>(request: FastifyRequest, page: PageRequest, coun
 
 export type ListQuerySchema = TObject
 
-/** One CSV field: quoted when it holds a comma, quote or line break; objects and arrays as JSON. */
+/**
+ * One CSV field: quoted when it holds a comma, quote or line break; objects and arrays as JSON. Values are
+ * written exactly as stored (a phone number may well start with "+"), so a spreadsheet should import them
+ * as text rather than evaluate them (docs/api.md says so).
+ */
 function csvField(value: unknown): string {
-  const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value)
-  // A leading = + - @ would make spreadsheets evaluate the cell; prefix a quote so it stays text.
-  const safe = /^[=+\-@\t\r]/.test(text) && !/^-?\d/.test(text) ? `'${text}` : text
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe
+  const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : `${value as string | number | boolean}`
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
 /** The page's items as CSV (RFC 4180): a header of the items' top-level field names, then one row each. */

@@ -1,6 +1,6 @@
 /** SQL for vendors. Every query is scoped to one tenant. */
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
-import type { DB } from '../db/schema.ts'
+import type { DB, NewVendor, VendorUpdate } from '../db/schema.ts'
 import { likePattern, type PageRequest } from '../http/list.ts'
 
 export interface VendorRef {
@@ -77,4 +77,32 @@ export function listVendors(db: Kysely<DB>, tenantId: number, f: VendorFilters, 
   let query = filtered(selectVendors(db), tenantId, f).orderBy(column, page.orderBy.direction)
   if (column !== 'v.id') query = query.orderBy('v.id', page.orderBy.direction)
   return query.limit(page.pageSize).offset(page.offset).execute()
+}
+
+export function findVendor(db: Kysely<DB>, tenantId: number, id: number): Promise<VendorRow | undefined> {
+  return selectVendors(db).where('v.tenant_id', '=', tenantId).where('v.id', '=', id).executeTakeFirst()
+}
+
+export async function insertVendor(db: Kysely<DB>, values: NewVendor): Promise<number> {
+  return (await db.insertInto('vendors').values(values).returning('id').executeTakeFirstOrThrow()).id
+}
+
+export async function updateVendor(db: Kysely<DB>, tenantId: number, id: number, values: VendorUpdate): Promise<boolean> {
+  const result = await db
+    .updateTable('vendors')
+    .set({ ...values, date_modified: new Date() })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+/** Which of the referenced rows exist in the tenant (one query per kind actually referenced). */
+export async function missingReferences(db: Kysely<DB>, tenantId: number, refs: { field: string; table: LookupTable | 'currencies'; id: number }[]): Promise<string[]> {
+  const missing: string[] = []
+  for (const ref of refs) {
+    const row = await db.selectFrom(ref.table).select('id').where('tenant_id', '=', tenantId).where('id', '=', ref.id).executeTakeFirst()
+    if (row === undefined) missing.push(ref.field)
+  }
+  return missing
 }

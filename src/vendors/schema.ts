@@ -59,3 +59,57 @@ export const VendorListQuery = listQuery(VENDOR_ORDER_FIELDS, {
   name: Type.Optional(Str(150)),
 })
 export type VendorListQuery = Static<typeof VendorListQuery>
+
+/** A reference to a payment/shipping term or method: its id, or the object GET returns (only `id` is read). */
+const RefInput = Type.Union([Type.Integer({ minimum: 1 }), Type.Object({ id: Type.Integer({ minimum: 1 }) }), Type.Null()])
+
+const vendorInputFields = {
+  name: Type.String({ minLength: 1, maxLength: 150 }),
+  active: Type.Optional(Type.Boolean()),
+  type: Type.Optional(VendorType),
+  addressLineOne: Type.Optional(Str(300)),
+  addressLineTwo: Type.Optional(Str(300)),
+  postalCode: Type.Optional(Str(20)),
+  city: Type.Optional(Str(50)),
+  state_province: Type.Optional(Str(40)),
+  country: Type.Optional(Str(80)),
+  phoneOne: Type.Optional(Str(20)),
+  phoneTwo: Type.Optional(Str(20)),
+  fax: Type.Optional(Str(20)),
+  email: Type.Optional(Type.Array(Type.String({ format: 'email', maxLength: 254 }), { maxItems: 20 })),
+  comments: Type.Optional(Str(10000)),
+  contact: Type.Optional(Str(50)),
+  url: Type.Optional(Str(200)),
+  external_id: Type.Optional(Str(100)),
+  currency: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  payment_term_ref: Type.Optional(RefInput),
+  shipping_term_ref: Type.Optional(RefInput),
+  payment_method_ref: Type.Optional(RefInput),
+  shipping_method_ref: Type.Optional(RefInput),
+  tax: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()])),
+  default_payment_method: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()])),
+  is_1099_eligible: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  overall_score: Type.Optional(
+    Type.Union([Type.String({ pattern: '^-?\\d{0,2}(\\.\\d{0,3})?$', maxLength: 7 }), Type.Number({ minimum: -99.999, maximum: 99.999 }), Type.Null()]),
+  ),
+  is_auto_email_po_enabled: Type.Optional(Type.Boolean()),
+  po_pdf_labels: Type.Optional(Str(200)),
+  email_configurations: Type.Optional(
+    Type.Record(
+      Type.String({ maxLength: 254 }),
+      Type.Object({ auto_po: Type.Optional(Type.Boolean()), payment_remittance: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      { maxProperties: 50 },
+    ),
+  ),
+  // Read-only fields of the response, accepted so a GET body can be sent back; ignored.
+  id: Type.Optional(Type.Integer()),
+  dateModified: Type.Optional(Type.String()),
+}
+
+/** Create and full replacement: every field; omitted ones take their defaults. */
+export const VendorInput = Type.Object(vendorInputFields, { additionalProperties: false })
+export type VendorInput = Static<typeof VendorInput>
+/** Partial update: only the fields sent change. */
+export const VendorPatch = Type.Partial(VendorInput, { additionalProperties: false })
+export type VendorPatch = Static<typeof VendorPatch>
+export const VendorParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) })

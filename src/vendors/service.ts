@@ -1,11 +1,12 @@
 /** Vendor rules and the row → API mapping. */
 import type { FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
-import type { DB } from '../db/schema.ts'
-import type { Caller } from '../http/auth.ts'
+import type { DB, NewVendor, VendorUpdate } from '../db/schema.ts'
+import { requireAny, type Caller } from '../http/auth.ts'
+import { notFound, validationFailed } from '../http/problem.ts'
 import { listEnvelope, pageRequest } from '../http/list.ts'
 import * as repo from './repository.ts'
-import type { Vendor, VendorListQuery } from './schema.ts'
+import type { Vendor, VendorInput, VendorListQuery, VendorPatch } from './schema.ts'
 
 export function toVendor(row: repo.VendorRow): Vendor {
   return {
@@ -49,4 +50,89 @@ export async function listVendors(db: Kysely<DB>, caller: Caller, query: VendorL
   const count = await repo.countVendors(db, caller.tenantId, filters)
   const rows = count > page.offset ? await repo.listVendors(db, caller.tenantId, filters, page) : []
   return listEnvelope(request, page, count, rows.map(toVendor))
+}
+
+/** Which column each request field writes, and how. */
+const refId = (value: number | { id: number } | null | undefined) => (value === null || value === undefined ? null : typeof value === 'number' ? value : value.id)
+const REF_FIELDS = {
+  payment_term_ref: ['payment_term_id', 'payment_terms'],
+  shipping_term_ref: ['shipping_term_id', 'shipping_terms'],
+  payment_method_ref: ['payment_method_id', 'payment_methods'],
+  shipping_method_ref: ['shipping_method_id', 'shipping_methods'],
+} as const
+
+/** Column values for the fields present in `input`; with `complete`, the defaults for the ones left out. */
+function toColumns(input: VendorPatch, complete: boolean): VendorUpdate {
+  const pick = <T>(value: T | undefined, fallback: T): T | undefined => (value !== undefined ? value : complete ? fallback : undefined)
+  const columns: VendorUpdate = {
+    name: input.name,
+    active: pick(input.active, true),
+    type: pick(input.type, 3),
+    address_line_one: pick(input.addressLineOne, ''),
+    address_line_two: pick(input.addressLineTwo, ''),
+    postal_code: pick(input.postalCode, ''),
+    city: pick(input.city, ''),
+    state_province: pick(input.state_province, ''),
+    country: pick(input.country, ''),
+    phone_one: pick(input.phoneOne, ''),
+    phone_two: pick(input.phoneTwo, ''),
+    fax: pick(input.fax, ''),
+    emails: pick(input.email, []),
+    comments: pick(input.comments, ''),
+    contact: pick(input.contact, ''),
+    url: pick(input.url, ''),
+    external_id: pick(input.external_id, ''),
+    currency_id: pick(input.currency, null),
+    tax: pick(input.tax, null),
+    default_payment_method: pick(input.default_payment_method, null),
+    is_1099_eligible: pick(input.is_1099_eligible, null),
+    overall_score: pick(input.overall_score, null),
+    is_auto_email_po_enabled: pick(input.is_auto_email_po_enabled, false),
+    po_pdf_labels: pick(input.po_pdf_labels, ''),
+    email_configurations: pick(input.email_configurations === undefined ? undefined : JSON.stringify(input.email_configurations), '{}'),
+  }
+  for (const [field, [column]] of Object.entries(REF_FIELDS)) {
+    const value = input[field as keyof typeof REF_FIELDS]
+    if (value !== undefined || complete) columns[column] = refId(value)
+  }
+  return Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== undefined))
+}
+
+/** 400 naming every referenced currency, term or method that is not the tenant's. */
+async function checkReferences(db: Kysely<DB>, tenantId: number, input: VendorPatch): Promise<void> {
+  const refs: Parameters<typeof repo.missingReferences>[2] = []
+  if (typeof input.currency === 'number') refs.push({ field: 'currency', table: 'currencies', id: input.currency })
+  for (const [field, [, table]] of Object.entries(REF_FIELDS)) {
+    const id = refId(input[field as keyof typeof REF_FIELDS])
+    if (id !== null) refs.push({ field, table, id })
+  }
+  const missing = await repo.missingReferences(db, tenantId, refs)
+  if (missing.length > 0) throw validationFailed(Object.fromEntries(missing.map((field) => [field, ['does not exist']])))
+}
+
+const WRITERS = ['superuser', 'nav_purchase'] as const
+
+export async function getVendor(db: Kysely<DB>, caller: Caller, id: number): Promise<Vendor> {
+  const row = await repo.findVendor(db, caller.tenantId, id)
+  if (row === undefined) throw notFound(`No vendor ${id}.`)
+  return toVendor(row)
+}
+
+export async function createVendor(db: Kysely<DB>, caller: Caller, input: VendorInput): Promise<Vendor> {
+  requireAny(caller, ...WRITERS)
+  return db.transaction().execute(async (tx) => {
+    await checkReferences(tx, caller.tenantId, input)
+    const id = await repo.insertVendor(tx, { ...(toColumns(input, true) as NewVendor), tenant_id: caller.tenantId })
+    return getVendor(tx, caller, id)
+  })
+}
+
+/** PUT replaces every field (omitted ones take defaults); PATCH changes only the fields sent. */
+export async function updateVendor(db: Kysely<DB>, caller: Caller, id: number, input: VendorPatch, complete: boolean): Promise<Vendor> {
+  requireAny(caller, ...WRITERS)
+  return db.transaction().execute(async (tx) => {
+    await checkReferences(tx, caller.tenantId, input)
+    if (!(await repo.updateVendor(tx, caller.tenantId, id, toColumns(input, complete)))) throw notFound(`No vendor ${id}.`)
+    return getVendor(tx, caller, id)
+  })
 }
