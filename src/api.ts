@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { AppDeps } from './app.ts'
 import { bearerAuth } from './http/auth.ts'
 import { locationRoutes } from './locations/routes.ts'
+import { lookupRoutes } from './lookups.ts'
 import { applicationRoutes } from './oauth/applications.routes.ts'
 import { vendorRoutes } from './vendors/routes.ts'
 
@@ -12,5 +13,6 @@ export const apiRoutes =
     bearerAuth(app, deps)
     await app.register(vendorRoutes(deps.database))
     await app.register(locationRoutes(deps.database))
+    await app.register(lookupRoutes(deps.database))
     await app.register(applicationRoutes(deps))
   }

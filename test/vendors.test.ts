@@ -135,6 +135,8 @@ describe('pagination', () => {
     const [header, ...rows] = parseCsv(csv.body)
     assert.deepEqual(header, Object.keys(json.data[0]))
     assert.equal(rows.length, 5)
+    const none = await api({ method: 'GET', url: '/api/v3/vendors/?search=no-such-vendor&format=csv' })
+    assert.deepEqual(parseCsv(none.body), [header], 'an empty page still has its header row')
     rows.forEach((row, i) => {
       const item = json.data[i]
       header.forEach((key, k) => {

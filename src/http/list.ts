@@ -112,13 +112,17 @@ export function toCsv(items: readonly object[], columns?: readonly string[]): st
   return `${lines.join('\r\n')}\r\n`
 }
 
-/** Sends a list as JSON, or as CSV with `format=csv` (pagination then travels in the Link header). */
+/**
+ * Sends a list as JSON, or as CSV with `format=csv` (pagination then travels in the Link header); the CSV
+ * columns are the item schema's fields, so even an empty page has its header row.
+ */
 export function sendList<T extends object>(
   reply: FastifyReply,
   format: 'json' | 'csv' | undefined,
   envelope: ReturnType<typeof listEnvelope<T>>,
-  columns?: readonly string[],
+  item: TObject,
 ) {
+  const columns = Object.keys(item.properties)
   if (format !== 'csv') return reply.send(envelope)
   const { next, previous, count } = envelope.metadata.pagination
   const links = [next && `<${next}>; rel="next"`, previous && `<${previous}>; rel="prev"`].filter(Boolean)

@@ -17,7 +17,7 @@ export const locationRoutes =
       app.get(
         `/${version}/locations/`,
         { schema: { summary: 'List locations', tags, querystring: LocationListQuery, response: { 200: ListEnvelope(LocationView) }, produces: ['application/json', 'text/csv'] } },
-        async (request, reply) => sendList(reply, request.query.format, await service.listLocations(db, request.caller, request.query, request)),
+        async (request, reply) => sendList(reply, request.query.format, await service.listLocations(db, request.caller, request.query, request), LocationView),
       )
       app.post(
         `/${version}/locations/`,

@@ -14,7 +14,7 @@ export const vendorRoutes =
     app.get(
       '/v3/vendors/',
       { schema: { summary: 'List vendors', tags, querystring: VendorListQuery, response: { 200: ListEnvelope(Vendor) }, produces: ['application/json', 'text/csv'] } },
-      async (request, reply) => sendList(reply, request.query.format, await service.listVendors(db, request.caller, request.query, request)),
+      async (request, reply) => sendList(reply, request.query.format, await service.listVendors(db, request.caller, request.query, request), Vendor),
     )
     app.post(
       '/v3/vendors/',
