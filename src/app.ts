@@ -11,6 +11,7 @@ import type { Caller } from './http/auth.ts'
 import { methodNotAllowed } from './http/not-found.ts'
 import { problemHandler } from './http/problem.ts'
 import { requestId } from './http/request-id.ts'
+import { checkResponses } from './http/response-check.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { ServerKeys } from './keys.ts'
 import { apiRoutes } from './api.ts'
@@ -22,6 +23,8 @@ export interface AppDeps {
   keys: ServerKeys
   /** Where log lines go (default: stdout). Tests pass a stream to read them. */
   logStream?: DestinationStream
+  /** Check every JSON response against its route's declared schema (tests; see http/response-check.ts). */
+  checkResponses?: boolean
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -46,6 +49,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id)
   })
   methodNotAllowed(app)
+  if (deps.checkResponses === true) checkResponses(app)
   // One line per request, after the response: who asked, what, how it went, how long it took.
   app.addHook('onResponse', async (request, reply) => {
     const caller = request.caller as Caller | null

@@ -37,7 +37,7 @@ export async function testApp(env: Record<string, string> = {}): Promise<TestCon
       done()
     },
   })
-  const app = await buildApp({ config, database, keys, logStream })
+  const app = await buildApp({ config, database, keys, logStream, checkResponses: true })
   await app.ready()
   return {
     app,

@@ -1,0 +1,59 @@
+/**
+ * Development and test guard: every JSON response body is validated, before serialization, against the response schema its route
+ * declares (the same schema that feeds the OpenAPI document); problem documents against ProblemSchema.
+ * A mismatch becomes a 500 naming the route, so a test that receives it fails. Off in production, where
+ * the serializer already drops undeclared fields.
+ */
+import { Ajv, type ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer({ minimum: 400, maximum: 599 }),
+    detail: Type.String({ minLength: 1 }),
+    errors: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Array(Type.String())), Type.Array(Type.Record(Type.String(), Type.Array(Type.String())))])),
+  },
+  { additionalProperties: false },
+)
+
+export class ResponseSchemaMismatch extends Error {
+  override name = 'ResponseSchemaMismatch'
+}
+
+export function checkResponses(app: FastifyInstance): void {
+  const ajv = new Ajv({ strict: false, allErrors: true })
+  addFormats(ajv)
+  const problem = ajv.compile(ProblemSchema)
+  const cache = new WeakMap<object, ValidateFunction>()
+  const compiled = (schema: object) => {
+    let fn = cache.get(schema)
+    if (fn === undefined) cache.set(schema, (fn = ajv.compile(schema)))
+    return fn
+  }
+  const schemaFor = (request: FastifyRequest, status: number): object | undefined => {
+    const responses = request.routeOptions.schema?.response as Record<string, object> | undefined
+    return responses?.[String(status)] ?? responses?.[`${String(status)[0]}xx`]
+  }
+  // Before serialization: the serializer would coerce a wrong type (null → "") and hide the mismatch.
+  app.addHook('preSerialization', async (request, reply, body: unknown) => {
+    const type = String(reply.getHeader('content-type') ?? 'application/json')
+    if (body === null || typeof body !== 'object' || !/json/.test(type)) return body
+    const validate = /problem\+json/.test(type) ? problem : ((s) => (s ? compiled(s) : undefined))(schemaFor(request, reply.statusCode))
+    if (validate === undefined) {
+      if (reply.statusCode < 400 && request.routeOptions.url !== undefined) {
+        throw new ResponseSchemaMismatch(`${request.method} ${request.routeOptions.url} → ${reply.statusCode} has no response schema`)
+      }
+      return body
+    }
+    if (!validate(body)) {
+      throw new ResponseSchemaMismatch(`${request.method} ${request.url} → ${reply.statusCode} does not match its schema: ${ajv.errorsText(validate.errors)}`)
+    }
+    return body
+  })
+}
