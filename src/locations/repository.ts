@@ -4,6 +4,8 @@ import type { AddressKind, AddressTable, DB } from '../db/schema.ts'
 import { likePattern, type PageRequest } from '../http/list.ts'
 
 export type AddressRow = Selectable<AddressTable>
+/** An active address as a location's view carries it. */
+export type ViewAddress = Pick<AddressRow, 'id' | 'kind' | 'name' | 'address_line_one' | 'city' | 'postal_code' | 'state_province' | 'country'>
 
 export interface LocationFilters {
   active?: boolean | undefined
@@ -33,6 +35,10 @@ function selectViews(db: Kysely<DB>, tenantId: number, f: LocationFilters) {
       'le.uuid as le_uuid', 'le.name as le_name',
       sql<boolean>`l.id = ${headquarterId(tenantId)}`.as('headquarter'),
       sql<number>`(select count(*)::int from departments d where d.location_id = l.id and d.active)`.as('department_count'),
+      sql<ViewAddress[]>`coalesce((
+        select json_agg(json_build_object('id', a.id, 'kind', a.kind, 'name', a.name, 'address_line_one', a.address_line_one,
+          'city', a.city, 'postal_code', a.postal_code, 'state_province', a.state_province, 'country', a.country) order by a.id)
+        from addresses a where a.location_id = l.id and a.active), '[]')`.as('addresses'),
     ])
 }
 export type LocationRow = Awaited<ReturnType<ReturnType<typeof selectViews>['executeTakeFirstOrThrow']>>
@@ -46,10 +52,17 @@ export async function countLocations(db: Kysely<DB>, tenantId: number, f: Locati
   return Number(row.n)
 }
 
-export function listLocations(db: Kysely<DB>, tenantId: number, f: LocationFilters, page: PageRequest): Promise<LocationRow[]> {
-  let q = selectViews(db, tenantId, f)
+/** One page, its addresses and the exact total in one round trip (see vendors/repository.ts pageOfVendors). */
+export async function pageOfLocations(db: Kysely<DB>, tenantId: number, f: LocationFilters, page: PageRequest): Promise<{ rows: LocationRow[]; count: number }> {
+  const unfiltered = Object.values(f).every((v) => v === undefined)
+  const total = unfiltered
+    ? sql<string>`(select n from row_counts where tenant_id = ${tenantId} and table_name = 'locations')`
+    : sql<string>`count(*) over ()`
+  let q = selectViews(db, tenantId, f).select(total.as('total_count'))
   if (page.orderBy.field === 'name') q = q.orderBy('l.name', page.orderBy.direction)
-  return q.orderBy('l.id', page.orderBy.direction).limit(page.pageSize).offset(page.offset).execute()
+  const rows = await q.orderBy('l.id', page.orderBy.direction).limit(page.pageSize).offset(page.offset).execute()
+  if (rows[0] !== undefined) return { rows, count: Number(rows[0].total_count) }
+  return { rows, count: page.page === 1 ? 0 : await countLocations(db, tenantId, f) }
 }
 
 export function findLocation(db: Kysely<DB>, tenantId: number, id: number): Promise<LocationRow | undefined> {
@@ -62,12 +75,9 @@ export async function lockLocation(db: Kysely<DB>, tenantId: number, id: number)
   return row !== undefined
 }
 
-/** Addresses of these locations: the two primaries and the alternates (active only, unless `withInactive`). */
-export function addressesOf(db: Kysely<DB>, tenantId: number, locationIds: number[], withInactive = false): Promise<AddressRow[]> {
-  if (locationIds.length === 0) return Promise.resolve([])
-  let q = db.selectFrom('addresses').selectAll().where('tenant_id', '=', tenantId).where('location_id', 'in', locationIds)
-  if (!withInactive) q = q.where('active', '=', true)
-  return q.orderBy('id').execute()
+/** Every address of a location, deactivated ones included (a replacement may reactivate them). */
+export function allAddressesOf(db: Kysely<DB>, tenantId: number, locationId: number): Promise<AddressRow[]> {
+  return db.selectFrom('addresses').selectAll().where('tenant_id', '=', tenantId).where('location_id', '=', locationId).orderBy('id').execute()
 }
 
 export const findCurrencyByName = (db: Kysely<DB>, tenantId: number, name: string) =>

@@ -27,7 +27,7 @@ function isTimeZone(name: string): boolean {
   }
 }
 
-const toAddress = (a: repo.AddressRow) => ({
+const toAddress = (a: repo.ViewAddress) => ({
   id: a.id,
   name: a.name,
   addressLineOne: a.address_line_one,
@@ -37,8 +37,8 @@ const toAddress = (a: repo.AddressRow) => ({
   country: a.country,
 })
 
-function toView(row: repo.LocationRow, addresses: repo.AddressRow[]): LocationView {
-  const mine = addresses.filter((a) => a.location_id === row.id && a.active)
+function toView(row: repo.LocationRow): LocationView {
+  const mine = row.addresses
   const primary = (kind: 'billing' | 'shipping') => toAddress(mine.find((a) => a.kind === kind)!)
   return {
     id: row.id,
@@ -67,17 +67,14 @@ export const etagOf = (view: LocationView): string => `"${createHash('sha256').u
 
 async function loadView(db: Kysely<DB>, tenantId: number, id: number): Promise<LocationView | undefined> {
   const row = await repo.findLocation(db, tenantId, id)
-  if (row === undefined) return undefined
-  return toView(row, await repo.addressesOf(db, tenantId, [id]))
+  return row === undefined ? undefined : toView(row)
 }
 
 export async function listLocations(db: Kysely<DB>, caller: Caller, query: LocationListQuery, request: FastifyRequest) {
   const page = pageRequest(query)
   const filters = { active: query.active, headquarter: query.headquarter, search: page.search }
-  const count = await repo.countLocations(db, caller.tenantId, filters)
-  const rows = count > page.offset ? await repo.listLocations(db, caller.tenantId, filters, page) : []
-  const addresses = await repo.addressesOf(db, caller.tenantId, rows.map((r) => r.id))
-  return listEnvelope(request, page, count, rows.map((row) => toView(row, addresses)))
+  const { rows, count } = await repo.pageOfLocations(db, caller.tenantId, filters, page)
+  return listEnvelope(request, page, count, rows.map(toView))
 }
 
 export async function getLocation(db: Kysely<DB>, caller: Caller, id: number) {
@@ -171,8 +168,8 @@ export async function replaceLocation(db: Kysely<DB>, caller: Caller, id: number
   return db.transaction().execute(async (tx) => {
     if (!(await repo.lockLocation(tx, caller.tenantId, id))) throw notFound(`No location ${id}.`)
     const current = (await repo.findLocation(tx, caller.tenantId, id))!
-    const addresses = await repo.addressesOf(tx, caller.tenantId, [id], true)
-    if (!ifMatchHolds(ifMatch, etagOf(toView(current, addresses)))) {
+    const addresses = await repo.allAddressesOf(tx, caller.tenantId, id)
+    if (!ifMatchHolds(ifMatch, etagOf(toView(current)))) {
       throw preconditionFailed('The location changed since you read it (If-Match does not match its ETag); read it again.')
     }
     const r = await resolve(tx, caller.tenantId, input, id)

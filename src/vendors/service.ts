@@ -47,8 +47,7 @@ export function toVendor(row: repo.VendorRow): Vendor {
 export async function listVendors(db: Kysely<DB>, caller: Caller, query: VendorListQuery, request: FastifyRequest) {
   const page = pageRequest(query)
   const filters = { active: query.active, type: query.type, external_id: query.external_id, name: query.name, search: page.search }
-  const count = await repo.countVendors(db, caller.tenantId, filters)
-  const rows = count > page.offset ? await repo.listVendors(db, caller.tenantId, filters, page) : []
+  const { rows, count } = await repo.pageOfVendors(db, caller.tenantId, filters, page)
   return listEnvelope(request, page, count, rows.map(toVendor))
 }
 
