@@ -5,6 +5,7 @@ import { bearerAuth } from './http/auth.ts'
 import { locationRoutes } from './locations/routes.ts'
 import { lookupRoutes } from './lookups.ts'
 import { applicationRoutes } from './oauth/applications.routes.ts'
+import { userRoutes } from './users/routes.ts'
 import { vendorRoutes } from './vendors/routes.ts'
 
 export const apiRoutes =
@@ -14,5 +15,6 @@ export const apiRoutes =
     await app.register(vendorRoutes(deps.database))
     await app.register(locationRoutes(deps.database))
     await app.register(lookupRoutes(deps.database))
+    await app.register(userRoutes(deps.database))
     await app.register(applicationRoutes(deps))
   }

@@ -15,6 +15,7 @@ import { checkResponses } from './http/response-check.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { ServerKeys } from './keys.ts'
 import { apiRoutes } from './api.ts'
+import { invitationRoutes } from './invitations/routes.ts'
 import { oauthRoutes } from './oauth/routes.ts'
 
 export interface AppDeps {
@@ -67,6 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(healthRoutes(deps.database))
   await app.register(oauthRoutes(deps))
+  await app.register(invitationRoutes(deps.database))
   await app.register(apiRoutes(deps), { prefix: '/api' })
   return app
 }

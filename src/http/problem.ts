@@ -93,13 +93,26 @@ function describeValidation(error: FastifyError): string {
   return `The ${where} is not valid; see errors.`
 }
 
-/** Turns validator errors into `{path: [messages]}`; for an array body, one object per item. */
+/** Turns a Fastify validation error into field errors. */
 export function fieldErrors(error: FastifyError): FieldErrors | FieldErrors[] {
-  const isBatch = error.validationContext === 'body' && (error.validation ?? []).some((v) => /^\/\d+(\/|$)/.test(v.instancePath))
+  const validation = error.validation ?? []
+  const isBatch = error.validationContext === 'body' && validation.some((v) => /^\/\d+(\/|$)/.test(v.instancePath))
+  return toFieldErrors(validation, isBatch, error.validationContext === 'body' ? 'body' : 'request')
+}
+
+export interface ValidatorError {
+  instancePath: string
+  keyword: string
+  params: Record<string, unknown>
+  message?: string | undefined
+}
+
+/** Validator errors as `{path: [messages]}` (nested paths dotted); for a batch, one object per item index. */
+export function toFieldErrors(validation: readonly ValidatorError[], isBatch: boolean, fallback = 'body', itemCount = 0): FieldErrors | FieldErrors[] {
   const perItem: FieldErrors[] = []
   const flat: FieldErrors = {}
-  for (const v of error.validation ?? []) {
-    const params: Record<string, unknown> = v.params
+  for (const v of validation) {
+    const params = v.params
     const segments = v.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
     let message = v.message ?? 'is not valid'
     if (v.keyword === 'required') {
@@ -114,10 +127,10 @@ export function fieldErrors(error: FastifyError): FieldErrors | FieldErrors[] {
       const index = Number(segments.shift())
       target = perItem[index] ??= {}
     }
-    const field = segments.join('.') || (error.validationContext === 'body' ? 'body' : 'request')
+    const field = segments.join('.') || fallback
     const messages = (target[field] ??= [])
     if (!messages.includes(message)) messages.push(message)
   }
-  if (isBatch) return Array.from(perItem, (item) => item ?? {})
+  if (isBatch) return Array.from({ length: Math.max(itemCount, perItem.length) }, (_, i) => perItem[i] ?? {})
   return flat
 }

@@ -19,5 +19,8 @@ function makeAjv(options: Options): Ajv {
 const strict = makeAjv({ coerceTypes: false })
 const coercing = makeAjv({ coerceTypes: 'array' })
 
+/** A strict body validator, for handlers that validate a part of the body themselves. */
+export const compileBodyValidator = (schema: object) => strict.compile(schema)
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? strict : coercing).compile(schema as object)

@@ -1,0 +1,89 @@
+/** The current user's account (spec 2.9): who the token's owner is and what they may do, where. */
+import type { Kysely } from 'kysely'
+import type { DB } from '../db/schema.ts'
+import type { Caller } from '../http/auth.ts'
+import { notFound } from '../http/problem.ts'
+import * as meRepo from './me.repository.ts'
+import * as repo from './repository.ts'
+import type { Me } from './schema.ts'
+import { toProfile } from './service.ts'
+
+type Structured = Me['systemaccess_cache']['structured']
+
+/** Groups grants by location id (as a string) and "system"; each group and the whole get a sorted union of keys. */
+function accessCache(grants: meRepo.GrantRow[]): Me['systemaccess_cache'] {
+  const structured: Structured = {}
+  for (const g of grants) {
+    const key = g.location_id === null ? 'system' : String(g.location_id)
+    const entry = (structured[key] ??= { flattened: [], roles: [] })
+    entry.roles.push({ id: g.role_id, name: g.role_name, permissions: g.permissions })
+  }
+  const all = new Set<string>()
+  for (const entry of Object.values(structured)) {
+    const keys = new Set(entry.roles.flatMap((r) => r.permissions.map((p) => p.name)))
+    entry.flattened = [...keys].sort()
+    for (const k of keys) all.add(k)
+  }
+  return { structured, flattened: [...all].sort() }
+}
+
+export async function me(db: Kysely<DB>, caller: Caller): Promise<Me> {
+  const row = await repo.findProfileOfUser(db, caller.tenantId, caller.userId)
+  if (row === undefined) throw notFound('The token’s user has no profile.')
+  const [tenant, grants, delegatee, department] = await Promise.all([
+    meRepo.tenantOf(db, caller.tenantId),
+    meRepo.grantsOf(db, caller.userId),
+    meRepo.isDelegatee(db, caller.userId),
+    row.department_id === null ? undefined : meRepo.departmentWithBranch(db, row.department_id),
+  ])
+  const profile = toProfile(row)
+  return {
+    id: row.id,
+    domains: { active: tenant.active, service_domains: [{ subdomain: tenant.domain, name: tenant.name }] },
+    systemaccess_cache: accessCache(grants),
+    approval_delegatee: profile.approval_delegatee,
+    is_approval_delegatee: delegatee,
+    department:
+      department === undefined
+        ? null
+        : {
+            branch: {
+              name: department.l_name,
+              url: department.url,
+              logo: department.logo,
+              currency: { name: department.c_name, description: department.c_description, rate: department.c_rate, base: department.c_base, active: department.c_active },
+              phoneOne: department.phone_one,
+              fax: department.fax,
+              email: department.email,
+              primary_billing_address: department.billing,
+              primary_shipping_address: department.shipping,
+              language: department.language,
+              locationTimezone: department.timezone,
+              active: department.l_active,
+              external_id: department.l_external_id,
+            },
+            external_id: department.external_id,
+            name: department.name,
+            active: department.active,
+          },
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    position: row.position,
+    phone: row.phone,
+    address: row.address,
+    notifications: row.notifications,
+    is_active: row.is_active,
+    pending_invite: row.pending_invite,
+    role: row.role_type,
+    mobile: row.mobile,
+    profile_image: row.profile_image,
+    chat_user_id: row.chat_user_id,
+    is_sso_enabled: row.is_sso_enabled,
+    last_changed_by: row.last_changed_by,
+    user: row.user_id,
+    pending_approvals_count: profile.pending_approvals_count,
+  }
+}

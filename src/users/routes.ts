@@ -1,0 +1,82 @@
+/** /api/v3/users/ and /api/v3/users/me/ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import type { Database } from '../db/database.ts'
+import { ItemEnvelope, ListEnvelope, sendList } from '../http/list.ts'
+import { badRequest, toFieldErrors, validationFailed } from '../http/problem.ts'
+import { compileBodyValidator } from '../http/validation.ts'
+import { me } from './me.service.ts'
+import { BatchUser, CreateUsersBody, MAX_BATCH, Me, SingleUser, UserListQuery, UserParams, UserProfile } from './schema.ts'
+import * as service from './service.ts'
+
+const validBatchItem = compileBodyValidator(BatchUser)
+const validSingle = compileBodyValidator(SingleUser)
+
+/**
+ * The create body is an array or an object, and the generic validator's report for such a union mixes both
+ * readings. Re-validate against the reading the client meant, so each error names the right field (and,
+ * for a batch, the right item).
+ */
+function preciseCreateErrors(body: unknown): Error {
+  if (Array.isArray(body)) {
+    if (body.length === 0 || body.length > MAX_BATCH) return badRequest(`A batch has 1 to ${MAX_BATCH} users; this one has ${body.length}.`)
+    const errors = body.flatMap((item, i) => (validBatchItem(item) ? [] : (validBatchItem.errors ?? []).map((e) => ({ ...e, instancePath: `/${i}${e.instancePath}` }))))
+    return validationFailed(toFieldErrors(errors, true, 'item', body.length), 'Some users are not valid; see errors (one object per submitted item). Nothing was created.')
+  }
+  if (body !== null && typeof body === 'object' && !validSingle(body)) return validationFailed(toFieldErrors(validSingle.errors ?? [], false))
+  return badRequest('The body must be an array of users (batch form) or one user object (single form).')
+}
+
+const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`
+
+export const userRoutes =
+  (database: Database): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const db = database.db
+    const tags = ['users']
+    app.get(
+      '/v3/users/',
+      { schema: { summary: 'List users', tags, querystring: UserListQuery, response: { 200: ListEnvelope(UserProfile) }, produces: ['application/json', 'text/csv'] } },
+      async (request, reply) => sendList(reply, request.query.format, await service.listUsers(db, request.caller, request.query, request), UserProfile),
+    )
+    app.get('/v3/users/me/', { schema: { summary: "The token owner's account", tags, response: { 200: ItemEnvelope(Me) } } }, async (request) => ({
+      metadata: {},
+      data: await me(db, request.caller),
+    }))
+    app.post(
+      '/v3/users/',
+      {
+        schema: {
+          summary: 'Create users: an array (batch, all or nothing) or one object (superuser or nav_setting)',
+          tags,
+          body: CreateUsersBody,
+          response: { 201: Type.Union([ItemEnvelope(Type.Array(UserProfile)), ItemEnvelope(UserProfile)]) },
+        },
+        attachValidation: true,
+      },
+      async (request, reply) => {
+        if (request.validationError) throw preciseCreateErrors(request.body)
+        const body = request.body
+        if (Array.isArray(body)) return reply.code(201).send({ metadata: {}, data: await service.createBatch(db, request.caller, body, origin(request)) })
+        return reply.code(201).send({ metadata: {}, data: await service.createOne(db, request.caller, body, origin(request)) })
+      },
+    )
+    app.get('/v3/users/:id/', { schema: { summary: 'Get a user', tags, params: UserParams, response: { 200: ItemEnvelope(UserProfile) } } }, async (request) => ({
+      metadata: {},
+      data: await service.getUser(db, request.caller, request.params.id),
+    }))
+    app.put(
+      '/v3/users/:id/',
+      { schema: { summary: 'Replace the single-form fields of a user (superuser or nav_setting)', tags, params: UserParams, body: SingleUser, response: { 200: ItemEnvelope(UserProfile) } } },
+      async (request) => ({ metadata: {}, data: await service.updateUser(db, request.caller, request.params.id, request.body) }),
+    )
+    app.delete(
+      '/v3/users/:id/',
+      { schema: { summary: 'Deactivate a user; their applications stop working (superuser or nav_setting)', tags, params: UserParams, response: { 204: Type.Null() } } },
+      async (request, reply) => {
+        await service.deactivateUser(db, request.caller, request.params.id)
+        return reply.code(204).send(null)
+      },
+    )
+  }

@@ -1,0 +1,179 @@
+/** User shapes: the profile (spec 2.6), the two create forms (2.7 batch, 2.8 single) and the current user (2.9). */
+import { Type, type Static } from 'typebox'
+import { listQuery } from '../http/list.ts'
+
+const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 })
+const Id = Type.Integer({ minimum: 1, maximum: 2147483647 })
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+
+export const LocationSummary = Type.Object({ id: Type.Integer(), name: Type.String(), headquarter: Type.Boolean() })
+export const PendingApprovals = Type.Object({
+  order: Type.Integer(),
+  expense: Type.Integer(),
+  travel: Type.Integer(),
+  bill: Type.Integer(),
+  payment: Type.Integer(),
+})
+export const Delegatee = Type.Object({
+  id: Type.Integer({ description: 'Profile id of the delegatee.' }),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  email: Type.String(),
+  role: Type.Object({ name: Type.String(), type: Type.Integer() }),
+  profile_image: Type.String(),
+})
+
+export const UserProfile = Type.Object({
+  id: Type.Integer({ description: 'Profile id.' }),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  user: Type.Integer({ description: 'Id of the underlying user.' }),
+  email: Type.String(),
+  department: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), location: LocationSummary })),
+  location: Nullable(LocationSummary),
+  profile_image: Type.String(),
+  is_active: Type.Boolean(),
+  phone: Type.String(),
+  position: Type.String(),
+  role: Type.Object({ id: Type.Integer(), name: Type.String(), type: Type.Integer(), tier: Type.String() }),
+  approval_delegatee: Nullable(Delegatee),
+  pending_approvals_count: PendingApprovals,
+  expected_return_date: Nullable(Type.String({ format: 'date' })),
+})
+export type UserProfile = Static<typeof UserProfile>
+
+/** Batch item (spec 2.7). `locations` items are location ids or `{id, all_departments, departments}`. */
+export const BatchUser = Type.Object(
+  {
+    email: Email,
+    send_invitation_email: Type.Optional(Type.Boolean({ default: false })),
+    first_name: Type.Optional(Type.String({ maxLength: 100 })),
+    last_name: Type.Optional(Type.String({ maxLength: 100 })),
+    phone: Type.Optional(Type.String({ maxLength: 30 })),
+    position: Type.Optional(Type.String({ maxLength: 100 })),
+    role_id: Type.Optional(Id),
+    all_locations: Type.Optional(Type.Boolean()),
+    locations: Type.Optional(
+      Type.Array(
+        Type.Union([
+          Id,
+          Type.Object(
+            { id: Id, all_departments: Type.Optional(Type.Boolean()), departments: Type.Optional(Type.Array(Type.Union([Id, Type.Object({ id: Id }, { additionalProperties: false })]), { maxItems: 500 })) },
+            { additionalProperties: false },
+          ),
+        ]),
+        { maxItems: 500 },
+      ),
+    ),
+    home_department: Type.Optional(Nullable(Id)),
+    home_location: Type.Optional(Nullable(Id)),
+    legal_entities: Type.Optional(Type.Array(Id, { maxItems: 100 })),
+  },
+  { additionalProperties: false },
+)
+export type BatchUser = Static<typeof BatchUser>
+
+export const MAX_BATCH = 1000
+export const BatchBody = Type.Array(BatchUser, { minItems: 1, maxItems: MAX_BATCH })
+
+/** Single form (spec 2.8); also the body of PUT, which replaces exactly these fields. */
+export const SingleUser = Type.Object(
+  {
+    email: Email,
+    firstName: Type.String({ minLength: 1, maxLength: 100 }),
+    lastName: Type.String({ minLength: 1, maxLength: 100 }),
+    location: Nullable(Id),
+    department: Nullable(Id),
+    position: Type.Optional(Type.String({ maxLength: 100 })),
+    phone: Type.Optional(Type.String({ maxLength: 30 })),
+    profile_image: Type.Optional(Type.String({ maxLength: 2000 })),
+    is_sso_enabled: Type.Optional(Type.Boolean()),
+    legal_entities: Type.Optional(Type.Array(Id, { maxItems: 100 })),
+  },
+  { additionalProperties: false },
+)
+export type SingleUser = Static<typeof SingleUser>
+
+export const CreateUsersBody = Type.Union([BatchBody, SingleUser], {
+  description: 'An array creates a batch (all or nothing, 1 to 1,000 items); an object creates one user.',
+})
+
+export const UserParams = Type.Object({ id: Id })
+
+export const UserListQuery = listQuery(['id', 'email', 'firstName', 'lastName'], {
+  is_active: Type.Optional(Type.Boolean()),
+  location: Type.Optional(Id),
+  pending_invite: Type.Optional(Type.Boolean()),
+  role: Type.Optional(Id),
+})
+export type UserListQuery = Static<typeof UserListQuery>
+
+const Permission = Type.Object({ id: Type.Integer(), name: Type.String(), description: Type.String() })
+const AccessEntry = Type.Object({
+  flattened: Type.Array(Type.String()),
+  roles: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), permissions: Type.Array(Permission) })),
+})
+export const AddressNoId = Type.Object({
+  name: Type.String(),
+  addressLineOne: Type.String(),
+  city: Type.String(),
+  postalCode: Type.String(),
+  state_province: Type.String(),
+  country: Type.String(),
+})
+
+export type AddressNoId = Static<typeof AddressNoId>
+
+/** The current user's account (spec 2.9). */
+export const Me = Type.Object({
+  id: Type.Integer(),
+  domains: Type.Object({ active: Type.Boolean(), service_domains: Type.Array(Type.Object({ subdomain: Type.String(), name: Type.String() })) }),
+  systemaccess_cache: Type.Object({
+    structured: Type.Record(Type.String(), AccessEntry, { description: 'Keyed by location id, and "system" for system-wide roles.' }),
+    flattened: Type.Array(Type.String()),
+  }),
+  approval_delegatee: Nullable(Delegatee),
+  is_approval_delegatee: Type.Boolean(),
+  department: Nullable(
+    Type.Object({
+      branch: Type.Object({
+        name: Type.String(),
+        url: Type.String(),
+        logo: Type.String(),
+        currency: Type.Object({ name: Type.String(), description: Type.String(), rate: Type.String(), base: Type.Boolean(), active: Type.Boolean() }),
+        phoneOne: Type.String(),
+        fax: Type.String(),
+        email: Type.String(),
+        primary_billing_address: AddressNoId,
+        primary_shipping_address: AddressNoId,
+        language: Type.Integer(),
+        locationTimezone: Type.String(),
+        active: Type.Boolean(),
+        external_id: Type.String(),
+      }),
+      external_id: Type.String(),
+      name: Type.String(),
+      active: Type.Boolean(),
+    }),
+  ),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  email: Type.String(),
+  position: Type.String(),
+  phone: Type.String(),
+  address: Type.String(),
+  notifications: Type.Boolean(),
+  is_active: Type.Boolean(),
+  pending_invite: Type.Boolean(),
+  role: Type.Integer({ description: 'Role type of the user’s role (0 User … 10 FNG Controller).' }),
+  mobile: Type.Boolean(),
+  profile_image: Type.String(),
+  chat_user_id: Type.String(),
+  is_sso_enabled: Type.Boolean(),
+  last_changed_by: Nullable(Type.Integer()),
+  user: Type.Integer(),
+  pending_approvals_count: PendingApprovals,
+})
+export type Me = Static<typeof Me>

@@ -1,0 +1,189 @@
+/**
+ * User rules: who may write (superuser or nav_setting), what a body may refer to (roles, locations,
+ * departments at the home location, legal entities — all the tenant's), e-mail unique per tenant
+ * case-insensitively, and batches all-or-nothing with one error object per submitted item.
+ */
+import type { FastifyRequest } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { DB } from '../db/schema.ts'
+import { requireAny, type Caller } from '../http/auth.ts'
+import { listEnvelope, pageRequest } from '../http/list.ts'
+import { conflict, notFound, validationFailed, type FieldErrors } from '../http/problem.ts'
+import { queueInvitations } from '../invitations/service.ts'
+import * as repo from './repository.ts'
+import type { BatchUser, SingleUser, UserListQuery, UserProfile } from './schema.ts'
+import * as writes from './write-repository.ts'
+
+const WRITERS = ['superuser', 'nav_setting'] as const
+const EMPTY_COUNTS = { order: 0, expense: 0, travel: 0, bill: 0, payment: 0 }
+
+export function toProfile(row: repo.ProfileRow): UserProfile {
+  return {
+    id: row.id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    user: row.user_id,
+    email: row.email,
+    department: row.department,
+    location: row.location,
+    profile_image: row.profile_image,
+    is_active: row.is_active,
+    phone: row.phone,
+    position: row.position,
+    role: { id: row.role_id, name: row.role_name, type: row.role_type, tier: row.role_tier },
+    approval_delegatee: row.delegatee,
+    pending_approvals_count: { ...EMPTY_COUNTS, ...row.pending },
+    expected_return_date: row.delegatee === null ? null : row.expected_return_date,
+  }
+}
+
+export async function listUsers(db: Kysely<DB>, caller: Caller, query: UserListQuery, request: FastifyRequest) {
+  const page = pageRequest(query)
+  const filters = { is_active: query.is_active, location: query.location, pending_invite: query.pending_invite, role: query.role, search: page.search }
+  const { rows, count } = await repo.pageOfProfiles(db, caller.tenantId, filters, page)
+  return listEnvelope(request, page, count, rows.map(toProfile))
+}
+
+export async function getUser(db: Kysely<DB>, caller: Caller, profileId: number): Promise<UserProfile> {
+  const row = await repo.findProfile(db, caller.tenantId, profileId)
+  if (row === undefined) throw notFound(`No user ${profileId}.`)
+  return toProfile(row)
+}
+
+/** Field names differ between the two request forms; errors use the names the client sent. */
+interface Names {
+  role: string
+  location: string
+  department: string
+}
+const BATCH_NAMES: Names = { role: 'role_id', location: 'home_location', department: 'home_department' }
+const SINGLE_NAMES: Names = { role: 'role_id', location: 'location', department: 'department' }
+
+const fromBatch = (b: BatchUser): Omit<writes.NewUser, 'roleId'> & { roleId: number | undefined } => ({
+  email: b.email.trim(),
+  firstName: b.first_name ?? '',
+  lastName: b.last_name ?? '',
+  phone: b.phone ?? '',
+  position: b.position ?? '',
+  profileImage: '',
+  ssoEnabled: false,
+  roleId: b.role_id,
+  allLocations: b.all_locations ?? false,
+  locations: (b.locations ?? []).map((l) =>
+    typeof l === 'number'
+      ? { id: l, allDepartments: true, departments: [] }
+      : { id: l.id, allDepartments: l.all_departments ?? false, departments: (l.departments ?? []).map((d) => (typeof d === 'number' ? d : d.id)) },
+  ),
+  homeDepartment: b.home_department ?? null,
+  homeLocation: b.home_location ?? null,
+  legalEntities: b.legal_entities ?? [],
+  invite: b.send_invitation_email ?? false,
+})
+
+const fromSingle = (s: SingleUser): ReturnType<typeof fromBatch> => ({
+  email: s.email.trim(),
+  firstName: s.firstName,
+  lastName: s.lastName,
+  phone: s.phone ?? '',
+  position: s.position ?? '',
+  profileImage: s.profile_image ?? '',
+  ssoEnabled: s.is_sso_enabled ?? false,
+  roleId: undefined,
+  allLocations: false,
+  locations: s.location === null ? [] : [{ id: s.location, allDepartments: true, departments: [] }],
+  homeDepartment: s.department,
+  homeLocation: s.location,
+  legalEntities: s.legal_entities ?? [],
+  invite: false,
+})
+
+/** Everything wrong with one user's references, keyed by the field names of its form. */
+function referenceErrors(u: ReturnType<typeof fromBatch>, refs: repo.ReferenceData, names: Names): FieldErrors {
+  const errors: FieldErrors = {}
+  const add = (field: string, message: string) => (errors[field] ??= []).push(message)
+  if (u.roleId !== undefined && !refs.roles.has(u.roleId)) add(names.role, `no role ${u.roleId}`)
+  if (u.roleId === undefined && refs.defaultRole === undefined) add(names.role, 'is required: the tenant has no roles to default to')
+  if (u.homeLocation !== null && !refs.locations.has(u.homeLocation)) add(names.location, `no location ${u.homeLocation}`)
+  if (u.homeDepartment !== null) {
+    const at = refs.departmentLocation.get(u.homeDepartment)
+    if (at === undefined) add(names.department, `no department ${u.homeDepartment}`)
+    else if (u.homeLocation !== null && at !== u.homeLocation) add(names.department, `department ${u.homeDepartment} is not at location ${u.homeLocation}`)
+  }
+  u.locations.forEach((l, i) => {
+    if (!refs.locations.has(l.id)) add(`locations.${i}`, `no location ${l.id}`)
+    for (const d of l.departments) if (refs.departmentLocation.get(d) !== l.id) add(`locations.${i}.departments`, `department ${d} is not at location ${l.id}`)
+  })
+  for (const e of u.legalEntities) if (!refs.legalEntities.has(e)) add('legal_entities', `no legal entity ${e}`)
+  return errors
+}
+
+/** Creates users all-or-nothing. `batch` decides the error shape: one object per item, or one object. */
+async function createUsers(db: Kysely<DB>, caller: Caller, items: ReturnType<typeof fromBatch>[], names: Names, batch: boolean, origin: string): Promise<UserProfile[]> {
+  requireAny(caller, ...WRITERS)
+  const fail = (errors: FieldErrors[]) => validationFailed(batch ? errors : errors[0]!, batch ? 'Some users are not valid; see errors (one object per submitted item). Nothing was created.' : undefined)
+  const check = async (conn: Kysely<DB>) => {
+    const refs = await repo.referenceData(conn, caller.tenantId)
+    const errors = items.map((u) => referenceErrors(u, refs, names))
+    const lower = items.map((u) => u.email.toLowerCase())
+    const taken = await repo.takenEmails(conn, caller.tenantId, [...new Set(lower)])
+    const first = new Map<string, number>()
+    lower.forEach((email, i) => {
+      if (taken.has(email)) (errors[i]!.email ??= []).push('a user with this e-mail already exists')
+      else if (first.has(email)) (errors[i]!.email ??= []).push(`repeats the e-mail of item ${first.get(email)}`)
+      else first.set(email, i)
+    })
+    return { refs, errors }
+  }
+  try {
+    return await db.transaction().execute(async (tx) => {
+      const { refs, errors } = await check(tx)
+      if (errors.some((e) => Object.keys(e).length > 0)) throw fail(errors)
+      const users = items.map((u) => ({ ...u, roleId: u.roleId ?? refs.defaultRole! }))
+      const ids = await writes.insertUsers(tx, caller.tenantId, users, caller.userId)
+      await queueInvitations(tx, caller.tenantId, users.flatMap((u, i) => (u.invite ? [{ userId: ids[i]!, email: u.email }] : [])), origin)
+      const rows = await repo.profilesOfUsers(tx, caller.tenantId, ids)
+      const byUser = new Map(rows.map((r) => [r.user_id, r]))
+      return ids.map((id) => toProfile(byUser.get(id)!))
+    })
+  } catch (error) {
+    // A concurrent request took one of the e-mails between our check and our insert: report it like any other.
+    if ((error as { code?: string }).code === '23505') {
+      const { errors } = await check(db)
+      if (errors.some((e) => Object.keys(e).length > 0)) throw fail(errors)
+    }
+    throw error
+  }
+}
+
+export const createBatch = (db: Kysely<DB>, caller: Caller, body: BatchUser[], origin: string) =>
+  createUsers(db, caller, body.map(fromBatch), BATCH_NAMES, true, origin)
+
+export const createOne = async (db: Kysely<DB>, caller: Caller, body: SingleUser, origin: string) =>
+  (await createUsers(db, caller, [fromSingle(body)], SINGLE_NAMES, false, origin))[0]!
+
+/** PUT: replaces exactly the single form's fields. */
+export async function updateUser(db: Kysely<DB>, caller: Caller, profileId: number, body: SingleUser): Promise<UserProfile> {
+  requireAny(caller, ...WRITERS)
+  return db.transaction().execute(async (tx) => {
+    const owner = await writes.userOfProfile(tx, caller.tenantId, profileId)
+    if (owner === undefined) throw notFound(`No user ${profileId}.`)
+    const u = fromSingle(body)
+    const errors = referenceErrors(u, await repo.referenceData(tx, caller.tenantId), SINGLE_NAMES)
+    if ((await repo.takenEmails(tx, caller.tenantId, [u.email.toLowerCase()], owner.user_id)).size > 0) errors.email = ['a user with this e-mail already exists']
+    if (Object.keys(errors).length > 0) throw validationFailed(errors)
+    await writes.updateUser(tx, caller.tenantId, owner.user_id, { ...u, location: u.homeLocation, department: u.homeDepartment }, caller.userId)
+    await writes.replaceLegalEntities(tx, caller.tenantId, [owner.user_id], [u.legalEntities])
+    return toProfile((await repo.findProfile(tx, caller.tenantId, profileId))!)
+  })
+}
+
+/** DELETE: deactivates; the user's applications' tokens stop working at once (auth checks is_active). */
+export async function deactivateUser(db: Kysely<DB>, caller: Caller, profileId: number): Promise<void> {
+  requireAny(caller, ...WRITERS)
+  await db.transaction().execute(async (tx) => {
+    const owner = await writes.userOfProfile(tx, caller.tenantId, profileId)
+    if (owner === undefined) throw notFound(`No user ${profileId}.`)
+    if (owner.user_id === caller.userId) throw conflict('You cannot deactivate yourself; ask another administrator.')
+    await writes.deactivateUser(tx, caller.tenantId, owner.user_id, caller.userId)
+  })
+}

@@ -1,0 +1,116 @@
+/** SQL that creates and changes users: a whole batch in a handful of multi-row statements. */
+import type { Kysely } from 'kysely'
+import type { DB } from '../db/schema.ts'
+
+/** A user to create, whichever request form it came from. */
+export interface NewUser {
+  email: string
+  firstName: string
+  lastName: string
+  phone: string
+  position: string
+  profileImage: string
+  ssoEnabled: boolean
+  roleId: number
+  allLocations: boolean
+  locations: { id: number; allDepartments: boolean; departments: number[] }[]
+  homeDepartment: number | null
+  homeLocation: number | null
+  legalEntities: number[]
+  invite: boolean
+}
+
+/** Inserts users with their profiles, system role grant, location access and legal entities; returns user ids in order. */
+export async function insertUsers(db: Kysely<DB>, tenantId: number, users: NewUser[], changedBy: number): Promise<number[]> {
+  const inserted = await db
+    .insertInto('users')
+    .values(users.map((u) => ({ tenant_id: tenantId, email: u.email, pending_invite: u.invite })))
+    .returning(['id', 'email'])
+    .execute()
+  const idByEmail = new Map(inserted.map((r) => [r.email.toLowerCase(), r.id]))
+  const ids = users.map((u) => idByEmail.get(u.email.toLowerCase())!)
+  await db
+    .insertInto('user_profiles')
+    .values(
+      users.map((u, i) => ({
+        tenant_id: tenantId,
+        user_id: ids[i]!,
+        first_name: u.firstName,
+        last_name: u.lastName,
+        phone: u.phone,
+        position: u.position,
+        profile_image: u.profileImage,
+        is_sso_enabled: u.ssoEnabled,
+        role_id: u.roleId,
+        location_id: u.homeLocation,
+        department_id: u.homeDepartment,
+        all_locations: u.allLocations,
+        last_changed_by: changedBy,
+      })),
+    )
+    .execute()
+  await db
+    .insertInto('role_grants')
+    .values(users.map((u, i) => ({ tenant_id: tenantId, user_id: ids[i]!, location_id: null, role_id: u.roleId })))
+    .execute()
+  const access = users.flatMap((u, i) => u.locations.map((l) => ({ tenant_id: tenantId, user_id: ids[i]!, location_id: l.id, all_departments: l.allDepartments })))
+  if (access.length > 0) await db.insertInto('user_locations').values(access).execute()
+  const departments = users.flatMap((u, i) =>
+    u.locations.flatMap((l) => l.departments.map((d) => ({ tenant_id: tenantId, user_id: ids[i]!, location_id: l.id, department_id: d }))),
+  )
+  if (departments.length > 0) await db.insertInto('user_location_departments').values(departments).execute()
+  await replaceLegalEntities(db, tenantId, ids, users.map((u) => u.legalEntities))
+  return ids
+}
+
+/** Sets each user's legal entities to exactly the given ids. */
+export async function replaceLegalEntities(db: Kysely<DB>, tenantId: number, userIds: number[], entities: number[][]): Promise<void> {
+  await db.deleteFrom('user_legal_entities').where('tenant_id', '=', tenantId).where('user_id', 'in', userIds).execute()
+  const rows = userIds.flatMap((user_id, i) => [...new Set(entities[i] ?? [])].map((legal_entity_id) => ({ tenant_id: tenantId, user_id, legal_entity_id })))
+  if (rows.length > 0) await db.insertInto('user_legal_entities').values(rows).execute()
+}
+
+export interface ProfileChanges {
+  email: string
+  firstName: string
+  lastName: string
+  location: number | null
+  department: number | null
+  position: string
+  phone: string
+  profileImage: string
+  ssoEnabled: boolean
+}
+
+export async function updateUser(db: Kysely<DB>, tenantId: number, userId: number, c: ProfileChanges, changedBy: number): Promise<void> {
+  const now = new Date()
+  await db.updateTable('users').set({ email: c.email, updated_at: now }).where('tenant_id', '=', tenantId).where('id', '=', userId).execute()
+  await db
+    .updateTable('user_profiles')
+    .set({
+      first_name: c.firstName,
+      last_name: c.lastName,
+      location_id: c.location,
+      department_id: c.department,
+      position: c.position,
+      phone: c.phone,
+      profile_image: c.profileImage,
+      is_sso_enabled: c.ssoEnabled,
+      last_changed_by: changedBy,
+      updated_at: now,
+    })
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .execute()
+}
+
+/** Deactivates a user; returns false when there is no such user in the tenant. */
+export async function deactivateUser(db: Kysely<DB>, tenantId: number, userId: number, changedBy: number): Promise<boolean> {
+  const result = await db.updateTable('users').set({ is_active: false, updated_at: new Date() }).where('tenant_id', '=', tenantId).where('id', '=', userId).executeTakeFirst()
+  await db.updateTable('user_profiles').set({ last_changed_by: changedBy }).where('tenant_id', '=', tenantId).where('user_id', '=', userId).execute()
+  return result.numUpdatedRows > 0n
+}
+
+/** The user behind a profile id, in the tenant. */
+export const userOfProfile = (db: Kysely<DB>, tenantId: number, profileId: number) =>
+  db.selectFrom('user_profiles').select('user_id').where('tenant_id', '=', tenantId).where('id', '=', profileId).executeTakeFirst()
