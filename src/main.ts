@@ -8,6 +8,7 @@ import { openDatabase, type Database } from './db/database.ts'
 import { DataDirLockedError } from './db/data-dir.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { Problem } from './http/problem.ts'
+import { listOutbox } from './mail/outbox.repository.ts'
 import { serverKeys } from './keys.ts'
 import * as applications from './oauth/applications.service.ts'
 import { prepareDatabase, serve } from './server.ts'
@@ -26,6 +27,7 @@ Commands:
   clients rotate <client_id> [--json]
                                 Issue a new secret; the old one and its tokens stop working
   clients revoke <client_id>    Revoke an application; its tokens stop working
+  outbox [--all] [--json]       List queued e-mail (invitations); --all includes sent and failed
 
 Settings come from environment variables; see docs/configuration.md.
 With the embedded database (no DATABASE_URL), a command cannot run while the server holds DATA_DIR.`
@@ -109,6 +111,17 @@ async function main(argv: string[]): Promise<void> {
       })
     case 'clients':
       return clients(config, rest)
+    case 'outbox': {
+      const { values } = parseArgs({ args: rest, options: { all: { type: 'boolean' }, json: { type: 'boolean' } } })
+      return withDatabase(config, 'outbox', (db) => prepareDatabase(db, config), async ({ db }) => {
+        const rows = await listOutbox(db, values.all === true)
+        if (values.json) return console.log(JSON.stringify(rows))
+        if (rows.length === 0) return console.log(values.all ? 'The outbox is empty.' : 'No queued e-mail.')
+        for (const m of rows) {
+          console.log(`#${m.id} [${m.status}, ${m.attempts} attempts] ${m.domain} → ${m.to_address}: ${m.subject}${m.last_error ? `\n  last error: ${m.last_error}` : ''}\n  ${m.body_text.trim().replace(/\n/g, '\n  ')}`)
+        }
+      })
+    }
     default:
       throw new UsageError(`unknown command ${command}`)
   }

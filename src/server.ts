@@ -8,6 +8,7 @@ import type { Config } from './config.ts'
 import { openDatabase, type Database } from './db/database.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { serverKeys } from './keys.ts'
+import { smtpTransport, startMailer } from './mail/mailer.ts'
 import { demoCredentialsToShow, markDemoCredentialsShown } from './seed/demo-credentials.ts'
 import { seedDemo } from './seed/demo.ts'
 
@@ -53,6 +54,8 @@ export async function serve(config: Readonly<Config>, out: (line: string) => voi
   out(lines.join('\n'))
   if (demo !== undefined) await markDemoCredentialsShown(database.db, demo.client_id)
 
+  const stopMailer = config.SMTP_URL === undefined ? async () => {} : startMailer(database.db, smtpTransport(config.SMTP_URL), config.MAIL_FROM, app.log)
+
   let closing = false
   const shutdown = (signal: string) => {
     if (closing) {
@@ -68,6 +71,7 @@ export async function serve(config: Readonly<Config>, out: (line: string) => voi
     force.unref()
     app
       .close()
+      .then(() => stopMailer())
       .then(() => database.close())
       .then(() => process.exit(0))
       .catch((error: unknown) => {

@@ -1,0 +1,38 @@
+/** SQL for the e-mail outbox. */
+import { sql, type Kysely } from 'kysely'
+import type { DB } from '../db/schema.ts'
+
+/**
+ * Leases up to `limit` due messages in one statement: their next attempt moves `leaseSeconds` ahead, so no
+ * other process (SKIP LOCKED) or later round picks them while they are being sent, and a process that dies
+ * mid-send leaves them to be retried when the lease runs out. Sending happens outside any transaction.
+ */
+export async function leaseDue(db: Kysely<DB>, limit: number, leaseSeconds: number) {
+  const result = await sql<{ id: number; to_address: string; subject: string; body_text: string; attempts: number }>`
+    update email_outbox set next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
+    where id in (
+      select id from email_outbox where status = 'queued' and next_attempt_at <= now()
+      order by id limit ${limit} for update skip locked)
+    returning id, to_address, subject, body_text, attempts`.execute(db)
+  return result.rows
+}
+
+export const markSent = (db: Kysely<DB>, id: number) =>
+  db.updateTable('email_outbox').set({ status: 'sent', sent_at: new Date(), attempts: sql`attempts + 1`, last_error: null }).where('id', '=', id).execute()
+
+export const markFailed = (db: Kysely<DB>, id: number, error: string, retryAt: Date | null) =>
+  db
+    .updateTable('email_outbox')
+    .set({ attempts: sql`attempts + 1`, last_error: error.slice(0, 1000), ...(retryAt ? { next_attempt_at: retryAt } : { status: 'failed' as const }) })
+    .where('id', '=', id)
+    .execute()
+
+export const listOutbox = (db: Kysely<DB>, all: boolean) => {
+  let q = db
+    .selectFrom('email_outbox as m')
+    .innerJoin('tenants as t', 't.id', 'm.tenant_id')
+    .select(['m.id', 't.domain', 'm.to_address', 'm.subject', 'm.body_text', 'm.status', 'm.attempts', 'm.last_error', 'm.created_at', 'm.next_attempt_at'])
+    .orderBy('m.id')
+  if (!all) q = q.where('m.status', '=', 'queued')
+  return q.execute()
+}
