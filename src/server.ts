@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
 import { openDatabase, type Database } from './db/database.ts'
+import { startMaintenance } from './db/maintenance.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { serverKeys } from './keys.ts'
 import { smtpTransport, startMailer } from './mail/mailer.ts'
@@ -54,6 +55,7 @@ export async function serve(config: Readonly<Config>, out: (line: string) => voi
   out(lines.join('\n'))
   if (demo !== undefined) await markDemoCredentialsShown(database.db, demo.client_id)
 
+  const stopMaintenance = startMaintenance(database, app.log)
   const stopMailer = config.SMTP_URL === undefined ? async () => {} : startMailer(database.db, smtpTransport(config.SMTP_URL), config.MAIL_FROM, app.log)
 
   let closing = false
@@ -71,7 +73,7 @@ export async function serve(config: Readonly<Config>, out: (line: string) => voi
     force.unref()
     app
       .close()
-      .then(() => stopMailer())
+      .then(() => Promise.all([stopMailer(), stopMaintenance()]))
       .then(() => database.close())
       .then(() => process.exit(0))
       .catch((error: unknown) => {

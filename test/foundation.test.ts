@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { ConfigError, loadConfig } from '../src/config.ts'
+import { vacuumAnalyze } from '../src/db/maintenance.ts'
 import { seedDemo } from '../src/seed/demo.ts'
 import { sampleTenant, testApp, type TestContext } from './helpers/app.ts'
 import { engineUnderTest } from './helpers/db.ts'
@@ -95,11 +96,21 @@ describe('data model constraints', () => {
     )
   })
 
+  test('embedded maintenance gives the planner real statistics', async () => {
+    await sampleTenant(ctx)
+    const estimate = async () => Number((await sql<{ n: number }>`select reltuples::int as n from pg_class where relname = 'vendors'`.execute(ctx.database.db)).rows[0]!.n)
+    await vacuumAnalyze(ctx.database)
+    assert.ok((await estimate()) >= 28, 'ANALYZE saw the rows')
+  })
+
   test('row counts kept by triggers match the tables', async () => {
     const t = await sampleTenant(ctx)
     const counted = await ctx.database.db.selectFrom('row_counts').select(['table_name', 'n']).where('tenant_id', '=', t.tenantId).execute()
     const byTable = Object.fromEntries(counted.map((r) => [r.table_name, Number(r.n)]))
     assert.deepEqual(byTable, { vendors: 28, locations: 3, users: 3 })
+    await ctx.database.db.deleteFrom('vendors').where('tenant_id', '=', t.tenantId).where('external_id', 'in', ['V-1000', 'V-1001']).execute()
+    const after = await ctx.database.db.selectFrom('row_counts').select('n').where('tenant_id', '=', t.tenantId).where('table_name', '=', 'vendors').executeTakeFirstOrThrow()
+    assert.equal(Number(after.n), 26, 'deletes are counted too')
   })
 })
 

@@ -311,27 +311,34 @@ CREATE TABLE vendors (
 CREATE INDEX vendors_tenant_id ON vendors (tenant_id, id);
 CREATE INDEX vendors_tenant_name ON vendors (tenant_id, name);
 
--- Exact row counts per tenant and table, kept by triggers, so that list counts do not scan.
+-- Exact row counts per tenant and table, kept by triggers, so that list counts do not scan. The triggers
+-- run once per statement over its transition table: a 1,000-row insert is one counter update, not 1,000.
 CREATE TABLE row_counts (
   tenant_id  integer NOT NULL REFERENCES tenants (id),
   table_name text NOT NULL,
   n          bigint NOT NULL DEFAULT 0 CHECK (n >= 0),
   PRIMARY KEY (tenant_id, table_name)
 );
-CREATE FUNCTION count_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION count_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    INSERT INTO row_counts AS c (tenant_id, table_name, n) VALUES (NEW.tenant_id, TG_TABLE_NAME, 1)
-      ON CONFLICT (tenant_id, table_name) DO UPDATE SET n = c.n + 1;
-    RETURN NEW;
-  ELSE
-    UPDATE row_counts SET n = n - 1 WHERE tenant_id = OLD.tenant_id AND table_name = TG_TABLE_NAME;
-    RETURN OLD;
-  END IF;
+  INSERT INTO row_counts AS c (tenant_id, table_name, n)
+    SELECT tenant_id, TG_TABLE_NAME, count(*) FROM inserted GROUP BY tenant_id
+    ON CONFLICT (tenant_id, table_name) DO UPDATE SET n = c.n + EXCLUDED.n;
+  RETURN NULL;
 END $$;
-CREATE TRIGGER vendors_count AFTER INSERT OR DELETE ON vendors FOR EACH ROW EXECUTE FUNCTION count_rows();
-CREATE TRIGGER locations_count AFTER INSERT OR DELETE ON locations FOR EACH ROW EXECUTE FUNCTION count_rows();
-CREATE TRIGGER users_count AFTER INSERT OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION count_rows();
+CREATE FUNCTION count_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE row_counts c SET n = c.n - d.n
+    FROM (SELECT tenant_id, count(*) AS n FROM deleted GROUP BY tenant_id) d
+    WHERE c.tenant_id = d.tenant_id AND c.table_name = TG_TABLE_NAME;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER vendors_counted AFTER INSERT ON vendors REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION count_inserted();
+CREATE TRIGGER vendors_uncounted AFTER DELETE ON vendors REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION count_deleted();
+CREATE TRIGGER locations_counted AFTER INSERT ON locations REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION count_inserted();
+CREATE TRIGGER locations_uncounted AFTER DELETE ON locations REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION count_deleted();
+CREATE TRIGGER users_counted AFTER INSERT ON users REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION count_inserted();
+CREATE TRIGGER users_uncounted AFTER DELETE ON users REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION count_deleted();
 
 -- Client credentials. The secret is kept only as an HMAC under the server pepper.
 CREATE TABLE applications (
