@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { AppDeps } from './app.ts'
 import { bearerAuth } from './http/auth.ts'
+import { documentApiRoutes } from './http/openapi.ts'
 import { locationRoutes } from './locations/routes.ts'
 import { lookupRoutes } from './lookups.ts'
 import { applicationRoutes } from './oauth/applications.routes.ts'
@@ -11,6 +12,7 @@ import { vendorRoutes } from './vendors/routes.ts'
 export const apiRoutes =
   (deps: AppDeps): FastifyPluginAsync =>
   async (app) => {
+    documentApiRoutes(app)
     bearerAuth(app, deps)
     await app.register(vendorRoutes(deps.database))
     await app.register(locationRoutes(deps.database))

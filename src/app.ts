@@ -9,6 +9,7 @@ import type { Database } from './db/database.ts'
 import { healthRoutes } from './health/routes.ts'
 import type { Caller } from './http/auth.ts'
 import { methodNotAllowed } from './http/not-found.ts'
+import { registerOpenApi } from './http/openapi.ts'
 import { problemHandler } from './http/problem.ts'
 import { requestId } from './http/request-id.ts'
 import { checkResponses } from './http/response-check.ts'
@@ -66,6 +67,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     )
   })
 
+  await registerOpenApi(app)
   await app.register(healthRoutes(deps.database))
   await app.register(oauthRoutes(deps))
   await app.register(invitationRoutes(deps.database))

@@ -1,0 +1,57 @@
+/** The published contract: valid OpenAPI 3.1, complete, and the committed copy current. */
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import { after, before, test } from 'node:test'
+import SwaggerParser from '@apidevtools/swagger-parser'
+import { generateOpenApi, OPENAPI_PATH } from '../scripts/openapi.ts'
+import { testApp, type TestContext } from './helpers/app.ts'
+
+let ctx: TestContext
+before(async () => {
+  ctx = await testApp()
+})
+after(() => ctx.close())
+
+interface Operation {
+  parameters?: { name: string; in: string; required?: boolean }[]
+  security?: object[]
+  responses: Record<string, unknown>
+  summary?: string
+}
+
+test('GET /openapi.json is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
+  const response = await ctx.app.inject('/openapi.json')
+  assert.equal(response.statusCode, 200)
+  const document = response.json()
+  assert.equal(document.openapi, '3.1.0')
+  await SwaggerParser.validate(structuredClone(document))
+})
+
+test('every route is documented; every /api/ operation has security, X-Service-Client and problem responses', async () => {
+  const document = (await ctx.app.inject('/openapi.json')).json() as { paths: Record<string, Record<string, Operation>>; components: { securitySchemes: object } }
+  assert.ok('bearerAuth' in document.components.securitySchemes)
+  const routes = ctx.app.routeTable.filter((r) => !r.url.startsWith('/docs') && r.url !== '/openapi.json')
+  for (const route of routes) {
+    const path = route.url.replace(/:([A-Za-z_]+)/g, '{$1}')
+    for (const method of [...route.methods].filter((m) => m !== 'HEAD')) {
+      const operation = document.paths[path]?.[method.toLowerCase()]
+      assert.ok(operation, `${method} ${path} is in the document`)
+      assert.ok(operation.summary, `${method} ${path} has a summary`)
+      if (!path.startsWith('/api/')) continue
+      assert.ok(operation.security?.length, `${method} ${path} declares security`)
+      assert.ok(operation.parameters?.some((p) => p.in === 'header' && p.name === 'x-service-client' && p.required), `${method} ${path} documents X-Service-Client`)
+      for (const status of ['400', '401', '403', '404', '503']) assert.ok(operation.responses[status], `${method} ${path} documents ${status}`)
+    }
+  }
+})
+
+test('docs/openapi.json is current (run `npm run openapi` after changing a route)', async () => {
+  const committed = fs.readFileSync(OPENAPI_PATH, 'utf8')
+  assert.ok(committed === (await generateOpenApi()), 'docs/openapi.json is stale: run npm run openapi and commit it')
+})
+
+test('/docs serves the interactive documentation', async () => {
+  const response = await ctx.app.inject('/docs/')
+  assert.equal(response.statusCode, 200)
+  assert.match(String(response.headers['content-type']), /text\/html/)
+})
