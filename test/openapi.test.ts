@@ -28,7 +28,7 @@ test('GET /openapi.json is a valid OpenAPI 3.1 document (swagger-parser)', async
 })
 
 test('every route is documented; every /api/ operation has security, X-Service-Client and problem responses', async () => {
-  const document = (await ctx.app.inject('/openapi.json')).json() as { paths: Record<string, Record<string, Operation>>; components: { securitySchemes: object } }
+  const document = (await ctx.app.inject('/openapi.json')).json<{ paths: Record<string, Record<string, Operation>>; components: { securitySchemes: object } }>()
   assert.ok('bearerAuth' in document.components.securitySchemes)
   const routes = ctx.app.routeTable.filter((r) => !r.url.startsWith('/docs') && r.url !== '/openapi.json')
   for (const route of routes) {

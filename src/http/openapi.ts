@@ -76,7 +76,7 @@ export function documentApiRoutes(app: FastifyInstance): void {
     })
     const responses = (schema.response ??= {}) as Record<string, unknown>
     for (const [status, description] of Object.entries(API_ERRORS)) responses[status] ??= problem(description)
-    if (['PUT', 'PATCH', 'POST', 'DELETE'].some((m) => [route.method].flat().includes(m as never))) {
+    if ([route.method].flat().some((m) => ['PUT', 'PATCH', 'POST', 'DELETE'].includes(m))) {
       responses[409] ??= problem('Conflict with the current state (e.g. an Idempotency-Key request still running)')
       responses[412] ??= problem('If-Match does not match the current ETag')
       responses[422] ??= problem('Idempotency-Key reused with a different body')
