@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { AppDeps } from './app.ts'
 import { bearerAuth } from './http/auth.ts'
+import { idempotency } from './http/idempotency.ts'
 import { documentApiRoutes } from './http/openapi.ts'
 import { locationRoutes } from './locations/routes.ts'
 import { lookupRoutes } from './lookups.ts'
@@ -14,6 +15,7 @@ export const apiRoutes =
   async (app) => {
     documentApiRoutes(app)
     bearerAuth(app, deps)
+    idempotency(app, deps.database.db)
     await app.register(vendorRoutes(deps.database))
     await app.register(locationRoutes(deps.database))
     await app.register(lookupRoutes(deps.database))

@@ -284,6 +284,8 @@ export interface IdempotencyKeyTable {
   request_hash: string
   status: Generated<'running' | 'done'>
   response_status: number | null
+  response_type: string | null
+  response_headers: ColumnType<Record<string, string> | null, string | null, string | null>
   response_body: string | null
   created_at: Timestamp
   expires_at: Date

@@ -76,6 +76,12 @@ export function documentApiRoutes(app: FastifyInstance): void {
     })
     const responses = (schema.response ??= {}) as Record<string, unknown>
     for (const [status, description] of Object.entries(API_ERRORS)) responses[status] ??= problem(description)
+    if ([route.method].flat().includes('POST')) {
+      schema.headers = Type.Object({
+        ...(schema.headers as { properties: Record<string, TSchema> }).properties,
+        'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Retry-safe POST: the same key and body within 24 h replay the first response.' })),
+      })
+    }
     if ([route.method].flat().some((m) => ['PUT', 'PATCH', 'POST', 'DELETE'].includes(m))) {
       responses[409] ??= problem('Conflict with the current state (e.g. an Idempotency-Key request still running)')
       responses[412] ??= problem('If-Match does not match the current ETag')

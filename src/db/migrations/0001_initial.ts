@@ -375,6 +375,8 @@ CREATE TABLE idempotency_keys (
   request_hash    varchar(64) NOT NULL,
   status          varchar(10) NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'done')),
   response_status integer,
+  response_type   varchar(100),
+  response_headers jsonb,
   response_body   text,
   created_at      timestamptz NOT NULL DEFAULT now(),
   expires_at      timestamptz NOT NULL,
