@@ -8,6 +8,7 @@ import { openDatabase, type Database } from './db/database.ts'
 import { DataDirLockedError } from './db/data-dir.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { Problem } from './http/problem.ts'
+import { appendAudit, readAudit } from './audit/repository.ts'
 import { listOutbox } from './mail/outbox.repository.ts'
 import { serverKeys } from './keys.ts'
 import * as applications from './oauth/applications.service.ts'
@@ -27,12 +28,28 @@ Commands:
   clients rotate <client_id> [--json]
                                 Issue a new secret; the old one and its tokens stop working
   clients revoke <client_id>    Revoke an application; its tokens stop working
+  audit [--since <ISO date|30m|24h|7d>] [--domain <d>] [--json]
+                                Print the audit log of writes
   outbox [--all] [--json]       List queued e-mail (invitations); --all includes sent and failed
 
 Settings come from environment variables; see docs/configuration.md.
 With the embedded database (no DATABASE_URL), a command cannot run while the server holds DATA_DIR.`
 
 class UsageError extends Error {}
+
+/** The CLI's writes are audited too, with no user or application: the operator acted through the database. */
+const operatorAudit = (db: Database['db'], tenantId: number, action: string, clientId: string, changes: object) =>
+  appendAudit(db, [{ tenantId, actorUserId: null, applicationId: null, requestId: null, action, resourceType: 'application', resourceId: clientId, changes: { ...changes, via: 'cli' } }])
+
+/** `--since` takes an ISO date or time, or a span back from now: 30m, 24h, 7d. */
+function parseSince(text: string | undefined): Date | undefined {
+  if (text === undefined) return undefined
+  const span = /^(\d+)([mhd])$/.exec(text)
+  if (span) return new Date(Date.now() - Number(span[1]) * { m: 60_000, h: 3600_000, d: 86400_000 }[span[2] as 'm' | 'h' | 'd'])
+  const date = new Date(text)
+  if (Number.isNaN(date.getTime())) throw new UsageError(`--since takes an ISO date or 30m, 24h, 7d; not ${text}`)
+  return date
+}
 
 async function withDatabase<T>(config: Readonly<Config>, command: string, prepare: (db: Database) => Promise<void>, work: (db: Database) => Promise<T>): Promise<T> {
   const database = await openDatabase(config, { command, prepare })
@@ -59,6 +76,7 @@ async function clients(config: Readonly<Config>, args: string[]): Promise<void> 
         if (values.email === undefined) throw new UsageError('clients create needs --email <owner>')
         const owner = await applications.findOwner(db, values.email, values.domain)
         const app = await applications.createApplication(db, pepper, owner, values.description ?? '')
+        await operatorAudit(db, owner.tenantId, 'application.create', app.client_id, { owner: values.email, description: values.description ?? '' })
         print(
           { client_id: app.client_id, client_secret: app.client_secret },
           `Client ID: ${app.client_id}\nClient Secret: ${app.client_secret}\n(The secret is shown only this once.)`,
@@ -81,6 +99,7 @@ async function clients(config: Readonly<Config>, args: string[]): Promise<void> 
         if (clientId === undefined) throw new UsageError(`clients ${action} needs <client_id>`)
         const app = await db.selectFrom('applications').select('tenant_id').where('client_id', '=', clientId).executeTakeFirst()
         if (app === undefined) throw new Problem(404, 'Not Found', `No application ${clientId}.`)
+        await operatorAudit(db, app.tenant_id, `application.${action}`, clientId, {})
         if (action === 'revoke') {
           await applications.revoke(db, app.tenant_id, clientId)
           return print({ client_id: clientId, revoked: true }, `Revoked ${clientId}.`)
@@ -111,6 +130,17 @@ async function main(argv: string[]): Promise<void> {
       })
     case 'clients':
       return clients(config, rest)
+    case 'audit': {
+      const { values } = parseArgs({ args: rest, options: { since: { type: 'string' }, domain: { type: 'string' }, json: { type: 'boolean' } } })
+      const since = parseSince(values.since)
+      return withDatabase(config, 'audit', (db) => prepareDatabase(db, config), async ({ db }) => {
+        const rows = await readAudit(db, { since, domain: values.domain })
+        if (values.json) return console.log(JSON.stringify(rows))
+        for (const r of rows) {
+          console.log(`${r.created_at.toISOString()}  ${r.domain}  ${r.actor ?? 'operator'}${r.client_id ? ` via ${r.client_id}` : ''}  ${r.action} ${r.resource_type}/${r.resource_id}  ${JSON.stringify(r.changes)}`)
+        }
+      })
+    }
     case 'outbox': {
       const { values } = parseArgs({ args: rest, options: { all: { type: 'boolean' }, json: { type: 'boolean' } } })
       return withDatabase(config, 'outbox', (db) => prepareDatabase(db, config), async ({ db }) => {

@@ -90,6 +90,11 @@ describe('embedded database, as an operator runs it', { skip: engineUnderTest !=
     const rows = JSON.parse(listed.output.trim().split('\n').at(-1)!) as { client_id: string; revoked_at: string | null }[]
     assert.equal(rows.find((r) => r.client_id === id)?.revoked_at !== null, true)
     assert.doesNotMatch(listed.output, /client_secret|secret_hash/)
+    const audit = await runToEnd(['audit', '--since', '1h', '--json'], { DATA_DIR: dataDir })
+    assert.equal(audit.code, 0, audit.output)
+    const entries = JSON.parse(audit.output.trim().split('\n').at(-1)!) as { action: string; changes: { via?: string } }[]
+    assert.deepEqual(entries.map((e) => e.action), ['application.create', 'application.rotate', 'application.revoke'])
+    assert.ok(entries.every((e) => e.changes.via === 'cli'))
     assert.ok(!listed.output.includes(secret!) && !listed.output.includes(cliCreds.client_secret))
   })
 

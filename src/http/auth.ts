@@ -21,6 +21,8 @@ export interface Caller {
   applicationId: number
   clientId: string
   permissions: ReadonlySet<PermissionKey>
+  /** The request's id, recorded with every write it makes (audit log). */
+  requestId: string
 }
 
 declare module 'fastify' {
@@ -53,6 +55,7 @@ export function bearerAuth(app: FastifyInstance, deps: { config: Readonly<Config
       applicationId: claims.applicationId,
       clientId: claims.clientId,
       permissions: new Set(live.permissions),
+      requestId: request.id,
     }
   })
 }

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
+import { audit } from '../audit/service.ts'
 import { requireAny, type Caller } from '../http/auth.ts'
 import { listEnvelope, pageRequest } from '../http/list.ts'
 import { notFound, preconditionFailed, validationFailed, type FieldErrors } from '../http/problem.ts'
@@ -148,6 +149,7 @@ export async function createLocation(db: Kysely<DB>, caller: Caller, input: Loca
       ...r.alternates.map((a) => ({ kind: 'alternate' as const, values: a.values })),
     ])
     const view = (await loadView(tx, caller.tenantId, id))!
+    await audit(tx, caller, { action: 'location.create', resourceType: 'location', resourceId: id, changes: input })
     return { view, etag: etagOf(view) }
   })
 }
@@ -202,7 +204,15 @@ export async function replaceLocation(db: Kysely<DB>, caller: Caller, id: number
     const dropped = addresses.filter((a) => a.kind === 'alternate' && a.active && !kept.has(a.id)).map((a) => a.id)
     await repo.deactivateAddresses(tx, caller.tenantId, dropped)
     changed ||= created.length > 0 || dropped.length > 0 || Object.keys(locationChanges).length > 0
-    if (changed) await repo.updateLocation(tx, caller.tenantId, id, locationChanges)
+    if (changed) {
+      await repo.updateLocation(tx, caller.tenantId, id, locationChanges)
+      await audit(tx, caller, {
+        action: 'location.replace',
+        resourceType: 'location',
+        resourceId: id,
+        changes: { ...locationChanges, shipping_addresses: { created: created.length, deactivated: dropped, kept: [...kept] } },
+      })
+    }
     const view = (await loadView(tx, caller.tenantId, id))!
     return { view, etag: etagOf(view), changed }
   })

@@ -57,7 +57,7 @@ export const applicationRoutes =
       },
       async (request, reply) => {
         const { caller } = request
-        const created = await service.createApplication(db, keys.pepper, { tenantId: caller.tenantId, userId: caller.userId }, request.body.description ?? '')
+        const created = await service.createFor(db, keys.pepper, caller, request.body.description ?? '')
         return reply.code(201).header('cache-control', 'no-store').send({ metadata: {}, data: { client_id: created.client_id, client_secret: created.client_secret } })
       },
     )
@@ -66,7 +66,7 @@ export const applicationRoutes =
       '/v3/applications/:client_id/rotate/',
       { schema: { summary: 'Issue a new secret; the old secret and its tokens stop working', tags: ['applications'], params: ClientIdParams, response: { 200: ItemEnvelope(Credentials) } } },
       async (request, reply) => {
-        const creds = await service.rotateSecret(db, keys.pepper, request.caller.tenantId, request.params.client_id)
+        const creds = await service.rotateFor(db, keys.pepper, request.caller, request.params.client_id)
         return reply.header('cache-control', 'no-store').send({ metadata: {}, data: creds })
       },
     )
@@ -75,7 +75,7 @@ export const applicationRoutes =
       '/v3/applications/:client_id/',
       { schema: { summary: 'Revoke an application; its tokens stop working', tags: ['applications'], params: ClientIdParams, response: { 204: Type.Null() } } },
       async (request, reply) => {
-        await service.revoke(db, request.caller.tenantId, request.params.client_id)
+        await service.revokeFor(db, request.caller, request.params.client_id)
         return reply.code(204).send(null)
       },
     )

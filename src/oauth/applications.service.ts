@@ -4,6 +4,8 @@
  */
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
+import { audit } from '../audit/service.ts'
+import type { Caller } from '../http/auth.ts'
 import { badRequest, notFound } from '../http/problem.ts'
 import * as repo from './applications.repository.ts'
 import { hashSecret, newClientId, newClientSecret } from './secrets.ts'
@@ -61,3 +63,24 @@ export async function revoke(db: Kysely<DB>, tenantId: number, clientId: string)
 }
 
 export const list = repo.listApplications
+
+/** The API's operations: the same, in one transaction with their audit record. */
+export const createFor = (db: Kysely<DB>, pepper: Buffer, caller: Caller, description: string) =>
+  db.transaction().execute(async (tx) => {
+    const created = await createApplication(tx, pepper, { tenantId: caller.tenantId, userId: caller.userId }, description)
+    await audit(tx, caller, { action: 'application.create', resourceType: 'application', resourceId: created.client_id, changes: { description } })
+    return created
+  })
+
+export const rotateFor = (db: Kysely<DB>, pepper: Buffer, caller: Caller, clientId: string) =>
+  db.transaction().execute(async (tx) => {
+    const creds = await rotateSecret(tx, pepper, caller.tenantId, clientId)
+    await audit(tx, caller, { action: 'application.rotate', resourceType: 'application', resourceId: clientId })
+    return creds
+  })
+
+export const revokeFor = (db: Kysely<DB>, caller: Caller, clientId: string) =>
+  db.transaction().execute(async (tx) => {
+    await revoke(tx, caller.tenantId, clientId)
+    await audit(tx, caller, { action: 'application.revoke', resourceType: 'application', resourceId: clientId })
+  })

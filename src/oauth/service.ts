@@ -4,6 +4,7 @@
  * tell them apart by answer or by time.
  */
 import type { Kysely } from 'kysely'
+import { appendAudit } from '../audit/repository.ts'
 import type { Config } from '../config.ts'
 import type { DB } from '../db/schema.ts'
 import type { ServerKeys } from '../keys.ts'
@@ -78,4 +79,7 @@ export async function revokeToken(deps: OAuthDeps, auth: ClientAuth, token: stri
     .values({ jti: claims.jti, tenant_id: app.tenant_id, application_id: app.id, expires_at: claims.expiresAt })
     .onConflict((oc) => oc.column('jti').doNothing())
     .execute()
+  await appendAudit(deps.db, [
+    { tenantId: app.tenant_id, actorUserId: app.user_id, applicationId: app.id, requestId: null, action: 'token.revoke', resourceType: 'token', resourceId: claims.jti, changes: {} },
+  ])
 }

@@ -6,6 +6,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
+import { audit } from '../audit/service.ts'
 import { requireAny, type Caller } from '../http/auth.ts'
 import { listEnvelope, pageRequest } from '../http/list.ts'
 import { conflict, notFound, validationFailed, type FieldErrors } from '../http/problem.ts'
@@ -140,6 +141,7 @@ async function createUsers(db: Kysely<DB>, caller: Caller, items: ReturnType<typ
       if (errors.some((e) => Object.keys(e).length > 0)) throw fail(errors)
       const users = items.map((u) => ({ ...u, roleId: u.roleId ?? refs.defaultRole! }))
       const ids = await writes.insertUsers(tx, caller.tenantId, users, caller.userId)
+      await audit(tx, caller, ...users.map((u, i) => ({ action: 'user.create', resourceType: 'user', resourceId: ids[i]!, changes: u })))
       await queueInvitations(tx, caller.tenantId, users.flatMap((u, i) => (u.invite ? [{ userId: ids[i]!, email: u.email }] : [])), origin)
       const rows = await repo.profilesOfUsers(tx, caller.tenantId, ids)
       const byUser = new Map(rows.map((r) => [r.user_id, r]))
@@ -173,6 +175,7 @@ export async function updateUser(db: Kysely<DB>, caller: Caller, profileId: numb
     if (Object.keys(errors).length > 0) throw validationFailed(errors)
     await writes.updateUser(tx, caller.tenantId, owner.user_id, { ...u, location: u.homeLocation, department: u.homeDepartment }, caller.userId)
     await writes.replaceLegalEntities(tx, caller.tenantId, [owner.user_id], [u.legalEntities])
+    await audit(tx, caller, { action: 'user.replace', resourceType: 'user', resourceId: owner.user_id, changes: body })
     return toProfile((await repo.findProfile(tx, caller.tenantId, profileId))!)
   })
 }
@@ -185,5 +188,6 @@ export async function deactivateUser(db: Kysely<DB>, caller: Caller, profileId: 
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
     if (owner.user_id === caller.userId) throw conflict('You cannot deactivate yourself; ask another administrator.')
     await writes.deactivateUser(tx, caller.tenantId, owner.user_id, caller.userId)
+    await audit(tx, caller, { action: 'user.deactivate', resourceType: 'user', resourceId: owner.user_id, changes: { is_active: false } })
   })
 }

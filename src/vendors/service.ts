@@ -2,6 +2,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { DB, NewVendor, VendorUpdate } from '../db/schema.ts'
+import { audit } from '../audit/service.ts'
 import { requireAny, type Caller } from '../http/auth.ts'
 import { notFound, validationFailed } from '../http/problem.ts'
 import { listEnvelope, pageRequest } from '../http/list.ts'
@@ -122,6 +123,7 @@ export async function createVendor(db: Kysely<DB>, caller: Caller, input: Vendor
   return db.transaction().execute(async (tx) => {
     await checkReferences(tx, caller.tenantId, input)
     const id = await repo.insertVendor(tx, { ...(toColumns(input, true) as NewVendor), tenant_id: caller.tenantId })
+    await audit(tx, caller, { action: 'vendor.create', resourceType: 'vendor', resourceId: id, changes: input })
     return getVendor(tx, caller, id)
   })
 }
@@ -132,6 +134,7 @@ export async function updateVendor(db: Kysely<DB>, caller: Caller, id: number, i
   return db.transaction().execute(async (tx) => {
     await checkReferences(tx, caller.tenantId, input)
     if (!(await repo.updateVendor(tx, caller.tenantId, id, toColumns(input, complete)))) throw notFound(`No vendor ${id}.`)
+    await audit(tx, caller, { action: complete ? 'vendor.replace' : 'vendor.update', resourceType: 'vendor', resourceId: id, changes: input })
     return getVendor(tx, caller, id)
   })
 }
