@@ -10,6 +10,7 @@ import { healthRoutes } from './health/routes.ts'
 import type { Caller } from './http/auth.ts'
 import { methodNotAllowed } from './http/not-found.ts'
 import { registerOpenApi } from './http/openapi.ts'
+import { metrics } from './http/metrics.ts'
 import { problemHandler } from './http/problem.ts'
 import { requestId } from './http/request-id.ts'
 import { checkResponses } from './http/response-check.ts'
@@ -52,6 +53,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
   methodNotAllowed(app)
   if (deps.checkResponses === true) checkResponses(app)
+  metrics(app)
   // One line per request, after the response: who asked, what, how it went, how long it took.
   app.addHook('onResponse', async (request, reply) => {
     const caller = request.caller as Caller | null

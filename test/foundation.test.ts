@@ -53,6 +53,18 @@ describe('operations endpoints', () => {
     assert.ok(ctx.logs.some((line) => line.includes('"request_id":"abc-123"')))
   })
 
+  test('/metrics counts requests per route pattern with latency histograms', async () => {
+    await ctx.app.inject('/healthz')
+    await ctx.app.inject('/healthz')
+    const response = await ctx.app.inject('/metrics')
+    assert.equal(response.statusCode, 200)
+    assert.match(String(response.headers['content-type']), /^text\/plain/)
+    const count = /http_requests_total\{method="GET",route="\/healthz",status="200"\} (\d+)/.exec(response.body)
+    assert.ok(count && Number(count[1]) >= 2, 'healthz requests are counted')
+    assert.match(response.body, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/healthz"\}/)
+    assert.match(response.body, /process_cpu_seconds_total/)
+  })
+
   test('unknown path → 404 problem; wrong method → 405 with Allow', async () => {
     const missing = await ctx.app.inject('/nope')
     assert.equal(missing.statusCode, 404)
