@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { AppDeps } from './app.ts'
 import { bearerAuth } from './http/auth.ts'
 import { idempotency } from './http/idempotency.ts'
+import { rateLimit, RateLimiter } from './http/rate-limit.ts'
 import { documentApiRoutes } from './http/openapi.ts'
 import { locationRoutes } from './locations/routes.ts'
 import { lookupRoutes } from './lookups.ts'
@@ -15,6 +16,7 @@ export const apiRoutes =
   async (app) => {
     documentApiRoutes(app)
     bearerAuth(app, deps)
+    rateLimit(app, new RateLimiter(deps.config.RATE_LIMIT_PER_MINUTE, deps.database.engine === 'postgres' ? deps.database.db : undefined, deps.config.RATE_LIMIT_SYNC_MS))
     idempotency(app, deps.database.db)
     await app.register(vendorRoutes(deps.database))
     await app.register(locationRoutes(deps.database))

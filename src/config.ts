@@ -26,6 +26,8 @@ export const EnvSchema = Type.Object({
   TOKEN_FAILURES_PER_CLIENT: Type.Integer({ minimum: 1, default: 10 }),
   TOKEN_FAILURES_PER_ADDRESS: Type.Integer({ minimum: 1, default: 30 }),
   TOKEN_FAILURE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 300 }),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 6000 }),
+  RATE_LIMIT_SYNC_MS: Type.Integer({ minimum: 50, maximum: 60000, default: 1000 }),
   LOG_LEVEL: Type.Union([LogLevel], { default: 'info' }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576 }),
   TRUST_PROXY: Type.Boolean({ default: false }),

@@ -277,6 +277,13 @@ export interface TokenRevocationTable {
   revoked_at: Timestamp
 }
 
+export interface RateLimitWindowTable {
+  tenant_id: number
+  application_id: number
+  window_start: Date
+  n: ColumnType<string, number, number>
+}
+
 export interface IdempotencyKeyTable {
   tenant_id: number
   application_id: number
@@ -356,6 +363,7 @@ export interface DB {
   applications: ApplicationTable
   token_revocations: TokenRevocationTable
   idempotency_keys: IdempotencyKeyTable
+  rate_limit_windows: RateLimitWindowTable
   audit_log: AuditLogTable
   invitations: InvitationTable
   email_outbox: EmailOutboxTable

@@ -368,6 +368,16 @@ CREATE TABLE token_revocations (
 );
 CREATE INDEX token_revocations_expiry ON token_revocations (expires_at);
 
+-- Requests per application per minute, summed over every process (each adds its own count about once a second).
+CREATE TABLE rate_limit_windows (
+  tenant_id      integer NOT NULL REFERENCES tenants (id),
+  application_id integer NOT NULL,
+  window_start   timestamptz NOT NULL,
+  n              bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (application_id, window_start),
+  FOREIGN KEY (tenant_id, application_id) REFERENCES applications (tenant_id, id)
+);
+
 CREATE TABLE idempotency_keys (
   tenant_id       integer NOT NULL REFERENCES tenants (id),
   application_id  integer NOT NULL,
