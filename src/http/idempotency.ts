@@ -2,8 +2,8 @@
  * `Idempotency-Key` on POST under /api/: the first request with a key runs and its response is stored; the
  * same key with the same request within 24 h gets that response again (header `Idempotent-Replayed: true`)
  * and writes nothing; the same key with a different request is 422; while the first still runs, 409. Keys
- * are per application and live in the database, so every process sharing it agrees. A 5xx is not stored:
- * the client may retry with the same key.
+ * are per application and live in the database, so every process sharing it agrees. Only a success is
+ * stored: an error wrote nothing, so the key is released and a retry with it runs again.
  */
 import { createHash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
@@ -46,7 +46,7 @@ export function idempotency(app: FastifyInstance, db: Kysely<DB>): void {
     const key = request.idempotencyKey
     if (key === undefined) return payload
     const scope = { tenantId: request.caller.tenantId, applicationId: request.caller.applicationId, key }
-    if (reply.statusCode >= 500 || (payload !== null && payload !== undefined && typeof payload !== 'string')) {
+    if (reply.statusCode >= 400 || (payload !== null && payload !== undefined && typeof payload !== 'string')) {
       await repo.release(db, scope)
       return payload
     }
