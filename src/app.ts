@@ -53,7 +53,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
   methodNotAllowed(app)
   if (deps.checkResponses === true) checkResponses(app)
-  metrics(app)
   // One line per request, after the response: who asked, what, how it went, how long it took.
   app.addHook('onResponse', async (request, reply) => {
     const caller = request.caller as Caller | null
@@ -70,6 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
 
   await registerOpenApi(app)
+  metrics(app)
   await app.register(healthRoutes(deps.database))
   await app.register(oauthRoutes(deps))
   await app.register(invitationRoutes(deps.database))

@@ -50,8 +50,12 @@ export function openPostgres(options: PostgresOptions): Database {
         parsers[oid] ?? (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
     },
   })
-  // An idle connection that breaks must not take the process down; the next query reconnects.
-  pool.on('error', (error) => options.onError?.(error))
+  // A connection that breaks must not take the process down: the pool reports idle ones here, and a client
+  // that breaks while checked out emits 'error' on itself (with no listener that would be an uncaught
+  // exception). Its query fails (→ 503) and the pool drops it; the next query reconnects.
+  const report = (error: Error) => options.onError?.(error)
+  pool.on('error', report)
+  pool.on('connect', (client) => client.on('error', report))
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
   return { db, engine: 'postgres', close: () => db.destroy() }
 }

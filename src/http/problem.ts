@@ -58,7 +58,7 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
 }
 
 /** SQLSTATE classes that mean "the database cannot be reached or is going away", not "your input is wrong". */
-function isDatabaseUnavailable(error: unknown): boolean {
+export function isDatabaseUnavailable(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown }
   if (typeof e.code === 'string' && /^(08|57P0|53)/.test(e.code)) return true
   if (typeof e.code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH'].includes(e.code)) {

@@ -6,6 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { AppDeps } from '../app.ts'
+import { isDatabaseUnavailable } from '../http/problem.ts'
 import { tenantOfHost } from '../tenants/host.ts'
 import { AttemptCounter } from './attempts.ts'
 import { invalidClient, invalidRequest, OAuthError, unsupportedGrantType } from './errors.ts'
@@ -71,6 +72,9 @@ function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyReq
   else if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     const detail = error.statusCode === 415 ? 'Send application/json or application/x-www-form-urlencoded.' : error.message
     oauth = invalidRequest(detail)
+  } else if (isDatabaseUnavailable(error)) {
+    request.log.error({ err: { message: error.message } }, 'database unavailable')
+    oauth = new OAuthError('temporarily_unavailable', 'The service cannot reach its database; retry shortly.', 503, { 'retry-after': '1' })
   } else {
     request.log.error({ err: error }, 'token endpoint failed')
     oauth = new OAuthError('server_error', 'The server failed to handle the request.', 500)
