@@ -56,7 +56,14 @@ describe('embedded database, as an operator runs it', { skip: engineUnderTest !=
     const base = (await first.waitFor(LISTENING))[1]!
     const [, id, secret] = await first.waitFor(CREDENTIALS)
     assert.equal((await fetch(`${base}/readyz`)).status, 200)
-    assert.equal(await vendorCount(base, await token(base, id!, secret!)), 28)
+    const adminToken = await token(base, id!, secret!)
+    assert.equal(await vendorCount(base, adminToken), 28)
+    const invited = await fetch(`${base}/api/v3/users/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'x-service-client': 'api', 'content-type': 'application/json' },
+      body: JSON.stringify([{ email: 'invitee@example.org', send_invitation_email: true }]),
+    })
+    assert.equal(invited.status, 201)
 
     const second = await runToEnd(['serve'], { PORT: '0', DATA_DIR: dataDir })
     assert.notEqual(second.code, 0)
@@ -90,11 +97,16 @@ describe('embedded database, as an operator runs it', { skip: engineUnderTest !=
     const rows = JSON.parse(listed.output.trim().split('\n').at(-1)!) as { client_id: string; revoked_at: string | null }[]
     assert.equal(rows.find((r) => r.client_id === id)?.revoked_at !== null, true)
     assert.doesNotMatch(listed.output, /client_secret|secret_hash/)
+    const outbox = await runToEnd(['outbox', '--json'], { DATA_DIR: dataDir })
+    assert.equal(outbox.code, 0, outbox.output)
+    const queued = JSON.parse(outbox.output.trim().split('\n').at(-1)!) as { to_address: string; status: string; body_text: string }[]
+    assert.deepEqual(queued.map((m) => [m.to_address, m.status]), [['invitee@example.org', 'queued']], 'without SMTP_URL the invitation waits in the outbox')
+    assert.match(queued[0]!.body_text, /\/invitations\/[A-Za-z0-9_-]+\/accept/)
     const audit = await runToEnd(['audit', '--since', '1h', '--json'], { DATA_DIR: dataDir })
     assert.equal(audit.code, 0, audit.output)
     const entries = JSON.parse(audit.output.trim().split('\n').at(-1)!) as { action: string; changes: { via?: string } }[]
-    assert.deepEqual(entries.map((e) => e.action), ['application.create', 'application.rotate', 'application.revoke'])
-    assert.ok(entries.every((e) => e.changes.via === 'cli'))
+    assert.deepEqual(entries.map((e) => e.action), ['user.create', 'application.create', 'application.rotate', 'application.revoke'])
+    assert.ok(entries.slice(1).every((e) => e.changes.via === 'cli'))
     assert.ok(!listed.output.includes(secret!) && !listed.output.includes(cliCreds.client_secret))
   })
 
