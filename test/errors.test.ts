@@ -1,0 +1,39 @@
+/** The error contract outside /oauth/ (DECISIONS "Errors outside /oauth/"): one problem format for everything. */
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import { signedIn, testApp, type TestContext } from './helpers/app.ts'
+
+let ctx: TestContext
+before(async () => {
+  ctx = await testApp({ BODY_LIMIT_BYTES: '4096' })
+})
+after(() => ctx.close())
+
+function assertProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number) {
+  assert.equal(response.statusCode, status)
+  assert.match(String(response.headers['content-type']), /^application\/problem\+json/)
+  const body = response.json() as { status: number; title: string; detail: string; type: string }
+  assert.equal(body.status, status)
+  assert.ok(body.title && body.type)
+  assert.ok(body.detail.length > 0)
+}
+
+test('415 for a non-JSON body, 413 over the body limit, 400 for malformed JSON, 405 with Allow', async () => {
+  const { api } = await signedIn(ctx)
+  assertProblem(await api({ method: 'POST', url: '/api/v3/vendors/', payload: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415)
+  assertProblem(await api({ method: 'POST', url: '/api/v3/vendors/', payload: 'name', headers: { 'content-type': 'text/plain' } }), 415)
+  assertProblem(await api({ method: 'POST', url: '/api/v3/vendors/', payload: JSON.stringify({ name: 'x'.repeat(5000) }), headers: { 'content-type': 'application/json' } }), 413)
+  assertProblem(await api({ method: 'POST', url: '/api/v3/vendors/', payload: '{"name": ', headers: { 'content-type': 'application/json' } }), 400)
+  const wrong = await api({ method: 'DELETE', url: '/api/v3/vendors/' })
+  assertProblem(wrong, 405)
+  assert.equal(wrong.headers.allow, 'GET, HEAD, POST')
+  assertProblem(await api({ method: 'GET', url: '/api/v3/nothing-here/' }), 404)
+})
+
+test('validation errors name every bad field, with nested paths', async () => {
+  const { api } = await signedIn(ctx)
+  const response = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 7, email: ['ok@example.com', 'nope'], extra: 1 } })
+  assertProblem(response, 400)
+  const errors = (response.json() as { errors: Record<string, string[]> }).errors
+  assert.deepEqual(Object.keys(errors).sort(), ['email.1', 'extra', 'name'])
+})
