@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { ConfigError, loadConfig } from '../src/config.ts'
+import fs from 'node:fs'
+import { ConfigError, EnvSchema, loadConfig } from '../src/config.ts'
 import { vacuumAnalyze } from '../src/db/maintenance.ts'
 import { seedDemo } from '../src/seed/demo.ts'
 import { sampleTenant, testApp, type TestContext } from './helpers/app.ts'
@@ -25,6 +26,11 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ PORT: 'eighty' }), (e: unknown) => e instanceof ConfigError && /PORT/.test(e.message))
     assert.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), (e: unknown) => e instanceof ConfigError && /LOG_LEVEL/.test(e.message))
     assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://x' }), (e: unknown) => e instanceof ConfigError && /DATABASE_URL/.test(e.message))
+  })
+
+  test('docs/configuration.md documents every setting', () => {
+    const docs = fs.readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8')
+    for (const name of Object.keys(EnvSchema.properties)) assert.ok(docs.includes(`| \`${name}\` |`), `${name} is documented`)
   })
 
   test('PostgreSQL mode insists on shared signing key and pepper', () => {

@@ -1,6 +1,7 @@
 /** SQL for currencies. Every query is scoped to one tenant. */
 import type { Kysely, SelectQueryBuilder } from 'kysely'
 import type { DB } from '../db/schema.ts'
+import { pageWithTotal, windowTotal } from '../db/paging.ts'
 import { likePattern, type PageRequest } from '../http/list.ts'
 
 export interface CurrencyFilters {
@@ -24,7 +25,7 @@ function filtered<O>(query: SelectQueryBuilder<DB & { c: DB['currencies'] }, 'c'
   return q
 }
 
-/** A handful of rows per tenant: counting the matches directly is cheap, no kept row count needed. */
+/** Counts the matches (small tables: no kept row count needed); used only for a page past the end. */
 export async function countCurrencies(db: Kysely<DB>, tenantId: number, f: CurrencyFilters): Promise<number> {
   const row = await filtered(db.selectFrom('currencies as c'), tenantId, f)
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -36,10 +37,11 @@ const selectCurrencies = (db: Kysely<DB>) => db.selectFrom('currencies as c').se
 
 export type CurrencyRow = Awaited<ReturnType<ReturnType<typeof selectCurrencies>['executeTakeFirstOrThrow']>>
 
-export function listCurrencies(db: Kysely<DB>, tenantId: number, f: CurrencyFilters, page: PageRequest): Promise<CurrencyRow[]> {
+/** One page and the exact total in one round trip (db/paging.ts). */
+export async function pageOfCurrencies(db: Kysely<DB>, tenantId: number, f: CurrencyFilters, page: PageRequest) {
   const column = ORDER_COLUMNS[page.orderBy.field as keyof typeof ORDER_COLUMNS] ?? 'c.id'
-  let query = filtered(selectCurrencies(db), tenantId, f).orderBy(column, page.orderBy.direction)
+  let query = filtered(selectCurrencies(db).select(windowTotal.as('total_count')), tenantId, f).orderBy(column, page.orderBy.direction)
   // Names are unique per tenant today, but the id tie-breaker keeps pages stable whatever the data.
   if (column !== 'c.id') query = query.orderBy('c.id', page.orderBy.direction)
-  return query.limit(page.pageSize).offset(page.offset).execute()
+  return pageWithTotal(await query.limit(page.pageSize).offset(page.offset).execute(), page, () => countCurrencies(db, tenantId, f))
 }

@@ -14,7 +14,6 @@ export function toCurrency(row: repo.CurrencyRow): Currency {
 export async function listCurrencies(db: Kysely<DB>, caller: Caller, query: CurrencyListQuery, request: FastifyRequest) {
   const page = pageRequest(query)
   const filters = { active: query.active, base: query.base, name: query.name, search: page.search }
-  const count = await repo.countCurrencies(db, caller.tenantId, filters)
-  const rows = count > page.offset ? await repo.listCurrencies(db, caller.tenantId, filters, page) : []
+  const { rows, count } = await repo.pageOfCurrencies(db, caller.tenantId, filters, page)
   return listEnvelope(request, page, count, rows.map(toCurrency))
 }

@@ -1,6 +1,7 @@
 /** SQL for departments. Every query is scoped to one tenant. */
 import type { Kysely, SelectQueryBuilder } from 'kysely'
 import type { DB } from '../db/schema.ts'
+import { pageWithTotal, windowTotal } from '../db/paging.ts'
 import { likePattern, type PageRequest } from '../http/list.ts'
 
 export interface DepartmentFilters {
@@ -27,12 +28,14 @@ export async function countDepartments(db: Kysely<DB>, tenantId: number, f: Depa
   return Number(row.n)
 }
 
-export function listDepartments(db: Kysely<DB>, tenantId: number, f: DepartmentFilters, page: PageRequest) {
+/** One page and the exact total in one round trip (db/paging.ts). */
+export async function pageOfDepartments(db: Kysely<DB>, tenantId: number, f: DepartmentFilters, page: PageRequest) {
   const column = ORDER_COLUMNS[page.orderBy.field as keyof typeof ORDER_COLUMNS] ?? 'd.id'
   let query = filtered(db.selectFrom('departments as d'), tenantId, f)
     // The composite key keeps the join inside the tenant even if a row ever pointed elsewhere.
     .innerJoin('locations as l', (join) => join.onRef('l.id', '=', 'd.location_id').onRef('l.tenant_id', '=', 'd.tenant_id'))
     .select(['d.id', 'd.name', 'd.external_id', 'd.active', 'd.punchout_email', 'l.id as branch_id', 'l.name as branch_name'])
+    .select(windowTotal.as('total_count'))
     .select((eb) =>
       // The headquarter is the tenant's first location; the subquery is uncorrelated, so it runs once.
       eb('l.id', '=', eb.selectFrom('locations').select((s) => s.fn.min('id').as('id')).where('tenant_id', '=', tenantId))
@@ -42,7 +45,7 @@ export function listDepartments(db: Kysely<DB>, tenantId: number, f: DepartmentF
     .orderBy(column, page.orderBy.direction)
   // Names repeat across locations (every location has a Finance): the id tie-breaker keeps pages stable.
   if (column !== 'd.id') query = query.orderBy('d.id', page.orderBy.direction)
-  return query.limit(page.pageSize).offset(page.offset).execute()
+  return pageWithTotal(await query.limit(page.pageSize).offset(page.offset).execute(), page, () => countDepartments(db, tenantId, f))
 }
 
-export type DepartmentRow = Awaited<ReturnType<typeof listDepartments>>[number]
+export type DepartmentRow = Awaited<ReturnType<typeof pageOfDepartments>>['rows'][number]

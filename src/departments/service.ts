@@ -21,7 +21,6 @@ export function toDepartment(row: repo.DepartmentRow): Department {
 export async function listDepartments(db: Kysely<DB>, caller: Caller, query: DepartmentListQuery, request: FastifyRequest) {
   const page = pageRequest(query)
   const filters = { location: query.location, active: query.active, search: page.search }
-  const count = await repo.countDepartments(db, caller.tenantId, filters)
-  const rows = count > page.offset ? await repo.listDepartments(db, caller.tenantId, filters, page) : []
+  const { rows, count } = await repo.pageOfDepartments(db, caller.tenantId, filters, page)
   return listEnvelope(request, page, count, rows.map(toDepartment))
 }

@@ -1,6 +1,7 @@
 /** SQL for legal entities. Every query is scoped to one tenant. */
 import type { Kysely, SelectQueryBuilder } from 'kysely'
 import type { DB } from '../db/schema.ts'
+import { pageWithTotal, windowTotal } from '../db/paging.ts'
 import { likePattern, type PageRequest } from '../http/list.ts'
 
 export interface LegalEntityFilters {
@@ -17,7 +18,7 @@ function filtered<O>(query: SelectQueryBuilder<DB & { e: DB['legal_entities'] },
   return q
 }
 
-/** A handful of rows per tenant: counting the matches directly is cheap, no kept row count needed. */
+/** Counts the matches (small tables: no kept row count needed); used only for a page past the end. */
 export async function countLegalEntities(db: Kysely<DB>, tenantId: number, f: LegalEntityFilters): Promise<number> {
   const row = await filtered(db.selectFrom('legal_entities as e'), tenantId, f)
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -29,10 +30,11 @@ const selectLegalEntities = (db: Kysely<DB>) => db.selectFrom('legal_entities as
 
 export type LegalEntityRow = Awaited<ReturnType<ReturnType<typeof selectLegalEntities>['executeTakeFirstOrThrow']>>
 
-export function listLegalEntities(db: Kysely<DB>, tenantId: number, f: LegalEntityFilters, page: PageRequest): Promise<LegalEntityRow[]> {
+/** One page and the exact total in one round trip (db/paging.ts). */
+export async function pageOfLegalEntities(db: Kysely<DB>, tenantId: number, f: LegalEntityFilters, page: PageRequest) {
   const column = ORDER_COLUMNS[page.orderBy.field as keyof typeof ORDER_COLUMNS] ?? 'e.id'
-  let query = filtered(selectLegalEntities(db), tenantId, f).orderBy(column, page.orderBy.direction)
+  let query = filtered(selectLegalEntities(db).select(windowTotal.as('total_count')), tenantId, f).orderBy(column, page.orderBy.direction)
   // Names are not unique: the id tie-breaker keeps rows from moving between pages.
   if (column !== 'e.id') query = query.orderBy('e.id', page.orderBy.direction)
-  return query.limit(page.pageSize).offset(page.offset).execute()
+  return pageWithTotal(await query.limit(page.pageSize).offset(page.offset).execute(), page, () => countLegalEntities(db, tenantId, f))
 }

@@ -14,7 +14,6 @@ export function toLegalEntity(row: repo.LegalEntityRow): LegalEntity {
 export async function listLegalEntities(db: Kysely<DB>, caller: Caller, query: LegalEntityListQuery, request: FastifyRequest) {
   const page = pageRequest(query)
   const filters = { active: query.active, search: page.search }
-  const count = await repo.countLegalEntities(db, caller.tenantId, filters)
-  const rows = count > page.offset ? await repo.listLegalEntities(db, caller.tenantId, filters, page) : []
+  const { rows, count } = await repo.pageOfLegalEntities(db, caller.tenantId, filters, page)
   return listEnvelope(request, page, count, rows.map(toLegalEntity))
 }

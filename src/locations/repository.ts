@@ -1,6 +1,7 @@
 /** SQL for locations and their addresses. Every query is scoped to one tenant; the caller owns transactions. */
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { AddressKind, AddressTable, DB } from '../db/schema.ts'
+import { keptTotal, pageWithTotal, windowTotal } from '../db/paging.ts'
 import { likePattern, type PageRequest } from '../http/list.ts'
 
 export type AddressRow = Selectable<AddressTable>
@@ -52,17 +53,14 @@ export async function countLocations(db: Kysely<DB>, tenantId: number, f: Locati
   return Number(row.n)
 }
 
-/** One page, its addresses and the exact total in one round trip (see vendors/repository.ts pageOfVendors). */
+/** One page, its addresses and the exact total in one round trip (db/paging.ts). */
 export async function pageOfLocations(db: Kysely<DB>, tenantId: number, f: LocationFilters, page: PageRequest): Promise<{ rows: LocationRow[]; count: number }> {
   const unfiltered = Object.values(f).every((v) => v === undefined)
-  const total = unfiltered
-    ? sql<string>`(select n from row_counts where tenant_id = ${tenantId} and table_name = 'locations')`
-    : sql<string>`count(*) over ()`
+  const total = unfiltered ? keptTotal(tenantId, 'locations') : windowTotal
   let q = selectViews(db, tenantId, f).select(total.as('total_count'))
   if (page.orderBy.field === 'name') q = q.orderBy('l.name', page.orderBy.direction)
   const rows = await q.orderBy('l.id', page.orderBy.direction).limit(page.pageSize).offset(page.offset).execute()
-  if (rows[0] !== undefined) return { rows, count: Number(rows[0].total_count) }
-  return { rows, count: page.page === 1 ? 0 : await countLocations(db, tenantId, f) }
+  return pageWithTotal(rows, page, () => countLocations(db, tenantId, f))
 }
 
 export function findLocation(db: Kysely<DB>, tenantId: number, id: number): Promise<LocationRow | undefined> {

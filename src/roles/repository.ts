@@ -1,6 +1,7 @@
 /** SQL for roles. Every query is scoped to one tenant. */
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { DB, PermissionKey } from '../db/schema.ts'
+import { pageWithTotal, windowTotal } from '../db/paging.ts'
 import { likePattern, type PageRequest } from '../http/list.ts'
 
 export interface RoleFilters {
@@ -15,7 +16,7 @@ function filtered<O>(query: SelectQueryBuilder<DB & { r: DB['roles'] }, 'r', O>,
   return q
 }
 
-/** A handful of rows per tenant: counting the matches directly is cheap, no kept row count needed. */
+/** Counts the matches (small tables: no kept row count needed); used only for a page past the end. */
 export async function countRoles(db: Kysely<DB>, tenantId: number, f: RoleFilters): Promise<number> {
   const row = await filtered(db.selectFrom('roles as r'), tenantId, f)
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -41,10 +42,11 @@ const selectRoles = (db: Kysely<DB>) =>
 
 export type RoleRow = Awaited<ReturnType<ReturnType<typeof selectRoles>['executeTakeFirstOrThrow']>>
 
-export function listRoles(db: Kysely<DB>, tenantId: number, f: RoleFilters, page: PageRequest): Promise<RoleRow[]> {
+/** One page and the exact total in one round trip (db/paging.ts). */
+export async function pageOfRoles(db: Kysely<DB>, tenantId: number, f: RoleFilters, page: PageRequest) {
   const column = ORDER_COLUMNS[page.orderBy.field as keyof typeof ORDER_COLUMNS] ?? 'r.id'
-  let query = filtered(selectRoles(db), tenantId, f).orderBy(column, page.orderBy.direction)
+  let query = filtered(selectRoles(db).select(windowTotal.as('total_count')), tenantId, f).orderBy(column, page.orderBy.direction)
   // Names are unique per tenant (case-insensitively), but the id tie-breaker keeps pages stable regardless.
   if (column !== 'r.id') query = query.orderBy('r.id', page.orderBy.direction)
-  return query.limit(page.pageSize).offset(page.offset).execute()
+  return pageWithTotal(await query.limit(page.pageSize).offset(page.offset).execute(), page, () => countRoles(db, tenantId, f))
 }

@@ -14,7 +14,6 @@ export function toRole(row: repo.RoleRow): Role {
 export async function listRoles(db: Kysely<DB>, caller: Caller, query: RoleListQuery, request: FastifyRequest) {
   const page = pageRequest(query)
   const filters = { search: page.search }
-  const count = await repo.countRoles(db, caller.tenantId, filters)
-  const rows = count > page.offset ? await repo.listRoles(db, caller.tenantId, filters, page) : []
+  const { rows, count } = await repo.pageOfRoles(db, caller.tenantId, filters, page)
   return listEnvelope(request, page, count, rows.map(toRole))
 }

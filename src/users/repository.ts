@@ -1,6 +1,7 @@
 /** SQL for users and their profiles. Every query is scoped to one tenant; the caller owns transactions. */
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { DB } from '../db/schema.ts'
+import { keptTotal, pageWithTotal, windowTotal } from '../db/paging.ts'
 import { likePattern, type PageRequest } from '../http/list.ts'
 
 export interface UserFilters {
@@ -81,20 +82,19 @@ function filtered<O>(q: SelectQueryBuilder<DB & { p: DB['user_profiles']; u: DB[
 
 const ORDER = { id: 'p.id', email: 'u.email', firstName: 'p.first_name', lastName: 'p.last_name' } as const
 
-/** One page and the exact total in one round trip (see vendors/repository.ts pageOfVendors). */
+/** One page and the exact total in one round trip (db/paging.ts). */
 export async function pageOfProfiles(db: Kysely<DB>, tenantId: number, f: UserFilters, page: PageRequest): Promise<{ rows: ProfileRow[]; count: number }> {
   const unfiltered = Object.values(f).every((v) => v === undefined)
-  const total = unfiltered ? sql<string>`(select n from row_counts where tenant_id = ${tenantId} and table_name = 'users')` : sql<string>`count(*) over ()`
+  const total = unfiltered ? keptTotal(tenantId, 'users') : windowTotal
   const column = ORDER[page.orderBy.field as keyof typeof ORDER] ?? 'p.id'
   let q = filtered(selectProfiles(db, tenantId).select(total.as('total_count')), f).orderBy(column, page.orderBy.direction)
   if (column !== 'p.id') q = q.orderBy('p.id', page.orderBy.direction)
-  const rows = await q.limit(page.pageSize).offset(page.offset).execute()
-  if (rows[0] !== undefined) return { rows, count: Number(rows[0].total_count) }
-  if (page.page === 1) return { rows, count: 0 }
-  const counted = await filtered(db.selectFrom('user_profiles as p').innerJoin('users as u', 'u.id', 'p.user_id').where('p.tenant_id', '=', tenantId), f)
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow()
-  return { rows, count: Number(counted.n) }
+  return pageWithTotal(await q.limit(page.pageSize).offset(page.offset).execute(), page, async () => {
+    const counted = await filtered(db.selectFrom('user_profiles as p').innerJoin('users as u', 'u.id', 'p.user_id').where('p.tenant_id', '=', tenantId), f)
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow()
+    return Number(counted.n)
+  })
 }
 
 export const findProfile = (db: Kysely<DB>, tenantId: number, profileId: number) =>

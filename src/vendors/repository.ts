@@ -1,6 +1,7 @@
 /** SQL for vendors. Every query is scoped to one tenant. */
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { DB, NewVendor, VendorUpdate } from '../db/schema.ts'
+import { keptTotal, pageWithTotal, windowTotal } from '../db/paging.ts'
 import { likePattern, type PageRequest } from '../http/list.ts'
 
 export interface VendorRef {
@@ -72,21 +73,13 @@ export function selectVendors(db: Kysely<DB>) {
 
 export type VendorRow = Awaited<ReturnType<ReturnType<typeof selectVendors>['executeTakeFirstOrThrow']>>
 
-/**
- * One page and the exact total in one round trip: the total rides on every row, from the trigger-kept count
- * when unfiltered, else as a window count over the matches (computed before LIMIT). Only a page past the
- * end, which has no rows to carry it, costs a second query.
- */
+/** One page and the exact total in one round trip (db/paging.ts): unfiltered, from the kept row count. */
 export async function pageOfVendors(db: Kysely<DB>, tenantId: number, f: VendorFilters, page: PageRequest): Promise<{ rows: VendorRow[]; count: number }> {
   const column = ORDER_COLUMNS[page.orderBy.field as keyof typeof ORDER_COLUMNS] ?? 'v.id'
-  const total = hasFilters(f)
-    ? sql<string>`count(*) over ()`
-    : sql<string>`(select n from row_counts where tenant_id = ${tenantId} and table_name = 'vendors')`
+  const total = hasFilters(f) ? windowTotal : keptTotal(tenantId, 'vendors')
   let query = filtered(selectVendors(db).select(total.as('total_count')), tenantId, f).orderBy(column, page.orderBy.direction)
   if (column !== 'v.id') query = query.orderBy('v.id', page.orderBy.direction)
-  const rows = await query.limit(page.pageSize).offset(page.offset).execute()
-  if (rows[0] !== undefined) return { rows, count: Number(rows[0].total_count) }
-  return { rows, count: page.page === 1 ? 0 : await countVendors(db, tenantId, f) }
+  return pageWithTotal(await query.limit(page.pageSize).offset(page.offset).execute(), page, () => countVendors(db, tenantId, f))
 }
 
 export function findVendor(db: Kysely<DB>, tenantId: number, id: number): Promise<VendorRow | undefined> {
