@@ -1,6 +1,7 @@
 /** User shapes: the profile (spec 2.6), the two create forms (2.7 batch, 2.8 single) and the current user (2.9). */
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
+import { Address } from '../locations/schema.ts'
 
 const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 })
 const Id = Type.Integer({ minimum: 1, maximum: 2147483647 })
@@ -113,14 +114,8 @@ const AccessEntry = Type.Object({
   flattened: Type.Array(Type.String()),
   roles: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), permissions: Type.Array(Permission) })),
 })
-export const AddressNoId = Type.Object({
-  name: Type.String(),
-  addressLineOne: Type.String(),
-  city: Type.String(),
-  postalCode: Type.String(),
-  state_province: Type.String(),
-  country: Type.String(),
-})
+/** A location address as `me` shows its department's branch: without `id` (spec 2.9). */
+export const AddressNoId = Type.Omit(Address, ['id'])
 
 export type AddressNoId = Static<typeof AddressNoId>
 
