@@ -34,6 +34,6 @@ test('validation errors name every bad field, with nested paths', async () => {
   const { api } = await signedIn(ctx)
   const response = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 7, email: ['ok@example.com', 'nope'], extra: 1 } })
   assertProblem(response, 400)
-  const errors = (response.json() as { errors: Record<string, string[]> }).errors
+  const errors = response.json<{ errors: Record<string, string[]> }>().errors
   assert.deepEqual(Object.keys(errors).sort(), ['email.1', 'extra', 'name'])
 })
