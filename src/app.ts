@@ -11,6 +11,7 @@ import type { Caller } from './http/auth.ts'
 import { methodNotAllowed } from './http/not-found.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { metrics } from './http/metrics.ts'
+import { nulGuard } from './http/nul-guard.ts'
 import { problemHandler } from './http/problem.ts'
 import { requestId } from './http/request-id.ts'
 import { checkResponses } from './http/response-check.ts'
@@ -52,6 +53,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id)
   })
   methodNotAllowed(app)
+  nulGuard(app)
   if (deps.checkResponses === true) checkResponses(app)
   // One line per request, after the response: who asked, what, how it went, how long it took.
   app.addHook('onResponse', async (request, reply) => {

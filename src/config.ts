@@ -57,10 +57,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const converted = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw))
   const errors = Value.Errors(EnvSchema, converted)
   if (errors.length > 0) {
-    const lines = errors.map((e) => {
-      const name = e.instancePath.replace(/^\//, '') || 'environment'
-      return `  ${name}=${JSON.stringify(env[name] ?? '')}: ${e.message}`
-    })
+    // Names and rules only, never values: a bad value may well be a secret or a URL with a password.
+    const lines = errors.map((e) => `  ${e.instancePath.replace(/^\//, '') || 'environment'}: ${e.message}`)
     throw new ConfigError(`Invalid configuration:\n${[...new Set(lines)].join('\n')}`)
   }
   const parsed = converted as Env

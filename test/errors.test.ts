@@ -30,6 +30,15 @@ test('415 for a non-JSON body, 413 over the body limit, 400 for malformed JSON, 
   assertProblem(await api({ method: 'GET', url: '/api/v3/nothing-here/' }), 404)
 })
 
+test('a NUL character anywhere is a 400, also at the token endpoint', async () => {
+  const { api } = await signedIn(ctx)
+  assertProblem(await api({ method: 'GET', url: '/api/v3/vendors/?search=a%00b' }), 400)
+  assertProblem(await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'a\u0000b' } }), 400)
+  const token = await ctx.app.inject({ method: 'POST', url: '/oauth/token', payload: { client_id: '\u0000', client_secret: 'x', audience: 'a', grant_type: 'client_credentials' } })
+  assert.equal(token.statusCode, 400)
+  assert.equal(token.json().error, 'invalid_request')
+})
+
 test('validation errors name every bad field, with nested paths', async () => {
   const { api } = await signedIn(ctx)
   const response = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 7, email: ['ok@example.com', 'nope'], extra: 1 } })

@@ -3,9 +3,9 @@ import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import fs from 'node:fs'
 import { ConfigError, EnvSchema, loadConfig } from '../src/config.ts'
-import { vacuumAnalyze } from '../src/db/maintenance.ts'
+import { purgeExpired, vacuumAnalyze } from '../src/db/maintenance.ts'
 import { seedDemo } from '../src/seed/demo.ts'
-import { sampleTenant, testApp, type TestContext } from './helpers/app.ts'
+import { sampleTenant, signedIn, testApp, type TestContext } from './helpers/app.ts'
 import { engineUnderTest } from './helpers/db.ts'
 
 let ctx: TestContext
@@ -26,6 +26,11 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ PORT: 'eighty' }), (e: unknown) => e instanceof ConfigError && /PORT/.test(e.message))
     assert.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), (e: unknown) => e instanceof ConfigError && /LOG_LEVEL/.test(e.message))
     assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://x' }), (e: unknown) => e instanceof ConfigError && /DATABASE_URL/.test(e.message))
+    assert.throws(
+      () => loadConfig({ SECRET_PEPPER: 'too-short-but-secret' }),
+      (e: unknown) => e instanceof ConfigError && /SECRET_PEPPER/.test(e.message) && !e.message.includes('too-short-but-secret'),
+      'the message names the variable, never its value',
+    )
   })
 
   test('docs/configuration.md documents every setting', () => {
@@ -71,6 +76,12 @@ describe('operations endpoints', () => {
     assert.match(response.body, /process_cpu_seconds_total/)
   })
 
+  test('a malformed Host header on a paged list is a 400, not a crash', async () => {
+    const { api } = await signedIn(ctx)
+    const response = await api({ method: 'GET', url: '/api/v3/vendors/?page_size=1', headers: { host: 'bad host' } })
+    assert.equal(response.statusCode, 400)
+  })
+
   test('unknown path → 404 problem; wrong method → 405 with Allow', async () => {
     const missing = await ctx.app.inject('/nope')
     assert.equal(missing.statusCode, 404)
@@ -112,6 +123,25 @@ describe('data model constraints', () => {
       sql`insert into approvals (tenant_id, approver_id, kind) values (${t.tenantId}, ${t.users.admin}, 'lunch')`.execute(db),
       (e: { code?: string }) => e.code === '23514',
     )
+  })
+
+  test('housekeeping deletes expired idempotency keys and token revocations, and nothing live', async () => {
+    const t = await signedIn(ctx)
+    const app = await ctx.database.db.selectFrom('applications').select('id').where('client_id', '=', t.creds.client_id).executeTakeFirstOrThrow()
+    const base = { tenant_id: t.tenant.tenantId, application_id: app.id }
+    await ctx.database.db.insertInto('idempotency_keys').values([
+      { ...base, key: 'old', request_hash: 'x', expires_at: new Date(Date.now() - 1000) },
+      { ...base, key: 'live', request_hash: 'x', expires_at: new Date(Date.now() + 60_000) },
+    ]).execute()
+    await ctx.database.db.insertInto('token_revocations').values([
+      { ...base, jti: '00000000-0000-4000-8000-000000000001', expires_at: new Date(Date.now() - 1000) },
+      { ...base, jti: '00000000-0000-4000-8000-000000000002', expires_at: new Date(Date.now() + 60_000) },
+    ]).execute()
+    await purgeExpired(ctx.database)
+    const keys = await ctx.database.db.selectFrom('idempotency_keys').select('key').where('application_id', '=', app.id).execute()
+    assert.deepEqual(keys.map((k) => k.key), ['live'])
+    const revoked = await ctx.database.db.selectFrom('token_revocations').select('jti').where('application_id', '=', app.id).execute()
+    assert.deepEqual(revoked.map((r) => r.jti), ['00000000-0000-4000-8000-000000000002'])
   })
 
   test('embedded maintenance gives the planner real statistics', async () => {

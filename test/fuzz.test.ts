@@ -35,6 +35,8 @@ const QUERY_KEYS = ['page', 'page_size', 'order_by', 'search', 'format', 'active
 
 const junk = fc.oneof(
   fc.string({ maxLength: 40 }),
+  fc.string({ maxLength: 10, unit: 'binary' }),
+  fc.constant('a\u0000b'),
   fc.integer(),
   fc.double(),
   fc.boolean(),
@@ -52,13 +54,13 @@ const body = fc.oneof(
   fc.constant('x'.repeat(2_000_000)),
 )
 const badId = fc.oneof(
-  fc.constantFrom('0', '-1', '99999999999999999999', 'abc', '1.5', '%00', '%2F..%2F', 'me', 'null', '1e3'),
+  fc.constantFrom('0', '-1', '99999999999999999999', '2147483648', 'abc', '1.5', '%00', '%2F..%2F', 'me', 'null', '1e3'),
   fc.integer({ min: 10_000_000, max: 2_000_000_000 }).map(String),
   fc.string({ minLength: 1, maxLength: 30 }).map(encodeURIComponent),
 )
 const query = fc.dictionary(
   fc.constantFrom(...QUERY_KEYS),
-  fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('-1', '0', '1e309', 'true', 'csv', '-name', 'NaN', ''), fc.constant('x'.repeat(5000))),
+  fc.oneof(fc.string({ maxLength: 20 }), fc.string({ maxLength: 6, unit: 'binary' }), fc.constantFrom('-1', '0', '1e309', 'true', 'csv', '-name', 'NaN', '', 'a\u0000'), fc.constant('x'.repeat(5000))),
   { maxKeys: 4 },
 )
 

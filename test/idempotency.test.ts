@@ -64,3 +64,16 @@ test('concurrent requests with one key: exactly one write', async () => {
   for (const r of responses) assert.ok([201, 409].includes(r.statusCode), String(r.statusCode))
   assert.equal(await vendorCount(tenant.tenantId), before + 1)
 })
+
+test('responses carrying a secret are never stored: Idempotency-Key is ignored there', async () => {
+  const { api, tenant } = await signedIn(ctx)
+  const post = () => api({ method: 'POST', url: '/api/v3/applications/', payload: { description: 'twice' }, headers: { 'idempotency-key': 'app-1' } })
+  const first = await post()
+  const second = await post()
+  assert.equal(first.statusCode, 201)
+  assert.equal(second.statusCode, 201)
+  assert.notEqual(first.json().data.client_id, second.json().data.client_id)
+  const stored = await ctx.database.db.selectFrom('idempotency_keys').select('response_body').where('tenant_id', '=', tenant.tenantId).execute()
+  assert.ok(stored.every((row) => !String(row.response_body).includes(first.json().data.client_secret)))
+  assert.equal(stored.length, 0)
+})

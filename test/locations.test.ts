@@ -109,6 +109,9 @@ describe('create and read', () => {
     assert.ok(long.json().errors.name)
     const wrongType = await api({ method: 'POST', url: '/api/v2/locations/', payload: newLocation({ active: 'yes' }) })
     assert.equal(wrongType.statusCode, 400)
+    const hugeId = await api({ method: 'POST', url: '/api/v2/locations/', payload: newLocation({ legal_entity: 2147483648, shipping_addresses: [address('X', { id: 9999999999 })] }) })
+    assert.equal(hugeId.statusCode, 400)
+    assert.ok(hugeId.json().errors.legal_entity && hugeId.json().errors['shipping_addresses.0.id'])
   })
 
   test('another tenant’s location is 404; a non-numeric id is 400', async () => {

@@ -94,6 +94,21 @@ describe('batch create (spec 2.7)', () => {
     assert.deepEqual(shape.json().errors, [{}, { surprise: ['is not a known field'] }])
   })
 
+  test('a location listed twice is merged; many locations per user across a batch are fine', async () => {
+    const { api, tenant } = await signedIn(ctx)
+    const p = await places(tenant.tenantId)
+    const [a, b, c] = p.locations as [number, number, number]
+    const batch = Array.from({ length: 400 }, (_, i) => ({
+      email: `many${i}@example.org`,
+      locations: [a, a, { id: b, departments: [p.departments[3]!.id, p.departments[3]!.id] }, { id: b, all_departments: true }, c],
+      legal_entities: [p.legal, p.legal],
+    }))
+    const response = await api({ method: 'POST', url: '/api/v3/users/', payload: batch })
+    assert.equal(response.statusCode, 201, response.body.slice(0, 300))
+    const rows = await ctx.database.db.selectFrom('user_locations').select(['location_id', 'all_departments']).where('tenant_id', '=', tenant.tenantId).where('user_id', '=', response.json().data[0].user).orderBy('location_id').execute()
+    assert.deepEqual(rows, [{ location_id: a, all_departments: true }, { location_id: b, all_departments: true }, { location_id: c, all_departments: true }])
+  })
+
   test('empty and oversized batches and non-object bodies are 400', async () => {
     const { api } = await signedIn(ctx)
     assert.equal((await api({ method: 'POST', url: '/api/v3/users/', payload: [] })).statusCode, 400)
@@ -203,6 +218,23 @@ describe('list', () => {
     const csv = await api({ method: 'GET', url: '/api/v3/users/?format=csv' })
     assert.match(String(csv.headers['content-type']), /text\/csv/)
     assert.equal(csv.body.trim().split('\r\n').length, 5)
+  })
+})
+
+describe('permissions come from system-wide roles', () => {
+  test('a role granted at one location shows in me under that location but authorizes no tenant-wide write', async () => {
+    const admin = await signedIn(ctx)
+    const p = await places(admin.tenant.tenantId)
+    await ctx.database.db
+      .insertInto('role_grants')
+      .values({ tenant_id: admin.tenant.tenantId, user_id: admin.tenant.users.requester, location_id: p.locations[2]!, role_id: p.role('Administrator') })
+      .execute()
+    const requester = await signedIn(ctx, 'requester', admin.tenant)
+    const me = (await requester.api({ method: 'GET', url: '/api/v3/users/me/' })).json().data
+    assert.ok(me.systemaccess_cache.structured[String(p.locations[2])].flattened.includes('superuser'))
+    assert.ok(me.systemaccess_cache.flattened.includes('superuser'), 'the union lists it (spec 2.9)')
+    const create = await requester.api({ method: 'POST', url: '/api/v3/users/', payload: [{ email: 'sneaky@example.org' }] })
+    assert.equal(create.statusCode, 403)
   })
 })
 

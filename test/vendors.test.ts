@@ -189,7 +189,7 @@ describe('vendor writes', () => {
     const refs = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'X', currency: foreignCurrency.id, shipping_method_ref: 999999 } })
     assert.equal(refs.statusCode, 400)
     assert.deepEqual(Object.keys(refs.json().errors).sort(), ['currency', 'shipping_method_ref'])
-    for (const payload of [{}, { name: '' }, { name: 'X', type: 9 }, { name: 'X', email: ['not-an-email'] }, { name: 'X', overall_score: '123.4' }, { name: 'X', vendor_group: 'all' }]) {
+    for (const payload of [{}, { name: '' }, { name: 'X', type: 9 }, { name: 'X', email: ['not-an-email'] }, { name: 'X', overall_score: '123.4' }, { name: 'X', overall_score: '' }, { name: 'X', overall_score: '-' }, { name: 'X', overall_score: '.' }, { name: 'X', currency: 2147483648 }, { name: 'X', payment_term_ref: { id: 99999999999 } }, { name: 'X', vendor_group: 'all' }]) {
       const response = await api({ method: 'POST', url: '/api/v3/vendors/', payload })
       assert.equal(response.statusCode, 400, JSON.stringify(payload))
     }
@@ -197,6 +197,7 @@ describe('vendor writes', () => {
     const foreignVendor = (await other.api({ method: 'GET', url: '/api/v3/vendors/?page_size=1' })).json().data[0]
     assert.equal((await api({ method: 'GET', url: `/api/v3/vendors/${foreignVendor.id}/` })).statusCode, 404)
     assert.equal((await api({ method: 'PATCH', url: `/api/v3/vendors/${foreignVendor.id}/`, payload: { name: 'Mine' } })).statusCode, 404)
+    assert.equal((await api({ method: 'PUT', url: `/api/v3/vendors/${foreignVendor.id}/`, payload: { name: 'Mine', currency: 999999 } })).statusCode, 404, '404 before any reference check')
   })
 
   test('a Requester cannot create or change vendors (403, nothing written)', async () => {

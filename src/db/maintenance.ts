@@ -1,8 +1,11 @@
 /**
- * The embedded database has no autovacuum worker (PGlite runs PostgreSQL as a single process), so without
- * help its statistics stay those of an empty database, and the planner keeps choosing sequential scans as
- * tables grow (a 1,000-user batch got slower with every batch). Here the service vacuums and analyses it
- * itself: once at start and then every `intervalMs`. PostgreSQL proper does this on its own.
+ * Periodic housekeeping, once at start and then every `intervalMs`:
+ * - on every engine, rows whose time is up are deleted: idempotency keys past 24 h, revocations of tokens
+ *   that have expired anyway, rate-limit windows older than an hour;
+ * - on the embedded engine, VACUUM (ANALYZE). PGlite runs PostgreSQL as a single process with no autovacuum
+ *   worker, so without this its statistics stay those of an empty database and the planner keeps choosing
+ *   sequential scans as tables grow (a 1,000-user batch got slower with every batch). PostgreSQL proper
+ *   vacuums and analyses on its own.
  */
 import { sql } from 'kysely'
 import type { Database } from './database.ts'
@@ -13,12 +16,24 @@ export async function vacuumAnalyze(database: Database): Promise<void> {
   await sql`VACUUM (ANALYZE)`.execute(database.db)
 }
 
-/** Starts periodic maintenance for the embedded engine (nothing for PostgreSQL); returns a stop function. */
+export async function purgeExpired(database: Database, now = new Date()): Promise<void> {
+  const { db } = database
+  await db.deleteFrom('idempotency_keys').where('expires_at', '<', now).execute()
+  await db.deleteFrom('token_revocations').where('expires_at', '<', now).execute()
+  await db.deleteFrom('rate_limit_windows').where('window_start', '<', new Date(now.getTime() - 3600_000)).execute()
+}
+
+async function housekeeping(database: Database): Promise<void> {
+  await purgeExpired(database)
+  if (database.engine === 'pglite') await vacuumAnalyze(database)
+}
+
+/** Starts periodic housekeeping; returns a stop function that waits for a round in progress. */
 export function startMaintenance(database: Database, log: { error(obj: object, msg: string): void }, intervalMs = MAINTENANCE_INTERVAL_MS): () => Promise<void> {
-  if (database.engine !== 'pglite') return async () => {}
-  let running: Promise<unknown> = vacuumAnalyze(database).catch((error: unknown) => log.error({ err: error }, 'maintenance failed'))
+  const round = () => housekeeping(database).catch((error: unknown) => log.error({ err: error }, 'maintenance failed'))
+  let running: Promise<unknown> = round()
   const timer = setInterval(() => {
-    running = running.then(() => vacuumAnalyze(database)).catch((error: unknown) => log.error({ err: error }, 'maintenance failed'))
+    running = running.then(round)
   }, intervalMs)
   timer.unref()
   return async () => {

@@ -24,10 +24,17 @@ export async function claim(db: Kysely<DB>, s: Scope, requestHash: string, ttlMs
 
 export const find = (db: Kysely<DB>, s: Scope) => scoped(db, s).selectAll().executeTakeFirst()
 
-export const complete = (db: Kysely<DB>, s: Scope, response: { status: number; type: string | null; headers: Record<string, string>; body: string }) =>
+export const complete = (db: Kysely<DB>, s: Scope, response: { status: number; type: string | null; headers: Record<string, string>; body: string }, ttlMs: number) =>
   db
     .updateTable('idempotency_keys')
-    .set({ status: 'done', response_status: response.status, response_type: response.type, response_headers: JSON.stringify(response.headers), response_body: response.body })
+    .set({
+      status: 'done',
+      response_status: response.status,
+      response_type: response.type,
+      response_headers: JSON.stringify(response.headers),
+      response_body: response.body,
+      expires_at: new Date(Date.now() + ttlMs),
+    })
     .where('tenant_id', '=', s.tenantId)
     .where('application_id', '=', s.applicationId)
     .where('key', '=', s.key)

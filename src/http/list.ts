@@ -4,7 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type TObject, type TProperties, type TSchema } from 'typebox'
-import { notFound } from './problem.ts'
+import { badRequest, notFound } from './problem.ts'
 
 export const DEFAULT_PAGE_SIZE = 10
 export const MAX_PAGE_SIZE = 100
@@ -68,7 +68,12 @@ export const ItemEnvelope = <T extends TSchema>(item: T) =>
   Type.Object({ metadata: Type.Object({}, { additionalProperties: false }), data: item })
 
 function pageLink(request: FastifyRequest, page: number): string {
-  const url = new URL(request.url, `${request.protocol}://${request.host}`)
+  let url: URL
+  try {
+    url = new URL(request.url, `${request.protocol}://${request.host}`)
+  } catch {
+    throw badRequest('The Host header is not a valid host name; page links cannot be built from it.')
+  }
   url.searchParams.set('page', String(page))
   return url.toString()
 }

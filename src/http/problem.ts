@@ -16,6 +16,11 @@ export class Problem extends Error {
   ) {
     super(detail)
   }
+
+  /** Lets handlers that know only Fastify's errors (the OAuth one) see the status. */
+  get statusCode(): number {
+    return this.status
+  }
 }
 
 export const badRequest = (detail: string, errors?: FieldErrors | FieldErrors[]) =>

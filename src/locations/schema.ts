@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
+import { Id } from '../http/schema.ts'
 
 const Text = (maxLength: number, minLength = 0) => Type.String({ minLength, maxLength })
 
@@ -31,7 +32,7 @@ const addressFields = {
 export const AddressInput = Type.Object({ id: Type.Optional(Type.Integer()), ...addressFields }, { additionalProperties: false })
 /** An alternate shipping address in a request: with `id` it updates that address of this location, without it creates one. */
 export const ShippingAddressInput = Type.Object(
-  { id: Type.Optional(Type.Integer({ minimum: 1 })), ...addressFields },
+  { id: Type.Optional(Id), ...addressFields },
   { additionalProperties: false },
 )
 
@@ -87,7 +88,7 @@ export const LocationInput = Type.Object(
     active: Type.Optional(Type.Boolean()),
     external_id: Type.Optional(Text(100)),
     legal_entity: Type.Optional(
-      Type.Union([Type.Integer({ minimum: 1 }), Type.Object({ id: Type.Integer({ minimum: 1 }) }), Type.Null()], {
+      Type.Union([Id, Type.Object({ id: Id }), Type.Null()], {
         description: 'Legal entity id (the object GET returns is accepted too).',
       }),
     ),
@@ -100,7 +101,7 @@ export const LocationInput = Type.Object(
 )
 export type LocationInput = Static<typeof LocationInput>
 
-export const LocationParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) })
+export const LocationParams = Type.Object({ id: Id })
 
 export const LocationListQuery = listQuery(['id', 'name'], {
   active: Type.Optional(Type.Boolean()),

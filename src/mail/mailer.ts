@@ -17,7 +17,13 @@ export interface Transport {
   sendMail(message: { from: string; to: string; subject: string; text: string }): Promise<unknown>
 }
 
-export const smtpTransport = (url: string): Transport => nodemailer.createTransport(url)
+/** SMTP with timeouts well inside the lease, so a hung server cannot outlast it and get a message sent twice. */
+export function smtpTransport(url: string): Transport {
+  const timeouts = new URLSearchParams({ connectionTimeout: '30000', greetingTimeout: '30000', socketTimeout: '60000' })
+  const withTimeouts = new URL(url)
+  for (const [name, value] of timeouts) if (!withTimeouts.searchParams.has(name)) withTimeouts.searchParams.set(name, value)
+  return nodemailer.createTransport(withTimeouts.toString())
+}
 
 /** Sends what is due; returns how many were sent and how many failed this round. */
 export async function deliverDue(db: Kysely<DB>, transport: Transport, from: string): Promise<{ sent: number; failed: number }> {
@@ -38,7 +44,7 @@ export async function deliverDue(db: Kysely<DB>, transport: Transport, from: str
   return { sent, failed }
 }
 
-/** Runs `deliverDue` every `intervalMs` until stopped; errors are logged, never thrown. */
+/** Runs `deliverDue` every `intervalMs`, one round at a time, until stopped; errors are logged, never thrown. */
 export function startMailer(
   db: Kysely<DB>,
   transport: Transport,
@@ -46,13 +52,18 @@ export function startMailer(
   log: { error(obj: object, msg: string): void },
   intervalMs = 2000,
 ): () => Promise<void> {
-  let running: Promise<unknown> = Promise.resolve()
+  let busy = false
   const timer = setInterval(() => {
-    running = running.then(() => deliverDue(db, transport, from)).catch((error: unknown) => log.error({ err: error }, 'mail delivery failed'))
+    if (busy) return // a slow round is still sending: skip this tick rather than queue rounds up
+    busy = true
+    deliverDue(db, transport, from)
+      .catch((error: unknown) => log.error({ err: error }, 'mail delivery failed'))
+      .finally(() => (busy = false))
   }, intervalMs)
   timer.unref()
-  return async () => {
+  // Stopping does not wait for a round in flight: what it leased is retried when the lease runs out.
+  return () => {
     clearInterval(timer)
-    await running
+    return Promise.resolve()
   }
 }

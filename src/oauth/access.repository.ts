@@ -1,6 +1,8 @@
 /**
  * One query per API request: is the token's application still live, its owner active, the token not
- * revoked, and which permission keys does the owner hold right now (their role's and every granted role's).
+ * revoked, and which permission keys does the owner hold right now. Only system-wide roles count here (the
+ * profile's role and grants without a location): a role granted at one location shows in `me` under that
+ * location, but does not authorize tenant-wide actions such as creating locations or users.
  */
 import { sql, type Kysely } from 'kysely'
 import type { DB, PermissionKey } from '../db/schema.ts'
@@ -23,7 +25,7 @@ export async function findLiveAccess(db: Kysely<DB>, claims: AccessClaims): Prom
         join role_permissions rp on rp.permission_id = p.id
         where rp.role_id in (
           select role_id from user_profiles where user_id = u.id
-          union select role_id from role_grants where user_id = u.id))`.as('permissions'),
+          union select role_id from role_grants where user_id = u.id and location_id is null))`.as('permissions'),
     ])
     .where('a.id', '=', claims.applicationId)
     .where('a.tenant_id', '=', claims.tenantId)

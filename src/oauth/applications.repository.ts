@@ -37,6 +37,10 @@ export const listApplications = (db: Kysely<DB>, tenantId: number, userId?: numb
   return query.execute()
 }
 
+/** The owner of a live application of the tenant, to check who may rotate it. */
+export const ownerOf = (db: Kysely<DB>, tenantId: number, clientId: string) =>
+  db.selectFrom('applications').select('user_id').where('tenant_id', '=', tenantId).where('client_id', '=', clientId).where('revoked_at', 'is', null).executeTakeFirst()
+
 export const setSecret = (db: Kysely<DB>, tenantId: number, clientId: string, secretHash: Buffer) =>
   db
     .updateTable('applications')

@@ -48,6 +48,7 @@ export const applicationRoutes =
     app.post(
       '/v3/applications/',
       {
+        config: { secretResponse: true },
         schema: {
           summary: 'Create an application owned by the caller; the secret is shown only in this response',
           tags: ['applications'],
@@ -64,7 +65,10 @@ export const applicationRoutes =
 
     app.post(
       '/v3/applications/:client_id/rotate/',
-      { schema: { summary: 'Issue a new secret; the old secret and its tokens stop working', tags: ['applications'], params: ClientIdParams, response: { 200: ItemEnvelope(Credentials) } } },
+      {
+        config: { secretResponse: true },
+        schema: { summary: 'Issue a new secret (owner only); the old secret and its tokens stop working', tags: ['applications'], params: ClientIdParams, response: { 200: ItemEnvelope(Credentials) } },
+      },
       async (request, reply) => {
         const creds = await service.rotateFor(db, keys.pepper, request.caller, request.params.client_id)
         return reply.header('cache-control', 'no-store').send({ metadata: {}, data: creds })

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 import { audit } from '../audit/service.ts'
 import type { Caller } from '../http/auth.ts'
-import { badRequest, notFound } from '../http/problem.ts'
+import { badRequest, forbidden, notFound } from '../http/problem.ts'
 import * as repo from './applications.repository.ts'
 import { hashSecret, newClientId, newClientSecret } from './secrets.ts'
 
@@ -72,8 +72,16 @@ export const createFor = (db: Kysely<DB>, pepper: Buffer, caller: Caller, descri
     return created
   })
 
+/**
+ * Only an application's owner may rotate its secret through the API: the new secret acts as the owner, so
+ * handing it to anyone else would let them act with the owner's permissions. (Revoking grants nothing, so
+ * any settings user may revoke any application of the tenant.)
+ */
 export const rotateFor = (db: Kysely<DB>, pepper: Buffer, caller: Caller, clientId: string) =>
   db.transaction().execute(async (tx) => {
+    const owner = await repo.ownerOf(tx, caller.tenantId, clientId)
+    if (owner === undefined) throw notFound(`No active application ${clientId}.`)
+    if (owner.user_id !== caller.userId) throw forbidden('Only the owner of an application can rotate its secret; revoke it and let its owner create a new one.')
     const creds = await rotateSecret(tx, pepper, caller.tenantId, clientId)
     await audit(tx, caller, { action: 'application.rotate', resourceType: 'application', resourceId: clientId })
     return creds

@@ -1,6 +1,7 @@
 /**
  * Brute-force brake for the token endpoint: failed attempts are counted per client id and per source
- * address in fixed windows; past the limit, further attempts are refused until the window ends. Counts are
+ * address in fixed windows; past the limit, further failing attempts are answered 429 until the window ends
+ * (an address over its limit is refused outright). Counts are
  * per process (a guess at a 256-bit secret gains nothing from a few more tries on another node), and the
  * table is capped so a flood of made-up ids cannot grow memory without bound.
  */
@@ -17,16 +18,22 @@ export class AttemptCounter {
 
   constructor(readonly limits: AttemptLimits) {}
 
-  /** Seconds to wait if either key is over its limit, else 0. */
-  retryAfter(clientId: string | undefined, address: string, now = Date.now()): number {
-    let wait = 0
-    for (const [key, limit] of this.#keys(clientId, address)) {
-      const entry = this.#counts.get(key)
-      if (entry !== undefined && entry.resetAt > now && entry.failures >= limit) {
-        wait = Math.max(wait, Math.ceil((entry.resetAt - now) / 1000))
-      }
-    }
-    return wait
+  /** Seconds this address must wait (too many failures from it), else 0. Checked before anything else. */
+  addressWait(address: string, now = Date.now()): number {
+    return this.#wait(`a:${address}`, this.limits.perAddress, now)
+  }
+
+  /**
+   * Seconds this client id must wait, else 0. Checked only after a failed attempt: the right secret always
+   * works, so nobody can lock a client out by failing on purpose with its (public) id.
+   */
+  clientWait(clientId: string, now = Date.now()): number {
+    return this.#wait(`c:${clientId.slice(0, 128)}`, this.limits.perClient, now)
+  }
+
+  #wait(key: string, limit: number, now: number): number {
+    const entry = this.#counts.get(key)
+    return entry !== undefined && entry.resetAt > now && entry.failures >= limit ? Math.ceil((entry.resetAt - now) / 1000) : 0
   }
 
   fail(clientId: string | undefined, address: string, now = Date.now()): void {

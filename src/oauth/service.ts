@@ -35,15 +35,16 @@ export interface Caller {
 }
 
 async function authenticate(deps: OAuthDeps, auth: ClientAuth, caller: Caller) {
-  const wait = deps.attempts.retryAfter(auth.clientId, caller.address)
-  if (wait > 0) throw tooManyAttempts(wait)
+  const addressWait = deps.attempts.addressWait(caller.address)
+  if (addressWait > 0) throw tooManyAttempts(addressWait)
   const app = await repo.findByClientId(deps.db, auth.clientId)
   const matches = secretMatches(deps.keys.pepper, auth.clientSecret, app?.secret_hash ?? DUMMY_HASH)
   const usable =
     app !== undefined && matches && app.revoked_at === null && app.user_active && app.tenant_active && hostAllows(caller.host, app.domain)
   if (!usable) {
     deps.attempts.fail(auth.clientId, caller.address)
-    throw invalidClient(auth.basic)
+    const clientWait = deps.attempts.clientWait(auth.clientId)
+    throw clientWait > 0 ? tooManyAttempts(clientWait) : invalidClient(auth.basic)
   }
   return app
 }

@@ -1,10 +1,10 @@
 /** User shapes: the profile (spec 2.6), the two create forms (2.7 batch, 2.8 single) and the current user (2.9). */
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
+import { Id } from '../http/schema.ts'
 import { Address } from '../locations/schema.ts'
 
 const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 })
-const Id = Type.Integer({ minimum: 1, maximum: 2147483647 })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
 export const LocationSummary = Type.Object({ id: Type.Integer(), name: Type.String(), headquarter: Type.Boolean() })

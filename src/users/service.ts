@@ -60,6 +60,19 @@ interface Names {
 const BATCH_NAMES: Names = { role: 'role_id', location: 'home_location', department: 'home_department' }
 const SINGLE_NAMES: Names = { role: 'role_id', location: 'location', department: 'department' }
 
+/** Location access as listed, with a location named twice merged into one entry (departments combined). */
+function mergeLocations(items: NonNullable<BatchUser['locations']>): writes.NewUser['locations'] {
+  const merged = new Map<number, { id: number; allDepartments: boolean; departments: Set<number> }>()
+  for (const item of items) {
+    const l = typeof item === 'number' ? { id: item, all_departments: true, departments: [] } : item
+    const entry = merged.get(l.id) ?? { id: l.id, allDepartments: false, departments: new Set<number>() }
+    entry.allDepartments ||= l.all_departments ?? false
+    for (const d of l.departments ?? []) entry.departments.add(typeof d === 'number' ? d : d.id)
+    merged.set(l.id, entry)
+  }
+  return [...merged.values()].map((e) => ({ id: e.id, allDepartments: e.allDepartments, departments: [...e.departments] }))
+}
+
 const fromBatch = (b: BatchUser): Omit<writes.NewUser, 'roleId'> & { roleId: number | undefined } => ({
   email: b.email.trim(),
   firstName: b.first_name ?? '',
@@ -70,11 +83,7 @@ const fromBatch = (b: BatchUser): Omit<writes.NewUser, 'roleId'> & { roleId: num
   ssoEnabled: false,
   roleId: b.role_id,
   allLocations: b.all_locations ?? false,
-  locations: (b.locations ?? []).map((l) =>
-    typeof l === 'number'
-      ? { id: l, allDepartments: true, departments: [] }
-      : { id: l.id, allDepartments: l.all_departments ?? false, departments: (l.departments ?? []).map((d) => (typeof d === 'number' ? d : d.id)) },
-  ),
+  locations: mergeLocations(b.locations ?? []),
   homeDepartment: b.home_department ?? null,
   homeLocation: b.home_location ?? null,
   legalEntities: b.legal_entities ?? [],

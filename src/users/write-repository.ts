@@ -20,6 +20,14 @@ export interface NewUser {
   invite: boolean
 }
 
+/**
+ * A statement may carry at most 65,535 parameters; rows go in slices well under that (a 1,000-user batch
+ * with many locations each can reach hundreds of thousands of rows).
+ */
+async function insertInSlices<T>(rows: T[], insert: (slice: T[]) => Promise<unknown>, size = 1000): Promise<void> {
+  for (let i = 0; i < rows.length; i += size) await insert(rows.slice(i, i + size))
+}
+
 /** Inserts users with their profiles, system role grant, location access and legal entities; returns user ids in order. */
 export async function insertUsers(db: Kysely<DB>, tenantId: number, users: NewUser[], changedBy: number): Promise<number[]> {
   const inserted = await db
@@ -54,11 +62,11 @@ export async function insertUsers(db: Kysely<DB>, tenantId: number, users: NewUs
     .values(users.map((u, i) => ({ tenant_id: tenantId, user_id: ids[i]!, location_id: null, role_id: u.roleId })))
     .execute()
   const access = users.flatMap((u, i) => u.locations.map((l) => ({ tenant_id: tenantId, user_id: ids[i]!, location_id: l.id, all_departments: l.allDepartments })))
-  if (access.length > 0) await db.insertInto('user_locations').values(access).execute()
+  await insertInSlices(access, (slice) => db.insertInto('user_locations').values(slice).execute())
   const departments = users.flatMap((u, i) =>
     u.locations.flatMap((l) => l.departments.map((d) => ({ tenant_id: tenantId, user_id: ids[i]!, location_id: l.id, department_id: d }))),
   )
-  if (departments.length > 0) await db.insertInto('user_location_departments').values(departments).execute()
+  await insertInSlices(departments, (slice) => db.insertInto('user_location_departments').values(slice).execute())
   await replaceLegalEntities(db, tenantId, ids, users.map((u) => u.legalEntities))
   return ids
 }
@@ -67,7 +75,7 @@ export async function insertUsers(db: Kysely<DB>, tenantId: number, users: NewUs
 export async function replaceLegalEntities(db: Kysely<DB>, tenantId: number, userIds: number[], entities: number[][]): Promise<void> {
   await db.deleteFrom('user_legal_entities').where('tenant_id', '=', tenantId).where('user_id', 'in', userIds).execute()
   const rows = userIds.flatMap((user_id, i) => [...new Set(entities[i] ?? [])].map((legal_entity_id) => ({ tenant_id: tenantId, user_id, legal_entity_id })))
-  if (rows.length > 0) await db.insertInto('user_legal_entities').values(rows).execute()
+  await insertInSlices(rows, (slice) => db.insertInto('user_legal_entities').values(slice).execute())
 }
 
 export interface ProfileChanges {

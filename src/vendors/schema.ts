@@ -1,6 +1,7 @@
 /** Vendor shapes on the wire (field names as the spec and the upstream reference spell them). */
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
+import { Id } from '../http/schema.ts'
 
 const Str = (maxLength: number) => Type.String({ maxLength })
 
@@ -61,7 +62,7 @@ export const VendorListQuery = listQuery(VENDOR_ORDER_FIELDS, {
 export type VendorListQuery = Static<typeof VendorListQuery>
 
 /** A reference to a payment/shipping term or method: its id, or the object GET returns (only `id` is read). */
-const RefInput = Type.Union([Type.Integer({ minimum: 1 }), Type.Object({ id: Type.Integer({ minimum: 1 }) }), Type.Null()])
+const RefInput = Type.Union([Id, Type.Object({ id: Id }), Type.Null()])
 
 const vendorInputFields = {
   name: Type.String({ minLength: 1, maxLength: 150 }),
@@ -81,7 +82,7 @@ const vendorInputFields = {
   contact: Type.Optional(Str(50)),
   url: Type.Optional(Str(200)),
   external_id: Type.Optional(Str(100)),
-  currency: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  currency: Type.Optional(Type.Union([Id, Type.Null()])),
   payment_term_ref: Type.Optional(RefInput),
   shipping_term_ref: Type.Optional(RefInput),
   payment_method_ref: Type.Optional(RefInput),
@@ -90,7 +91,7 @@ const vendorInputFields = {
   default_payment_method: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()])),
   is_1099_eligible: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
   overall_score: Type.Optional(
-    Type.Union([Type.String({ pattern: '^-?\\d{0,2}(\\.\\d{0,3})?$', maxLength: 7 }), Type.Number({ minimum: -99.999, maximum: 99.999 }), Type.Null()]),
+    Type.Union([Type.String({ pattern: '^-?\\d{1,2}(\\.\\d{1,3})?$', maxLength: 7 }), Type.Number({ minimum: -99.999, maximum: 99.999 }), Type.Null()]),
   ),
   is_auto_email_po_enabled: Type.Optional(Type.Boolean()),
   po_pdf_labels: Type.Optional(Str(200)),
@@ -112,4 +113,4 @@ export type VendorInput = Static<typeof VendorInput>
 /** Partial update: only the fields sent change. */
 export const VendorPatch = Type.Partial(VendorInput, { additionalProperties: false })
 export type VendorPatch = Static<typeof VendorPatch>
-export const VendorParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) })
+export const VendorParams = Type.Object({ id: Id })

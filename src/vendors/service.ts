@@ -132,6 +132,7 @@ export async function createVendor(db: Kysely<DB>, caller: Caller, input: Vendor
 export async function updateVendor(db: Kysely<DB>, caller: Caller, id: number, input: VendorPatch, complete: boolean): Promise<Vendor> {
   requireAny(caller, ...WRITERS)
   return db.transaction().execute(async (tx) => {
+    if ((await repo.findVendor(tx, caller.tenantId, id)) === undefined) throw notFound(`No vendor ${id}.`)
     await checkReferences(tx, caller.tenantId, input)
     if (!(await repo.updateVendor(tx, caller.tenantId, id, toColumns(input, complete)))) throw notFound(`No vendor ${id}.`)
     await audit(tx, caller, { action: complete ? 'vendor.replace' : 'vendor.update', resourceType: 'vendor', resourceId: id, changes: input })
