@@ -1,6 +1,8 @@
 /** SQL for applications (client credentials). The caller passes the database or a transaction. */
 import type { Kysely } from 'kysely'
+import { pageWithTotal, windowTotal } from '../db/paging.ts'
 import type { DB } from '../db/schema.ts'
+import type { PageRequest } from '../http/list.ts'
 
 export interface NewApplication {
   tenant_id: number
@@ -26,15 +28,25 @@ export const findByClientId = (db: Kysely<DB>, clientId: string) =>
     .where('a.client_id', '=', clientId)
     .executeTakeFirst()
 
-export const listApplications = (db: Kysely<DB>, tenantId: number, userId?: number) => {
-  let query = db
+const selectApplications = (db: Kysely<DB>, tenantId: number) =>
+  db
     .selectFrom('applications as a')
     .innerJoin('users as u', 'u.id', 'a.user_id')
-    .select(['a.id', 'a.client_id', 'a.description', 'a.created_at', 'a.secret_version', 'a.revoked_at', 'a.last_used_at', 'a.last_used_at', 'u.email'])
+    .select(['a.id', 'a.client_id', 'a.description', 'a.created_at', 'a.secret_version', 'a.revoked_at', 'a.last_used_at', 'u.email'])
     .where('a.tenant_id', '=', tenantId)
-    .orderBy('a.id')
-  if (userId !== undefined) query = query.where('a.user_id', '=', userId)
-  return query.execute()
+
+/** Every application of the tenant (the operator's CLI). */
+export const listApplications = (db: Kysely<DB>, tenantId: number) => selectApplications(db, tenantId).orderBy('a.id').execute()
+
+/** One page and the exact total in one round trip (db/paging.ts). */
+export async function pageOfApplications(db: Kysely<DB>, tenantId: number, page: PageRequest) {
+  const rows = await selectApplications(db, tenantId)
+    .select(windowTotal.as('total_count'))
+    .orderBy('a.id', page.orderBy.direction)
+    .limit(page.pageSize)
+    .offset(page.offset)
+    .execute()
+  return pageWithTotal(rows, page, async () => Number((await db.selectFrom('applications').select((eb) => eb.fn.countAll<string>().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow()).n))
 }
 
 /** The owner of a live application of the tenant, to check who may rotate it. */

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppDeps } from '../app.ts'
 import { requireAny } from '../http/auth.ts'
-import { ItemEnvelope } from '../http/list.ts'
+import { ItemEnvelope, ListEnvelope, listQuery, sendList } from '../http/list.ts'
 import * as service from './applications.service.ts'
 
 const Application = Type.Object({
@@ -17,6 +17,7 @@ const Application = Type.Object({
   last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 })
+const ApplicationListQuery = listQuery(['id'], {})
 const Credentials = Type.Object({ client_id: Type.String(), client_secret: Type.String() })
 const ClientIdParams = Type.Object({ client_id: Type.String({ maxLength: 64 }) })
 
@@ -28,21 +29,16 @@ export const applicationRoutes =
 
     app.get(
       '/v3/applications/',
-      { schema: { summary: "List the tenant's applications (never their secrets)", tags: ['applications'], response: { 200: Type.Object({ metadata: Type.Object({}), data: Type.Array(Application) }) } } },
-      async (request) => {
-        const rows = await service.list(db, request.caller.tenantId)
-        return {
-          metadata: {},
-          data: rows.map((r) => ({
-            client_id: r.client_id,
-            description: r.description,
-            owner_email: r.email,
-            created_at: r.created_at.toISOString(),
-            last_used_at: r.last_used_at?.toISOString() ?? null,
-            revoked_at: r.revoked_at?.toISOString() ?? null,
-          })),
-        }
+      {
+        schema: {
+          summary: "List the tenant's applications (never their secrets)",
+          tags: ['applications'],
+          querystring: ApplicationListQuery,
+          response: { 200: ListEnvelope(Application) },
+          produces: ['application/json', 'text/csv'],
+        },
       },
+      async (request, reply) => sendList(reply, request.query.format, await service.listPage(db, request.caller, request.query, request), Application),
     )
 
     app.post(

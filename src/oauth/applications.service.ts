@@ -4,7 +4,9 @@
  */
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
+import type { FastifyRequest } from 'fastify'
 import { audit } from '../audit/service.ts'
+import { listEnvelope, pageRequest } from '../http/list.ts'
 import type { Caller } from '../http/auth.ts'
 import { badRequest, forbidden, notFound } from '../http/problem.ts'
 import * as repo from './applications.repository.ts'
@@ -63,6 +65,24 @@ export async function revoke(db: Kysely<DB>, tenantId: number, clientId: string)
 }
 
 export const list = repo.listApplications
+
+export async function listPage(db: Kysely<DB>, caller: Caller, query: { page?: number; page_size?: number; order_by?: string }, request: FastifyRequest) {
+  const page = pageRequest(query)
+  const { rows, count } = await repo.pageOfApplications(db, caller.tenantId, page)
+  return listEnvelope(
+    request,
+    page,
+    count,
+    rows.map((r) => ({
+      client_id: r.client_id,
+      description: r.description,
+      owner_email: r.email,
+      created_at: r.created_at.toISOString(),
+      last_used_at: r.last_used_at?.toISOString() ?? null,
+      revoked_at: r.revoked_at?.toISOString() ?? null,
+    })),
+  )
+}
 
 /** The API's operations: the same, in one transaction with their audit record. */
 export const createFor = (db: Kysely<DB>, pepper: Buffer, caller: Caller, description: string) =>
