@@ -4,7 +4,6 @@ import type { AppDeps } from './app.ts'
 import { bearerAuth } from './http/auth.ts'
 import { idempotency } from './http/idempotency.ts'
 import { rateLimit, RateLimiter } from './http/rate-limit.ts'
-import { documentApiRoutes } from './http/openapi.ts'
 import { locationRoutes } from './locations/routes.ts'
 import { lookupRoutes } from './lookups.ts'
 import { applicationRoutes } from './oauth/applications.routes.ts'
@@ -14,7 +13,6 @@ import { vendorRoutes } from './vendors/routes.ts'
 export const apiRoutes =
   (deps: AppDeps): FastifyPluginAsync =>
   async (app) => {
-    documentApiRoutes(app)
     bearerAuth(app, deps)
     rateLimit(app, new RateLimiter(deps.config.RATE_LIMIT_PER_MINUTE, deps.database.engine === 'postgres' ? deps.database.db : undefined, deps.config.RATE_LIMIT_SYNC_MS))
     idempotency(app, deps.database.db)

@@ -5,7 +5,7 @@
  */
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { FastifyInstance, RouteOptions } from 'fastify'
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { Type, type TSchema } from 'typebox'
 import { ProblemSchema } from './response-check.ts'
 
@@ -18,6 +18,7 @@ Obtain a token with client credentials at \`POST /oauth/token\`, then call every
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   app.addSchema({ ...ProblemSchema, $id: 'Problem', title: 'Problem', description: 'An error (RFC 9457 problem document).' })
   await app.register(swagger, {
+    transform: documentApi,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
@@ -62,30 +63,32 @@ const API_ERRORS: Record<number, string> = {
 }
 
 /**
- * For every route registered after this under /api/: the bearer security requirement, the X-Service-Client
- * header, and the problem responses any API call can get.
+ * What every /api/ operation has in common, added to the document only (the request pipeline enforces it
+ * elsewhere: auth hook, idempotency hook, problem handler), so the server compiles no extra validators or
+ * serializers for it: the bearer security requirement, the X-Service-Client header, Idempotency-Key on
+ * POST, and the problem responses any API call can get.
  */
-export function documentApiRoutes(app: FastifyInstance): void {
-  app.addHook('onRoute', (route: RouteOptions) => {
-    const schema = (route.schema ??= {}) as Record<string, unknown>
-    schema.security = [{ bearerAuth: [] }, { clientCredentials: [] }]
-    const headers = (schema.headers as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {}
-    schema.headers = Type.Object({
-      'x-service-client': Type.Literal('api', { description: 'Always "api".' }),
-      ...headers,
-    })
-    const responses = (schema.response ??= {}) as Record<string, unknown>
-    for (const [status, description] of Object.entries(API_ERRORS)) responses[status] ??= problem(description)
-    if ([route.method].flat().includes('POST')) {
-      schema.headers = Type.Object({
-        ...(schema.headers as { properties: Record<string, TSchema> }).properties,
-        'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Retry-safe POST: the same key and body within 24 h replay the first response.' })),
-      })
-    }
-    if ([route.method].flat().some((m) => ['PUT', 'PATCH', 'POST', 'DELETE'].includes(m))) {
-      responses[409] ??= problem('Conflict with the current state (e.g. an Idempotency-Key request still running)')
-      responses[412] ??= problem('If-Match does not match the current ETag')
-      responses[422] ??= problem('Idempotency-Key reused with a different body')
-    }
-  })
+function documentApi({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }): { schema: FastifySchema; url: string } {
+  if (!url.startsWith('/api/')) return { schema, url }
+  const methods = [route.method].flat()
+  const headers: Record<string, TSchema> = {
+    'x-service-client': Type.Literal('api', { description: 'Always "api".' }),
+    ...((schema.headers as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {}),
+  }
+  if (methods.includes('POST')) {
+    headers['idempotency-key'] = Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'Retry-safe POST: the same key and body within 24 h replay the first response.' }),
+    )
+  }
+  const responses: Record<string, unknown> = { ...(schema.response as Record<string, unknown> | undefined) }
+  for (const [status, description] of Object.entries(API_ERRORS)) responses[status] ??= problem(description)
+  if (methods.some((m) => ['PUT', 'PATCH', 'POST', 'DELETE'].includes(m))) {
+    responses[409] ??= problem('Conflict with the current state (e.g. an Idempotency-Key request still running)')
+    responses[412] ??= problem('If-Match does not match the current ETag')
+    responses[422] ??= problem('Idempotency-Key reused with a different body')
+  }
+  return {
+    url,
+    schema: { ...schema, security: [{ bearerAuth: [] }, { clientCredentials: [] }], headers: Type.Object(headers), response: responses } as FastifySchema,
+  }
 }
