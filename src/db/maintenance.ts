@@ -1,5 +1,6 @@
 /**
- * Periodic housekeeping, once at start and then every `intervalMs`:
+ * Periodic housekeeping, a minute after start (not at once: the embedded database has one session, and
+ * the first requests should not wait behind a VACUUM) and then every `intervalMs`:
  * - on every engine, rows whose time is up are deleted: idempotency keys past 24 h, revocations of tokens
  *   that have expired anyway, rate-limit windows older than an hour;
  * - on the embedded engine, VACUUM (ANALYZE). PGlite runs PostgreSQL as a single process with no autovacuum
@@ -28,16 +29,24 @@ async function housekeeping(database: Database): Promise<void> {
   if (database.engine === 'pglite') await vacuumAnalyze(database)
 }
 
+const FIRST_ROUND_AFTER_MS = 60_000
+
 /** Starts periodic housekeeping; returns a stop function that waits for a round in progress. */
 export function startMaintenance(database: Database, log: { error(obj: object, msg: string): void }, intervalMs = MAINTENANCE_INTERVAL_MS): () => Promise<void> {
-  const round = () => housekeeping(database).catch((error: unknown) => log.error({ err: error }, 'maintenance failed'))
-  let running: Promise<unknown> = round()
-  const timer = setInterval(() => {
-    running = running.then(round)
-  }, intervalMs)
-  timer.unref()
+  let running: Promise<unknown> = Promise.resolve()
+  let repeat: NodeJS.Timeout | undefined
+  const round = () => {
+    running = running.then(() => housekeeping(database)).catch((error: unknown) => log.error({ err: error }, 'maintenance failed'))
+  }
+  const first = setTimeout(() => {
+    round()
+    repeat = setInterval(round, intervalMs)
+    repeat.unref()
+  }, Math.min(FIRST_ROUND_AFTER_MS, intervalMs))
+  first.unref()
   return async () => {
-    clearInterval(timer)
+    clearTimeout(first)
+    clearInterval(repeat)
     await running
   }
 }

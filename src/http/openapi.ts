@@ -89,6 +89,6 @@ function documentApi({ schema, url, route }: { schema: FastifySchema; url: strin
   }
   return {
     url,
-    schema: { ...schema, security: [{ bearerAuth: [] }, { clientCredentials: [] }], headers: Type.Object(headers), response: responses } as FastifySchema,
+    schema: { ...schema, security: [{ bearerAuth: [] }, { clientCredentials: [] }], headers: Type.Object(headers), response: responses },
   }
 }
