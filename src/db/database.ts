@@ -8,7 +8,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Config } from '../config.ts'
-import { lockDataDir, pgdataPaths, type DataDirLock } from './data-dir.ts'
+import { lockDataDir, pgdataPaths } from './data-dir.ts'
 import { pglitePool } from './pglite-pool.ts'
 import type { DB } from './schema.ts'
 
@@ -139,4 +139,3 @@ async function openEmbedded(dir: string, prepare: OpenOptions['prepare']): Promi
   return database
 }
 
-export type { DataDirLock }

@@ -97,7 +97,6 @@ export function listEnvelope<T>(request: FastifyRequest, page: PageRequest, coun
   }
 }
 
-export type ListQuerySchema = TObject
 
 /**
  * One CSV field: quoted when it holds a comma, quote or line break; objects and arrays as JSON. Values are
