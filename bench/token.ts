@@ -16,7 +16,7 @@ import { loadConfig } from '../src/config.ts'
 import { openPglite } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { serverKeys } from '../src/keys.ts'
-import { createApplication } from '../src/oauth/applications.service.ts'
+import { insertWithCredentials as createApplication } from '../src/applications/service.ts'
 import { createSampleTenant } from '../src/seed/demo.ts'
 import { scratchPostgres } from './scratch-db.ts'
 

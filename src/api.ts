@@ -1,24 +1,28 @@
 /** Everything under /api/: bearer authentication first, then the resources. */
 import type { FastifyPluginAsync } from 'fastify'
-import type { AppDeps } from './app.ts'
-import { bearerAuth } from './http/auth.ts'
+import { applicationRoutes } from './applications/routes.ts'
+import type { Config } from './config.ts'
+import type { Database } from './db/database.ts'
 import { idempotency } from './http/idempotency.ts'
 import { rateLimit, RateLimiter } from './http/rate-limit.ts'
+import type { ServerKeys } from './keys.ts'
 import { locationRoutes } from './locations/routes.ts'
-import { lookupRoutes } from './lookups.ts'
-import { applicationRoutes } from './oauth/applications.routes.ts'
+import { lookupRoutes } from './lookups/routes.ts'
+import { bearerAuth } from './oauth/bearer.ts'
 import { userRoutes } from './users/routes.ts'
 import { vendorRoutes } from './vendors/routes.ts'
 
 export const apiRoutes =
-  (deps: AppDeps): FastifyPluginAsync =>
+  (deps: { config: Readonly<Config>; database: Database; keys: ServerKeys }): FastifyPluginAsync =>
   async (app) => {
+    const { config, database } = deps
     bearerAuth(app, deps)
-    rateLimit(app, new RateLimiter(deps.config.RATE_LIMIT_PER_MINUTE, deps.database.engine === 'postgres' ? deps.database.db : undefined, deps.config.RATE_LIMIT_SYNC_MS))
-    idempotency(app, deps.database.db)
-    await app.register(vendorRoutes(deps.database))
-    await app.register(locationRoutes(deps.database))
-    await app.register(lookupRoutes(deps.database))
-    await app.register(userRoutes(deps.database))
-    await app.register(applicationRoutes(deps))
+    const shared = database.engine === 'postgres' ? database.db : undefined
+    rateLimit(app, new RateLimiter(config.RATE_LIMIT_PER_MINUTE, shared, config.RATE_LIMIT_SYNC_MS))
+    idempotency(app, database.db)
+    await app.register(vendorRoutes(database))
+    await app.register(locationRoutes(database))
+    await app.register(lookupRoutes(database))
+    await app.register(userRoutes(database))
+    await app.register(applicationRoutes({ database, pepper: deps.keys.pepper }))
   }

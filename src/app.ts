@@ -7,12 +7,11 @@ import type { DestinationStream } from 'pino'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
 import { healthRoutes } from './health/routes.ts'
-import type { Caller } from './http/auth.ts'
 import { methodNotAllowed } from './http/not-found.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { metrics } from './http/metrics.ts'
 import { nulGuard } from './http/nul-guard.ts'
-import { problemHandler } from './http/problem.ts'
+import { problemHandler } from './http/errors.ts'
 import { requestId } from './http/request-id.ts'
 import { checkResponses } from './http/response-check.ts'
 import { validatorCompiler } from './http/validation.ts'
@@ -57,14 +56,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.checkResponses === true) checkResponses(app)
   // One line per request, after the response: who asked, what, how it went, how long it took.
   app.addHook('onResponse', async (request, reply) => {
-    const caller = request.caller as Caller | null
+    const actor = request.actor as typeof request.actor | null
     request.log.info(
       {
         method: request.method,
         route: request.routeOptions.url ?? null,
         status: reply.statusCode,
         duration_ms: Math.round(reply.elapsedTime * 100) / 100,
-        ...(caller ? { tenant: caller.domain, client_id: caller.clientId } : {}),
+        ...(actor ? { tenant: actor.domain, client_id: actor.clientId } : {}),
       },
       'request',
     )

@@ -1,10 +1,11 @@
 /**
- * Every write is recorded, in the same transaction as the write itself: who (user and application), what
- * (action, resource, the fields written — never a secret), when, and the request id to find the log line.
+ * Every write is recorded, in the same transaction as the write itself: who (user and application, or the
+ * operator), through which channel, what (action, resource, the fields written — never a secret), when, and
+ * the request id to find the log line.
  */
 import type { Kysely } from 'kysely'
+import type { Actor } from '../access/actor.ts'
 import type { DB } from '../db/schema.ts'
-import type { Caller } from '../http/auth.ts'
 import { appendAudit } from './repository.ts'
 
 export interface Change {
@@ -14,18 +15,20 @@ export interface Change {
   changes?: object
 }
 
-export function audit(db: Kysely<DB>, caller: Caller, ...changes: Change[]): Promise<void> {
+export function audit(db: Kysely<DB>, actor: Actor, ...changes: Change[]): Promise<void> {
+  // API writes are the norm; the other channels say so in the entry (`via: "cli"`, `via: "console"`).
+  const via = actor.channel === 'api' ? {} : { via: actor.channel }
   return appendAudit(
     db,
     changes.map((c) => ({
-      tenantId: caller.tenantId,
-      actorUserId: caller.userId,
-      applicationId: caller.applicationId,
-      requestId: caller.requestId,
+      tenantId: actor.tenantId,
+      actorUserId: actor.userId,
+      applicationId: actor.applicationId,
+      requestId: actor.requestId,
       action: c.action,
       resourceType: c.resourceType,
       resourceId: c.resourceId,
-      changes: c.changes ?? {},
+      changes: { ...c.changes, ...via },
     })),
   )
 }

@@ -1,8 +1,8 @@
 /** Liveness and readiness for orchestrators and load balancers; no authentication, no tenant. */
 import type { FastifyPluginAsync } from 'fastify'
 import { sql } from 'kysely'
-import type { Database } from '../db/database.ts'
 import { Type } from 'typebox'
+import type { Database } from '../db/database.ts'
 
 const Status = Type.Object({ status: Type.String() })
 

@@ -34,7 +34,7 @@ export function idempotency(app: FastifyInstance, db: Kysely<DB>): void {
     const key = request.headers['idempotency-key']
     if (request.method !== 'POST' || key === undefined || request.routeOptions.config.secretResponse === true) return
     if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters.')
-    const scope = { tenantId: request.caller.tenantId, applicationId: request.caller.applicationId, key }
+    const scope = { tenantId: request.actor.tenantId, applicationId: request.actor.applicationId!, key }
     const hash = createHash('sha256').update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`).digest('hex')
     if (await repo.claim(db, scope, hash, RUNNING_TTL_MS)) {
       request.idempotencyKey = key
@@ -53,7 +53,7 @@ export function idempotency(app: FastifyInstance, db: Kysely<DB>): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const key = request.idempotencyKey
     if (key === undefined) return payload
-    const scope = { tenantId: request.caller.tenantId, applicationId: request.caller.applicationId, key }
+    const scope = { tenantId: request.actor.tenantId, applicationId: request.actor.applicationId!, key }
     if (reply.statusCode >= 400 || (payload !== null && payload !== undefined && typeof payload !== 'string')) {
       await repo.release(db, scope)
       return payload

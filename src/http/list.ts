@@ -1,13 +1,14 @@
 /**
- * The one list mechanism: query parameters every list accepts, the `{metadata: {pagination}, data}` envelope,
- * and absolute `next`/`previous` links that repeat the request with only `page` changed.
+ * Lists on the wire: the query parameters every list accepts, the `{metadata: {pagination}, data}` envelope,
+ * absolute `next`/`previous` links that repeat the request with only `page` changed, and CSV. `listRoute`
+ * declares a list route; services return a `Page` (db/paging.ts) and know nothing of this.
  */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Type, type TObject, type TProperties, type TSchema } from 'typebox'
+import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox'
+import type { Actor } from '../access/actor.ts'
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../db/paging.ts'
 import { badRequest, notFound } from './problem.ts'
-
-export const DEFAULT_PAGE_SIZE = 10
-export const MAX_PAGE_SIZE = 100
 
 /** The query schema of a list: paging, ordering by one of `orderFields` (prefix `-` for descending), search, filters. */
 export function listQuery<F extends TProperties>(orderFields: readonly string[], filters: F) {
@@ -16,41 +17,26 @@ export function listQuery<F extends TProperties>(orderFields: readonly string[],
     {
       page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Page number, from 1.' })),
       page_size: Type.Optional(
-        Type.Integer({ minimum: 1, description: `Items per page (default ${DEFAULT_PAGE_SIZE}; above ${MAX_PAGE_SIZE} is read as ${MAX_PAGE_SIZE}).` }),
+        Type.Integer({
+          minimum: 1,
+          description: `Items per page (default ${DEFAULT_PAGE_SIZE}; above ${MAX_PAGE_SIZE} is read as ${MAX_PAGE_SIZE}).`,
+        }),
       ),
-      order_by: Type.Optional(Type.Union(orders.map((o) => Type.Literal(o)), { description: 'Sort field; prefix - for descending.' })),
+      order_by: Type.Optional(
+        Type.Union(
+          orders.map((o) => Type.Literal(o)),
+          { description: 'Sort field; prefix - for descending.' },
+        ),
+      ),
       search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring match.' })),
-      format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'csv returns the page as text/csv.' })),
+      format: Type.Optional(
+        Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'csv returns the page as text/csv.' }),
+      ),
       ...filters,
     },
     { additionalProperties: false },
   )
 }
-
-export interface PageRequest {
-  page: number
-  pageSize: number
-  offset: number
-  orderBy: { field: string; direction: 'asc' | 'desc' }
-  search: string | undefined
-}
-
-export function pageRequest(query: { page?: number; page_size?: number; order_by?: string; search?: string }): PageRequest {
-  const page = query.page ?? 1
-  const pageSize = Math.min(query.page_size ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-  const order = query.order_by ?? 'id'
-  const search = query.search?.trim()
-  return {
-    page,
-    pageSize,
-    offset: (page - 1) * pageSize,
-    orderBy: order.startsWith('-') ? { field: order.slice(1), direction: 'desc' } : { field: order, direction: 'asc' },
-    search: search === undefined || search === '' ? undefined : search,
-  }
-}
-
-/** `%` and `_` typed by the user are literal characters, not wildcards. */
-export const likePattern = (search: string): string => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 export const Pagination = Type.Object({
   count: Type.Integer(),
@@ -78,10 +64,12 @@ function pageLink(request: FastifyRequest, page: number): string {
   return url.toString()
 }
 
-/** Wraps one page of rows; a page past the last is 404 (an empty list is page 1 of 1). */
-export function listEnvelope<T>(request: FastifyRequest, page: PageRequest, count: number, data: T[]) {
+/** Wraps one page of items; a page past the last is 404 (an empty list is page 1 of 1). */
+export function listEnvelope<T>(request: FastifyRequest, { rows, count, page }: Page<T>) {
   const numPages = Math.max(1, Math.ceil(count / page.pageSize))
-  if (page.page > numPages) throw notFound(`Page ${page.page} does not exist; there ${numPages === 1 ? 'is 1 page' : `are ${numPages} pages`}.`)
+  if (page.page > numPages) {
+    throw notFound(`Page ${page.page} does not exist; there ${numPages === 1 ? 'is 1 page' : `are ${numPages} pages`}.`)
+  }
   return {
     metadata: {
       pagination: {
@@ -93,10 +81,9 @@ export function listEnvelope<T>(request: FastifyRequest, page: PageRequest, coun
         current_page: page.page,
       },
     },
-    data,
+    data: rows,
   }
 }
-
 
 /**
  * One CSV field: quoted when it holds a comma, quote or line break; objects and arrays as JSON. Values are
@@ -104,32 +91,59 @@ export function listEnvelope<T>(request: FastifyRequest, page: PageRequest, coun
  * as text rather than evaluate them (docs/api.md says so).
  */
 function csvField(value: unknown): string {
-  const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : `${value as string | number | boolean}`
+  const text =
+    value === null || value === undefined
+      ? ''
+      : typeof value === 'object'
+        ? JSON.stringify(value)
+        : `${value as string | number | boolean}`
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
-/** The page's items as CSV (RFC 4180): a header of the items' top-level field names, then one row each. */
-export function toCsv(items: readonly object[], columns?: readonly string[]): string {
-  const header = columns ?? Object.keys(items[0] ?? {})
-  const lines = [header.map(csvField).join(',')]
-  for (const item of items) lines.push(header.map((key) => csvField((item as Record<string, unknown>)[key])).join(','))
+/** Items as CSV (RFC 4180): a header of the given columns, then one row each. */
+export function toCsv(items: readonly object[], columns: readonly string[]): string {
+  const lines = [columns.map(csvField).join(',')]
+  for (const item of items) lines.push(columns.map((key) => csvField((item as Record<string, unknown>)[key])).join(','))
   return `${lines.join('\r\n')}\r\n`
 }
 
 /**
- * Sends a list as JSON, or as CSV with `format=csv` (pagination then travels in the Link header); the CSV
- * columns are the item schema's fields, so even an empty page has its header row.
+ * Sends a page as the JSON envelope, or as CSV with `format=csv` (pagination then travels in the Link and
+ * X-Total-Count headers); the CSV columns are the item schema's fields, so even an empty page has its header.
  */
-export function sendList<T extends object>(
-  reply: FastifyReply,
-  format: 'json' | 'csv' | undefined,
-  envelope: ReturnType<typeof listEnvelope<T>>,
-  item: TObject,
-) {
-  const columns = Object.keys(item.properties)
+export function sendPage<T extends object>(request: FastifyRequest, reply: FastifyReply, page: Page<T>, item: TObject) {
+  const envelope = listEnvelope(request, page)
+  const format = (request.query as { format?: string } | undefined)?.format
   if (format !== 'csv') return reply.send(envelope)
   const { next, previous, count } = envelope.metadata.pagination
   const links = [next && `<${next}>; rel="next"`, previous && `<${previous}>; rel="prev"`].filter(Boolean)
   if (links.length > 0) reply.header('link', links.join(', '))
-  return reply.header('x-total-count', String(count)).type('text/csv; charset=utf-8').send(toCsv(envelope.data, columns))
+  return reply
+    .header('x-total-count', String(count))
+    .type('text/csv; charset=utf-8')
+    .send(toCsv(envelope.data, Object.keys(item.properties)))
+}
+
+type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0]
+
+/** Declares `GET url`: a list with `query`'s parameters whose items are `item`, read by `list`. */
+export function listRoute<Q extends TObject, I extends TObject>(
+  app: TypeBoxApp,
+  url: string,
+  options: {
+    summary: string
+    tags: string[]
+    query: Q
+    item: I
+    list: (actor: Actor, query: Static<Q>) => Promise<Page<Static<I>>>
+  },
+): void {
+  const { summary, tags, query, item, list } = options
+  app.get(
+    url,
+    {
+      schema: { summary, tags, querystring: query, response: { 200: ListEnvelope(item) }, produces: ['application/json', 'text/csv'] },
+    },
+    async (request, reply) => sendPage(request, reply, await list(request.actor, request.query as Static<Q>), item),
+  )
 }

@@ -3,7 +3,8 @@
  * (Fastify itself answers 404 to both.)
  */
 import type { FastifyInstance } from 'fastify'
-import { notFound, Problem, sendProblem } from './problem.ts'
+import { sendProblem } from './errors.ts'
+import { methodNotAllowed as notAllowed, notFound } from './problem.ts'
 
 export interface RouteEntry {
   url: string
@@ -33,9 +34,6 @@ export function methodNotAllowed(app: FastifyInstance): void {
     const allowed = new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => [...r.methods]))
     if (allowed.size === 0) return sendProblem(reply, notFound(`No route ${path}.`))
     const allow = [...allowed].sort().join(', ')
-    return sendProblem(
-      reply,
-      new Problem(405, 'Method Not Allowed', `${request.method} is not allowed on ${path}; use ${allow}.`, { headers: { allow } }),
-    )
+    return sendProblem(reply, notAllowed(`${request.method} is not allowed on ${path}; use ${allow}.`, allow))
   })
 }

@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { Type, type TSchema } from 'typebox'
-import { ProblemSchema } from './response-check.ts'
+import { ProblemSchema } from './problem.ts'
 
 const DESCRIPTION = `Procurement service API: vendors, locations and users of a company, for integrating applications.
 

@@ -1,26 +1,114 @@
 /**
- * Errors with stable meanings, thrown anywhere and turned into `application/problem+json` (RFC 9457) once,
- * by `problemHandler`. Internals (stack traces, SQL) never leave the process: a 500 says only that it failed.
+ * Errors with stable meanings, thrown anywhere (services included: nothing here knows HTTP frameworks) and
+ * turned into `application/problem+json` (RFC 9457) once, by the error handler in `errors.ts`. Each kind of
+ * error has its own `type` URI, so clients can branch on it; docs/api.md lists them.
  */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { Type, type Static } from 'typebox'
 
 /** Field errors: `{ "primary_billing_address.city": ["is required"] }`, or one such object per batch item. */
 export type FieldErrors = Record<string, string[]>
+
+/** The problem `type` of each kind of error (relative URIs, the same on every deployment). */
+export const PROBLEM_TYPES = {
+  validation: '/problems/validation',
+  unauthorized: '/problems/unauthorized',
+  permission: '/problems/permission',
+  'not-found': '/problems/not-found',
+  'method-not-allowed': '/problems/method-not-allowed',
+  conflict: '/problems/conflict',
+  'precondition-failed': '/problems/precondition-failed',
+  'too-large': '/problems/too-large',
+  'unsupported-media-type': '/problems/unsupported-media-type',
+  'idempotency-mismatch': '/problems/idempotency-mismatch',
+  'rate-limited': '/problems/rate-limited',
+  unavailable: '/problems/unavailable',
+  internal: '/problems/internal',
+  'bad-request': '/problems/bad-request',
+} as const
+export type ProblemKind = keyof typeof PROBLEM_TYPES
+
+const TYPE_DESCRIPTIONS: Record<ProblemKind, string> = {
+  validation: '400: the body, query string, path or a header is not valid; field errors under `errors`.',
+  unauthorized: '401: the access token is missing, invalid, expired or revoked.',
+  permission: "403: the token's user lacks the permission.",
+  'not-found': '404: no such resource in your tenant, no such route, or a page past the last.',
+  'method-not-allowed': '405: the path exists, the method does not (see `Allow`).',
+  conflict: '409: the request conflicts with the current state (e.g. its Idempotency-Key is still running).',
+  'precondition-failed': '412: `If-Match` does not match the current ETag.',
+  'too-large': '413: the body is larger than the service accepts.',
+  'unsupported-media-type': '415: the body is not in a media type the route takes.',
+  'idempotency-mismatch': '422: the Idempotency-Key was used before with a different request.',
+  'rate-limited': '429: too many requests; retry after `Retry-After` seconds.',
+  unavailable: '503: the database is unavailable; retry after `Retry-After` seconds.',
+  internal: '500: the service failed; nothing about the failure is disclosed.',
+  'bad-request': '4xx: any other request the HTTP layer refuses (e.g. URI or headers too long).',
+}
+
+const FieldErrorsSchema = Type.Record(Type.String(), Type.Array(Type.String()))
+
+/** The problem document, as every error outside /oauth/ is sent (also the OpenAPI component `Problem`). */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.Union(
+      Object.entries(PROBLEM_TYPES).map(([kind, uri]) => Type.Literal(uri, { description: TYPE_DESCRIPTIONS[kind as ProblemKind] })),
+      { description: 'What kind of error this is; stable, so clients can branch on it.' },
+    ),
+    title: Type.String({ description: 'The HTTP status text.' }),
+    status: Type.Integer({ minimum: 400, maximum: 599 }),
+    detail: Type.String({ minLength: 1, description: 'What went wrong and how to fix it, for people.' }),
+    errors: Type.Optional(
+      Type.Union([FieldErrorsSchema, Type.Array(FieldErrorsSchema)], {
+        description: 'Field errors by dotted path; for a batch, one object per submitted item.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type ProblemBody = Static<typeof ProblemSchema>
 
 export class Problem extends Error {
   constructor(
     readonly status: number,
     readonly title: string,
     readonly detail: string,
-    readonly extra: { errors?: FieldErrors | FieldErrors[]; headers?: Record<string, string> } = {},
+    readonly extra: { kind?: ProblemKind; errors?: FieldErrors | FieldErrors[]; headers?: Record<string, string> } = {},
   ) {
     super(detail)
   }
 
-  /** Lets handlers that know only Fastify's errors (the OAuth one) see the status. */
+  /** Lets handlers that know only framework errors (the OAuth one) see the status. */
   get statusCode(): number {
     return this.status
   }
+
+  get type(): string {
+    return PROBLEM_TYPES[this.extra.kind ?? kindOfStatus(this.status)]
+  }
+
+  toBody(): ProblemBody {
+    const body: ProblemBody = { type: this.type as ProblemBody['type'], title: this.title, status: this.status, detail: this.detail }
+    if (this.extra.errors !== undefined) body.errors = this.extra.errors
+    return body
+  }
+}
+
+/** The kind a status means when the thrower named none. */
+export function kindOfStatus(status: number): ProblemKind {
+  const kinds: Partial<Record<number, ProblemKind>> = {
+    400: 'validation',
+    401: 'unauthorized',
+    403: 'permission',
+    404: 'not-found',
+    405: 'method-not-allowed',
+    409: 'conflict',
+    412: 'precondition-failed',
+    413: 'too-large',
+    415: 'unsupported-media-type',
+    422: 'idempotency-mismatch',
+    429: 'rate-limited',
+    503: 'unavailable',
+  }
+  return kinds[status] ?? (status >= 500 ? 'internal' : 'bad-request')
 }
 
 export const badRequest = (detail: string, errors?: FieldErrors | FieldErrors[]) =>
@@ -31,6 +119,8 @@ export const unauthorized = (detail: string) =>
   new Problem(401, 'Unauthorized', detail, { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } })
 export const forbidden = (detail: string) => new Problem(403, 'Forbidden', detail)
 export const notFound = (detail = 'No such resource.') => new Problem(404, 'Not Found', detail)
+export const methodNotAllowed = (detail: string, allow: string) =>
+  new Problem(405, 'Method Not Allowed', detail, { headers: { allow } })
 export const conflict = (detail: string) => new Problem(409, 'Conflict', detail)
 export const preconditionFailed = (detail: string) => new Problem(412, 'Precondition Failed', detail)
 export const unprocessable = (detail: string) => new Problem(422, 'Unprocessable Content', detail)
@@ -38,104 +128,4 @@ export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
   new Problem(429, 'Too Many Requests', detail, { headers: { 'retry-after': String(retryAfterSeconds) } })
 export const serviceUnavailable = (detail: string) =>
   new Problem(503, 'Service Unavailable', detail, { headers: { 'retry-after': '1' } })
-
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  413: 'Content Too Large',
-  414: 'URI Too Long',
-  415: 'Unsupported Media Type',
-  431: 'Request Header Fields Too Large',
-}
-
-export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
-  const body: Record<string, unknown> = {
-    type: 'about:blank',
-    title: problem.title,
-    status: problem.status,
-    detail: problem.detail,
-  }
-  if (problem.extra.errors !== undefined) body.errors = problem.extra.errors
-  for (const [name, value] of Object.entries(problem.extra.headers ?? {})) reply.header(name, value)
-  return reply.code(problem.status).type('application/problem+json').send(body)
-}
-
-/** SQLSTATE classes that mean "the database cannot be reached or is going away", not "your input is wrong". */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown }
-  if (typeof e.code === 'string' && /^(08|57P0|53)/.test(e.code)) return true
-  if (typeof e.code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH'].includes(e.code)) {
-    return true
-  }
-  const message = typeof e.message === 'string' ? e.message : ''
-  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout/i.test(message)
-}
-
-/** The one error handler: every error outside /oauth/ leaves through here. */
-export function problemHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof Problem) return sendProblem(reply, error)
-  if (error.validation !== undefined) {
-    return sendProblem(reply, validationFailed(fieldErrors(error), describeValidation(error)))
-  }
-  if (isDatabaseUnavailable(error)) {
-    request.log.error({ err: { message: error.message, code: error.code } }, 'database unavailable')
-    return sendProblem(reply, serviceUnavailable('The database is unavailable; try again shortly.'))
-  }
-  const status = error.statusCode ?? 500
-  if (status >= 400 && status < 500) {
-    const detail = status === 413 ? 'The request body is larger than the service accepts.' : error.message
-    return sendProblem(reply, new Problem(status, TITLES[status] ?? 'Bad Request', detail))
-  }
-  request.log.error({ err: error }, 'unhandled error')
-  return sendProblem(reply, new Problem(500, 'Internal Server Error', 'The service failed to handle the request.'))
-}
-
-function describeValidation(error: FastifyError): string {
-  const part = error.validationContext ?? 'request'
-  const where = part === 'querystring' ? 'query string' : part
-  return `The ${where} is not valid; see errors.`
-}
-
-/** Turns a Fastify validation error into field errors. */
-export function fieldErrors(error: FastifyError): FieldErrors | FieldErrors[] {
-  const validation = error.validation ?? []
-  const isBatch = error.validationContext === 'body' && validation.some((v) => /^\/\d+(\/|$)/.test(v.instancePath))
-  return toFieldErrors(validation, isBatch, error.validationContext === 'body' ? 'body' : 'request')
-}
-
-export interface ValidatorError {
-  instancePath: string
-  keyword: string
-  params: Record<string, unknown>
-  message?: string | undefined
-}
-
-/** Validator errors as `{path: [messages]}` (nested paths dotted); for a batch, one object per item index. */
-export function toFieldErrors(validation: readonly ValidatorError[], isBatch: boolean, fallback = 'body', itemCount = 0): FieldErrors | FieldErrors[] {
-  const perItem: FieldErrors[] = []
-  const flat: FieldErrors = {}
-  for (const v of validation) {
-    const params = v.params
-    const segments = v.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    let message = v.message ?? 'is not valid'
-    if (v.keyword === 'required') {
-      segments.push(String(params.missingProperty))
-      message = 'is required'
-    } else if (v.keyword === 'additionalProperties') {
-      segments.push(String(params.additionalProperty))
-      message = 'is not a known field'
-    }
-    let target = flat
-    if (isBatch) {
-      const index = Number(segments.shift())
-      target = perItem[index] ??= {}
-    }
-    const field = segments.join('.') || fallback
-    const messages = (target[field] ??= [])
-    if (!messages.includes(message)) messages.push(message)
-  }
-  if (isBatch) return Array.from({ length: Math.max(itemCount, perItem.length) }, (_, i) => perItem[i] ?? {})
-  return flat
-}
+export const internalError = () => new Problem(500, 'Internal Server Error', 'The service failed to handle the request.')

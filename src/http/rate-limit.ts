@@ -93,7 +93,7 @@ export function rateLimit(app: FastifyInstance, limiter: RateLimiter): void {
   if (limiter.limit <= 0) return
   const policy = `"per-application";q=${limiter.limit};w=${WINDOW_MS / 1000}`
   app.addHook('onRequest', async (request, reply) => {
-    const { allowed, remaining, reset } = limiter.hit(request.caller.applicationId, request.caller.tenantId)
+    const { allowed, remaining, reset } = limiter.hit(request.actor.applicationId!, request.actor.tenantId)
     reply.header('ratelimit-policy', policy).header('ratelimit', `"per-application";r=${remaining};t=${reset}`)
     if (!allowed) throw tooManyRequests(`This application made more than ${limiter.limit} requests this minute; retry in ${reset} s.`, reset)
   })

@@ -7,20 +7,9 @@
 import { Ajv, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
+import { ProblemSchema } from './problem.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
-
-export const ProblemSchema = Type.Object(
-  {
-    type: Type.String(),
-    title: Type.String(),
-    status: Type.Integer({ minimum: 400, maximum: 599 }),
-    detail: Type.String({ minLength: 1 }),
-    errors: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Array(Type.String())), Type.Array(Type.Record(Type.String(), Type.Array(Type.String())))])),
-  },
-  { additionalProperties: false },
-)
 
 export class ResponseSchemaMismatch extends Error {
   override name = 'ResponseSchemaMismatch'

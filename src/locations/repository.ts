@@ -1,33 +1,32 @@
 /** SQL for locations and their addresses. Every query is scoped to one tenant; the caller owns transactions. */
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { AddressKind, AddressTable, DB } from '../db/schema.ts'
-import { keptTotal, pageWithTotal, windowTotal } from '../db/paging.ts'
-import { likePattern, type PageRequest } from '../http/list.ts'
+import { fetchPage, type ListFilters, type ListSpec, type PageRequest } from '../db/paging.ts'
+import type { LocationListQuery } from './schema.ts'
 
 export type AddressRow = Selectable<AddressTable>
 /** An active address as a location's view carries it. */
 export type ViewAddress = Pick<AddressRow, 'id' | 'kind' | 'name' | 'address_line_one' | 'city' | 'postal_code' | 'state_province' | 'country'>
 
-export interface LocationFilters {
-  active?: boolean | undefined
-  headquarter?: boolean | undefined
-  search?: string | undefined
-}
-
 /** The tenant's headquarters: its first location. */
 const headquarterId = (tenantId: number) => sql<number>`(select min(h.id) from locations h where h.tenant_id = ${tenantId})`
 
-function base(db: Kysely<DB>, tenantId: number, f: LocationFilters) {
-  let q = db.selectFrom('locations as l').where('l.tenant_id', '=', tenantId)
-  if (f.active !== undefined) q = q.where('l.active', '=', f.active)
-  if (f.headquarter !== undefined) q = q.where(sql<boolean>`(l.id = ${headquarterId(tenantId)}) = ${f.headquarter}`)
-  if (f.search !== undefined) q = q.where('l.name', 'ilike', likePattern(f.search))
-  return q
+const LIST: ListSpec<ListFilters<LocationListQuery>> = {
+  tenant: 'l.tenant_id',
+  id: 'l.id',
+  order: { name: 'l.name' },
+  search: ['l.name'],
+  filters: {
+    active: 'l.active',
+    headquarter: (is: boolean) => sql<boolean>`(l.id = (select min(h.id) from locations h where h.tenant_id = l.tenant_id)) = ${is}`,
+  },
+  counted: 'locations',
 }
 
 /** One row per location with everything its view needs: currency, legal entity, counts. Addresses come separately. */
-function selectViews(db: Kysely<DB>, tenantId: number, f: LocationFilters) {
-  return base(db, tenantId, f)
+function selectViews(db: Kysely<DB>, tenantId: number) {
+  return db
+    .selectFrom('locations as l')
     .innerJoin('currencies as c', 'c.id', 'l.currency_id')
     .leftJoin('legal_entities as le', 'le.id', 'l.legal_entity_id')
     .selectAll('l')
@@ -44,27 +43,12 @@ function selectViews(db: Kysely<DB>, tenantId: number, f: LocationFilters) {
 }
 export type LocationRow = Awaited<ReturnType<ReturnType<typeof selectViews>['executeTakeFirstOrThrow']>>
 
-export async function countLocations(db: Kysely<DB>, tenantId: number, f: LocationFilters): Promise<number> {
-  if (Object.values(f).every((v) => v === undefined)) {
-    const row = await db.selectFrom('row_counts').select('n').where('tenant_id', '=', tenantId).where('table_name', '=', 'locations').executeTakeFirst()
-    return Number(row?.n ?? 0)
-  }
-  const row = await base(db, tenantId, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
-  return Number(row.n)
-}
-
-/** One page, its addresses and the exact total in one round trip (db/paging.ts). */
-export async function pageOfLocations(db: Kysely<DB>, tenantId: number, f: LocationFilters, page: PageRequest): Promise<{ rows: LocationRow[]; count: number }> {
-  const unfiltered = Object.values(f).every((v) => v === undefined)
-  const total = unfiltered ? keptTotal(tenantId, 'locations') : windowTotal
-  let q = selectViews(db, tenantId, f).select(total.as('total_count'))
-  if (page.orderBy.field === 'name') q = q.orderBy('l.name', page.orderBy.direction)
-  const rows = await q.orderBy('l.id', page.orderBy.direction).limit(page.pageSize).offset(page.offset).execute()
-  return pageWithTotal(rows, page, () => countLocations(db, tenantId, f))
-}
+/** One page, its addresses and the exact total in one round trip. */
+export const pageOfLocations = (db: Kysely<DB>, tenantId: number, f: ListFilters<LocationListQuery>, page: PageRequest) =>
+  fetchPage(db, selectViews(db, tenantId), LIST, tenantId, f, page)
 
 export function findLocation(db: Kysely<DB>, tenantId: number, id: number): Promise<LocationRow | undefined> {
-  return selectViews(db, tenantId, {}).where('l.id', '=', id).executeTakeFirst()
+  return selectViews(db, tenantId).where('l.tenant_id', '=', tenantId).where('l.id', '=', id).executeTakeFirst()
 }
 
 /** Locks the location's row for the rest of the transaction (serialises concurrent replacements). */

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Database } from '../db/database.ts'
-import { ItemEnvelope, ListEnvelope, sendList } from '../http/list.ts'
+import { ItemEnvelope, listRoute } from '../http/list.ts'
 import { LocationInput, LocationListQuery, LocationParams, LocationView } from './schema.ts'
 import * as service from './service.ts'
 
@@ -14,16 +14,18 @@ export const locationRoutes =
     const db = database.db
     for (const version of ['v2', 'v3']) {
       const tags = ['locations']
-      app.get(
-        `/${version}/locations/`,
-        { schema: { summary: 'List locations', tags, querystring: LocationListQuery, response: { 200: ListEnvelope(LocationView) }, produces: ['application/json', 'text/csv'] } },
-        async (request, reply) => sendList(reply, request.query.format, await service.listLocations(db, request.caller, request.query, request), LocationView),
-      )
+      listRoute(app, `/${version}/locations/`, {
+        summary: 'List locations',
+        tags,
+        query: LocationListQuery,
+        item: LocationView,
+        list: (actor, query) => service.listLocations(db, actor, query),
+      })
       app.post(
         `/${version}/locations/`,
         { schema: { summary: 'Create a location (superuser)', tags, body: LocationInput, response: { 201: ItemEnvelope(LocationView) } } },
         async (request, reply) => {
-          const { view, etag } = await service.createLocation(db, request.caller, request.body)
+          const { view, etag } = await service.createLocation(db, request.actor, request.body)
           return reply.code(201).header('etag', etag).header('location', `/api/${version}/locations/${view.id}/`).send({ metadata: {}, data: view })
         },
       )
@@ -31,7 +33,7 @@ export const locationRoutes =
         `/${version}/locations/:id/`,
         { schema: { summary: 'Get a location', tags, params: LocationParams, response: { 200: ItemEnvelope(LocationView) } } },
         async (request, reply) => {
-          const { view, etag } = await service.getLocation(db, request.caller, request.params.id)
+          const { view, etag } = await service.getLocation(db, request.actor, request.params.id)
           return reply.header('etag', etag).send({ metadata: {}, data: view })
         },
       )
@@ -48,7 +50,7 @@ export const locationRoutes =
           },
         },
         async (request, reply) => {
-          const { view, etag } = await service.replaceLocation(db, request.caller, request.params.id, request.body, request.headers['if-match'])
+          const { view, etag } = await service.replaceLocation(db, request.actor, request.params.id, request.body, request.headers['if-match'])
           return reply.header('etag', etag).send({ metadata: {}, data: view })
         },
       )

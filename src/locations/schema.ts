@@ -6,6 +6,7 @@
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
 import { Id } from '../http/schema.ts'
+import { Currency, LegalEntitySummary } from '../lookups/schema.ts'
 
 const Text = (maxLength: number, minLength = 0) => Type.String({ minLength, maxLength })
 
@@ -36,17 +37,6 @@ export const ShippingAddressInput = Type.Object(
   { additionalProperties: false },
 )
 
-export const Currency = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  description: Type.String(),
-  rate: Type.String({ description: 'Exchange rate to the base currency, as a decimal string.' }),
-  base: Type.Boolean(),
-  active: Type.Boolean(),
-})
-
-export const LegalEntity = Type.Object({ id: Type.Integer(), uuid: Type.String({ format: 'uuid' }), name: Type.String() })
-
 export const LocationView = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
@@ -65,7 +55,7 @@ export const LocationView = Type.Object({
   department_count: Type.Integer({ description: 'Read-only: active departments at this location.' }),
   active: Type.Boolean(),
   external_id: Type.String(),
-  legal_entity: Type.Union([LegalEntity, Type.Null()]),
+  legal_entity: Type.Union([LegalEntitySummary, Type.Null()]),
 })
 export type LocationView = Static<typeof LocationView>
 

@@ -5,12 +5,11 @@
  * without: create; left out: deactivated, never deleted. A replacement that changes nothing writes nothing.
  */
 import { createHash } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
-import type { DB } from '../db/schema.ts'
+import { requireAny, type Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
-import { requireAny, type Caller } from '../http/auth.ts'
-import { listEnvelope, pageRequest } from '../http/list.ts'
+import { splitListQuery, type Page } from '../db/paging.ts'
+import type { DB } from '../db/schema.ts'
 import { notFound, preconditionFailed, validationFailed, type FieldErrors } from '../http/problem.ts'
 import * as repo from './repository.ts'
 import type { LocationInput, LocationListQuery, LocationView } from './schema.ts'
@@ -71,15 +70,14 @@ async function loadView(db: Kysely<DB>, tenantId: number, id: number): Promise<L
   return row === undefined ? undefined : toView(row)
 }
 
-export async function listLocations(db: Kysely<DB>, caller: Caller, query: LocationListQuery, request: FastifyRequest) {
-  const page = pageRequest(query)
-  const filters = { active: query.active, headquarter: query.headquarter, search: page.search }
-  const { rows, count } = await repo.pageOfLocations(db, caller.tenantId, filters, page)
-  return listEnvelope(request, page, count, rows.map(toView))
+export async function listLocations(db: Kysely<DB>, actor: Actor, query: LocationListQuery): Promise<Page<LocationView>> {
+  const { page, filters } = splitListQuery(query)
+  const result = await repo.pageOfLocations(db, actor.tenantId, filters, page)
+  return { ...result, rows: result.rows.map(toView) }
 }
 
-export async function getLocation(db: Kysely<DB>, caller: Caller, id: number) {
-  const view = await loadView(db, caller.tenantId, id)
+export async function getLocation(db: Kysely<DB>, actor: Actor, id: number) {
+  const view = await loadView(db, actor.tenantId, id)
   if (view === undefined) throw notFound(`No location ${id}.`)
   return { view, etag: etagOf(view) }
 }
@@ -138,18 +136,18 @@ async function resolve(db: Kysely<DB>, tenantId: number, input: LocationInput, l
   }
 }
 
-export async function createLocation(db: Kysely<DB>, caller: Caller, input: LocationInput) {
-  requireAny(caller, 'superuser')
+export async function createLocation(db: Kysely<DB>, actor: Actor, input: LocationInput) {
+  requireAny(actor, 'superuser')
   return db.transaction().execute(async (tx) => {
-    const r = await resolve(tx, caller.tenantId, input, undefined)
-    const id = await repo.insertLocation(tx, caller.tenantId, r.values)
-    await repo.insertAddresses(tx, caller.tenantId, id, [
+    const r = await resolve(tx, actor.tenantId, input, undefined)
+    const id = await repo.insertLocation(tx, actor.tenantId, r.values)
+    await repo.insertAddresses(tx, actor.tenantId, id, [
       { kind: 'billing', values: r.billing },
       { kind: 'shipping', values: r.shipping },
       ...r.alternates.map((a) => ({ kind: 'alternate' as const, values: a.values })),
     ])
-    const view = (await loadView(tx, caller.tenantId, id))!
-    await audit(tx, caller, { action: 'location.create', resourceType: 'location', resourceId: id, changes: input })
+    const view = (await loadView(tx, actor.tenantId, id))!
+    await audit(tx, actor, { action: 'location.create', resourceType: 'location', resourceId: id, changes: input })
     return { view, etag: etagOf(view) }
   })
 }
@@ -165,16 +163,16 @@ function ifMatchHolds(header: string | undefined, etag: string): boolean {
   return tags.includes('*') || tags.includes(etag)
 }
 
-export async function replaceLocation(db: Kysely<DB>, caller: Caller, id: number, input: LocationInput, ifMatch: string | undefined) {
-  requireAny(caller, 'superuser')
+export async function replaceLocation(db: Kysely<DB>, actor: Actor, id: number, input: LocationInput, ifMatch: string | undefined) {
+  requireAny(actor, 'superuser')
   return db.transaction().execute(async (tx) => {
-    if (!(await repo.lockLocation(tx, caller.tenantId, id))) throw notFound(`No location ${id}.`)
-    const current = (await repo.findLocation(tx, caller.tenantId, id))!
-    const addresses = await repo.allAddressesOf(tx, caller.tenantId, id)
+    if (!(await repo.lockLocation(tx, actor.tenantId, id))) throw notFound(`No location ${id}.`)
+    const current = (await repo.findLocation(tx, actor.tenantId, id))!
+    const addresses = await repo.allAddressesOf(tx, actor.tenantId, id)
     if (!ifMatchHolds(ifMatch, etagOf(toView(current)))) {
       throw preconditionFailed('The location changed since you read it (If-Match does not match its ETag); read it again.')
     }
-    const r = await resolve(tx, caller.tenantId, input, id)
+    const r = await resolve(tx, actor.tenantId, input, id)
     let changed = false
 
     const columns = Object.keys(r.values) as (keyof repo.LocationValues)[]
@@ -182,7 +180,7 @@ export async function replaceLocation(db: Kysely<DB>, caller: Caller, id: number
     for (const kind of ['billing', 'shipping'] as const) {
       const row = addresses.find((a) => a.kind === kind)!
       if (!sameAddress(row, r[kind])) {
-        await repo.updateAddress(tx, caller.tenantId, row.id, r[kind])
+        await repo.updateAddress(tx, actor.tenantId, row.id, r[kind])
         changed = true
       }
     }
@@ -196,24 +194,24 @@ export async function replaceLocation(db: Kysely<DB>, caller: Caller, id: number
       kept.add(alternate.id)
       const row = addresses.find((a) => a.id === alternate.id)!
       if (!row.active || !sameAddress(row, alternate.values)) {
-        await repo.updateAddress(tx, caller.tenantId, row.id, { ...alternate.values, active: true })
+        await repo.updateAddress(tx, actor.tenantId, row.id, { ...alternate.values, active: true })
         changed = true
       }
     }
-    await repo.insertAddresses(tx, caller.tenantId, id, created.map((values) => ({ kind: 'alternate' as const, values })))
+    await repo.insertAddresses(tx, actor.tenantId, id, created.map((values) => ({ kind: 'alternate' as const, values })))
     const dropped = addresses.filter((a) => a.kind === 'alternate' && a.active && !kept.has(a.id)).map((a) => a.id)
-    await repo.deactivateAddresses(tx, caller.tenantId, dropped)
+    await repo.deactivateAddresses(tx, actor.tenantId, dropped)
     changed ||= created.length > 0 || dropped.length > 0 || Object.keys(locationChanges).length > 0
     if (changed) {
-      await repo.updateLocation(tx, caller.tenantId, id, locationChanges)
-      await audit(tx, caller, {
+      await repo.updateLocation(tx, actor.tenantId, id, locationChanges)
+      await audit(tx, actor, {
         action: 'location.replace',
         resourceType: 'location',
         resourceId: id,
         changes: { ...locationChanges, shipping_addresses: { created: created.length, deactivated: dropped, kept: [...kept] } },
       })
     }
-    const view = (await loadView(tx, caller.tenantId, id))!
+    const view = (await loadView(tx, actor.tenantId, id))!
     return { view, etag: etagOf(view), changed }
   })
 }

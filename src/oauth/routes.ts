@@ -5,8 +5,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import type { AppDeps } from '../app.ts'
-import { isDatabaseUnavailable } from '../http/problem.ts'
+import type { Config } from '../config.ts'
+import type { Database } from '../db/database.ts'
+import { isDatabaseUnavailable } from '../http/errors.ts'
+import type { ServerKeys } from '../keys.ts'
 import { tenantOfHost } from '../tenants/host.ts'
 import { AttemptCounter } from './attempts.ts'
 import { invalidClient, invalidRequest, OAuthError, unsupportedGrantType } from './errors.ts'
@@ -86,7 +88,7 @@ function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyReq
 }
 
 export const oauthRoutes =
-  ({ config, database, keys }: AppDeps): FastifyPluginAsyncTypebox =>
+  ({ config, database, keys }: { config: Readonly<Config>; database: Database; keys: ServerKeys }): FastifyPluginAsyncTypebox =>
   async (app) => {
     const deps: OAuthDeps = {
       db: database.db,
@@ -105,7 +107,7 @@ export const oauthRoutes =
       if (new Set(keys).size !== keys.length) return done(invalidRequest('A parameter is repeated.'))
       done(null, Object.fromEntries(params))
     })
-    const caller = (request: FastifyRequest) => ({ host: tenantOfHost(config.BASE_DOMAIN, request.host), address: request.ip })
+    const origin = (request: FastifyRequest) => ({ host: tenantOfHost(config.BASE_DOMAIN, request.host), address: request.ip })
     const requireBody = (body: unknown) => {
       if (body === undefined || body === null) throw invalidRequest('The request has no body.')
     }
@@ -127,7 +129,7 @@ export const oauthRoutes =
         if (body.grant_type === undefined) throw invalidRequest('grant_type is required.')
         if (body.grant_type !== 'client_credentials') throw unsupportedGrantType(body.grant_type)
         if (body.audience === undefined) throw invalidRequest('audience is required.')
-        const token = await issueToken(deps, auth, body.audience, caller(request))
+        const token = await issueToken(deps, auth, body.audience, origin(request))
         return reply.headers(NO_STORE).send(token)
       },
     )
@@ -146,7 +148,7 @@ export const oauthRoutes =
         requireBody(request.body)
         const auth = clientAuth(request, request.body)
         if (request.body.token === undefined) throw invalidRequest('token is required.')
-        await revokeToken(deps, auth, request.body.token, caller(request))
+        await revokeToken(deps, auth, request.body.token, origin(request))
         return reply.headers(NO_STORE).send({})
       },
     )

@@ -9,7 +9,7 @@ import type { Config } from '../config.ts'
 import type { DB } from '../db/schema.ts'
 import type { ServerKeys } from '../keys.ts'
 import { hostAllows, type HostTenant } from '../tenants/host.ts'
-import * as repo from './applications.repository.ts'
+import * as repo from '../applications/repository.ts'
 import type { AttemptCounter } from './attempts.ts'
 import { accessDenied, invalidClient, tooManyAttempts } from './errors.ts'
 import { DUMMY_HASH, secretMatches } from './secrets.ts'
@@ -29,28 +29,29 @@ export interface ClientAuth {
   basic: boolean
 }
 
-export interface Caller {
+/** Where a token request came from: the tenant its host names, and the client's address (for the brake). */
+export interface ClientOrigin {
   host: HostTenant
   address: string
 }
 
-async function authenticate(deps: OAuthDeps, auth: ClientAuth, caller: Caller) {
-  const addressWait = deps.attempts.addressWait(caller.address)
+async function authenticate(deps: OAuthDeps, auth: ClientAuth, origin: ClientOrigin) {
+  const addressWait = deps.attempts.addressWait(origin.address)
   if (addressWait > 0) throw tooManyAttempts(addressWait)
   const app = await repo.findByClientId(deps.db, auth.clientId)
   const matches = secretMatches(deps.keys.pepper, auth.clientSecret, app?.secret_hash ?? DUMMY_HASH)
   const usable =
-    app !== undefined && matches && app.revoked_at === null && app.user_active && app.tenant_active && hostAllows(caller.host, app.domain)
+    app !== undefined && matches && app.revoked_at === null && app.user_active && app.tenant_active && hostAllows(origin.host, app.domain)
   if (!usable) {
-    deps.attempts.fail(auth.clientId, caller.address)
+    deps.attempts.fail(auth.clientId, origin.address)
     const clientWait = deps.attempts.clientWait(auth.clientId)
     throw clientWait > 0 ? tooManyAttempts(clientWait) : invalidClient(auth.basic)
   }
   return app
 }
 
-export async function issueToken(deps: OAuthDeps, auth: ClientAuth, audience: string, caller: Caller) {
-  const app = await authenticate(deps, auth, caller)
+export async function issueToken(deps: OAuthDeps, auth: ClientAuth, audience: string, origin: ClientOrigin) {
+  const app = await authenticate(deps, auth, origin)
   if (audience !== deps.config.API_AUDIENCE) throw accessDenied()
   const { token } = await signAccessToken(deps.keys, deps.config, {
     tenantId: app.tenant_id,
@@ -71,8 +72,8 @@ export async function issueToken(deps: OAuthDeps, auth: ClientAuth, audience: st
 }
 
 /** RFC 7009: revokes `token` if it is a valid access token of the authenticated client; silent otherwise. */
-export async function revokeToken(deps: OAuthDeps, auth: ClientAuth, token: string, caller: Caller): Promise<void> {
-  const app = await authenticate(deps, auth, caller)
+export async function revokeToken(deps: OAuthDeps, auth: ClientAuth, token: string, origin: ClientOrigin): Promise<void> {
+  const app = await authenticate(deps, auth, origin)
   const claims = await verifyAccessToken(deps.keys, deps.config, token)
   if (claims === undefined || claims.applicationId !== app.id) return
   await deps.db

@@ -1,7 +1,7 @@
 /**
  * Access tokens: JWTs signed with HS256 under the server's signing key, so any node that shares the key
  * verifies them without a lookup. What a JWT cannot say (revoked since, owner deactivated since) is
- * checked against the database on every API request (src/http/auth.ts).
+ * checked against the database on every API request (src/oauth/bearer.ts).
  */
 import { randomUUID } from 'node:crypto'
 import { jwtVerify, SignJWT } from 'jose'

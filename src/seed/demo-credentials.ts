@@ -5,7 +5,8 @@
  */
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
-import { createApplication, rotateSecret, type IssuedCredentials } from '../oauth/applications.service.ts'
+import { operatorActor } from '../access/actor.ts'
+import { insertWithCredentials, rotateApplication, type IssuedCredentials } from '../applications/service.ts'
 import { DEMO_ADMIN_EMAIL, DEMO_DOMAIN } from './demo.ts'
 
 const KEY = 'demo_credentials'
@@ -24,13 +25,14 @@ export async function demoCredentialsToShow(db: Kysely<DB>, pepper: Buffer): Pro
     const owner = await tx
       .selectFrom('users as u')
       .innerJoin('tenants as t', 't.id', 'u.tenant_id')
-      .select(['u.id', 'u.tenant_id'])
+      .select(['u.id', 'u.tenant_id', 't.domain'])
       .where('t.domain', '=', DEMO_DOMAIN)
       .where('u.email', '=', DEMO_ADMIN_EMAIL)
       .executeTakeFirst()
     if (owner === undefined) return undefined
-    if (state !== undefined) return rotateSecret(tx, pepper, owner.tenant_id, state.client_id)
-    const created = await createApplication(tx, pepper, { tenantId: owner.tenant_id, userId: owner.id }, 'Demo application (created on first start)')
+    // The lost secret is replaced, as the operator would at the command line (and audited so).
+    if (state !== undefined) return rotateApplication(tx, pepper, operatorActor({ id: owner.tenant_id, domain: owner.domain }), state.client_id)
+    const created = await insertWithCredentials(tx, pepper, { tenantId: owner.tenant_id, userId: owner.id }, 'Demo application (created on first start)')
     const value: State = { client_id: created.client_id, shown: false }
     await tx.insertInto('system_state').values({ key: KEY, value: JSON.stringify(value) }).execute()
     return { client_id: created.client_id, client_secret: created.client_secret }

@@ -1,7 +1,6 @@
-/** SQL for the current user's account (spec 2.9): tenant, role grants with permissions, department's branch. */
+/** SQL for the current user's account: tenant, role grants with permissions, department. */
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
-import type { AddressNoId } from './schema.ts'
 
 export const tenantOf = (db: Kysely<DB>, tenantId: number) =>
   db.selectFrom('tenants').select(['domain', 'name', 'active']).where('id', '=', tenantId).executeTakeFirstOrThrow()
@@ -33,23 +32,11 @@ export async function isDelegatee(db: Kysely<DB>, userId: number): Promise<boole
   return row !== undefined
 }
 
-/** The department with its branch (location) fields as 2.9 lists them, or undefined. */
-export async function departmentWithBranch(db: Kysely<DB>, departmentId: number) {
-  const address = (kind: 'billing' | 'shipping') => sql<AddressNoId>`(
-    select json_build_object('name', a.name, 'addressLineOne', a.address_line_one, 'city', a.city, 'postalCode', a.postal_code,
-      'state_province', a.state_province, 'country', a.country)
-    from addresses a where a.location_id = l.id and a.kind = ${kind} and a.active)`
-  return db
-    .selectFrom('departments as d')
-    .innerJoin('locations as l', 'l.id', 'd.location_id')
-    .innerJoin('currencies as c', 'c.id', 'l.currency_id')
-    .select([
-      'd.name', 'd.external_id', 'd.active',
-      'l.name as l_name', 'l.url', 'l.logo', 'l.phone_one', 'l.fax', 'l.email', 'l.language', 'l.timezone', 'l.active as l_active', 'l.external_id as l_external_id',
-      'c.name as c_name', 'c.description as c_description', 'c.rate as c_rate', 'c.base as c_base', 'c.active as c_active',
-      address('billing').as('billing'),
-      address('shipping').as('shipping'),
-    ])
-    .where('d.id', '=', departmentId)
+/** The department and the location it belongs to. */
+export const departmentOf = (db: Kysely<DB>, tenantId: number, departmentId: number) =>
+  db
+    .selectFrom('departments')
+    .select(['name', 'external_id', 'active', 'location_id'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', departmentId)
     .executeTakeFirst()
-}

@@ -1,11 +1,13 @@
 /** The current user's account (spec 2.9): who the token's owner is and what they may do, where. */
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
-import type { Caller } from '../http/auth.ts'
+import { actingUser, type Actor } from '../access/actor.ts'
 import { notFound } from '../http/problem.ts'
+import type { LocationView } from '../locations/schema.ts'
+import { getLocation } from '../locations/service.ts'
 import * as meRepo from './me.repository.ts'
 import * as repo from './repository.ts'
-import type { Me } from './schema.ts'
+import { BRANCH_FIELDS, type Me } from './schema.ts'
 import { toProfile } from './service.ts'
 
 type Structured = Me['systemaccess_cache']['structured']
@@ -27,14 +29,35 @@ function accessCache(grants: meRepo.GrantRow[]): Me['systemaccess_cache'] {
   return { structured, flattened: [...all].sort() }
 }
 
-export async function me(db: Kysely<DB>, caller: Caller): Promise<Me> {
-  const row = await repo.findProfileOfUser(db, caller.tenantId, caller.userId)
+const withoutId = <T extends { id: unknown }>(value: T): Omit<T, 'id'> =>
+  Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'id')) as Omit<T, 'id'>
+
+/** The department's location as `me` shows it (its fields, currency and addresses without ids). */
+function branchOf(view: LocationView): NonNullable<Me['department']>['branch'] {
+  return {
+    ...(Object.fromEntries(BRANCH_FIELDS.map((field) => [field, view[field]])) as Pick<LocationView, (typeof BRANCH_FIELDS)[number]>),
+    currency: withoutId(view.currency),
+    primary_billing_address: withoutId(view.primary_billing_address),
+    primary_shipping_address: withoutId(view.primary_shipping_address),
+  }
+}
+
+async function departmentWithBranch(db: Kysely<DB>, actor: Actor, departmentId: number) {
+  const department = await meRepo.departmentOf(db, actor.tenantId, departmentId)
+  if (department === undefined) return undefined
+  return { ...department, view: (await getLocation(db, actor, department.location_id)).view }
+}
+
+/** The acting user's own account: who they are and what they may do, where. */
+export async function me(db: Kysely<DB>, actor: Actor): Promise<Me> {
+  const userId = actingUser(actor)
+  const row = await repo.findProfileOfUser(db, actor.tenantId, userId)
   if (row === undefined) throw notFound('The token’s user has no profile.')
   const [tenant, grants, delegatee, department] = await Promise.all([
-    meRepo.tenantOf(db, caller.tenantId),
-    meRepo.grantsOf(db, caller.userId),
-    meRepo.isDelegatee(db, caller.userId),
-    row.department_id === null ? undefined : meRepo.departmentWithBranch(db, row.department_id),
+    meRepo.tenantOf(db, actor.tenantId),
+    meRepo.grantsOf(db, userId),
+    meRepo.isDelegatee(db, userId),
+    row.department_id === null ? undefined : departmentWithBranch(db, actor, row.department_id),
   ])
   const profile = toProfile(row)
   return {
@@ -43,29 +66,7 @@ export async function me(db: Kysely<DB>, caller: Caller): Promise<Me> {
     systemaccess_cache: accessCache(grants),
     approval_delegatee: profile.approval_delegatee,
     is_approval_delegatee: delegatee,
-    department:
-      department === undefined
-        ? null
-        : {
-            branch: {
-              name: department.l_name,
-              url: department.url,
-              logo: department.logo,
-              currency: { name: department.c_name, description: department.c_description, rate: department.c_rate, base: department.c_base, active: department.c_active },
-              phoneOne: department.phone_one,
-              fax: department.fax,
-              email: department.email,
-              primary_billing_address: department.billing,
-              primary_shipping_address: department.shipping,
-              language: department.language,
-              locationTimezone: department.timezone,
-              active: department.l_active,
-              external_id: department.l_external_id,
-            },
-            external_id: department.external_id,
-            name: department.name,
-            active: department.active,
-          },
+    department: department === undefined ? null : { branch: branchOf(department.view), external_id: department.external_id, name: department.name, active: department.active },
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     firstName: row.first_name,

@@ -3,8 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { Database } from '../db/database.ts'
-import { ItemEnvelope, ListEnvelope, sendList } from '../http/list.ts'
-import { badRequest, toFieldErrors, validationFailed } from '../http/problem.ts'
+import { toFieldErrors } from '../http/errors.ts'
+import { ItemEnvelope, listRoute } from '../http/list.ts'
+import { badRequest, validationFailed } from '../http/problem.ts'
 import { compileBodyValidator } from '../http/validation.ts'
 import { me } from './me.service.ts'
 import { BatchUser, CreateUsersBody, MAX_BATCH, Me, SingleUser, UserListQuery, UserParams, UserProfile } from './schema.ts'
@@ -35,14 +36,16 @@ export const userRoutes =
   async (app) => {
     const db = database.db
     const tags = ['users']
-    app.get(
-      '/v3/users/',
-      { schema: { summary: 'List users', tags, querystring: UserListQuery, response: { 200: ListEnvelope(UserProfile) }, produces: ['application/json', 'text/csv'] } },
-      async (request, reply) => sendList(reply, request.query.format, await service.listUsers(db, request.caller, request.query, request), UserProfile),
-    )
+    listRoute(app, '/v3/users/', {
+      summary: 'List users',
+      tags,
+      query: UserListQuery,
+      item: UserProfile,
+      list: (actor, query) => service.listUsers(db, actor, query),
+    })
     app.get('/v3/users/me/', { schema: { summary: "The token owner's account", tags, response: { 200: ItemEnvelope(Me) } } }, async (request) => ({
       metadata: {},
-      data: await me(db, request.caller),
+      data: await me(db, request.actor),
     }))
     app.post(
       '/v3/users/',
@@ -58,24 +61,24 @@ export const userRoutes =
       async (request, reply) => {
         if (request.validationError) throw preciseCreateErrors(request.body)
         const body = request.body
-        if (Array.isArray(body)) return reply.code(201).send({ metadata: {}, data: await service.createBatch(db, request.caller, body, origin(request)) })
-        return reply.code(201).send({ metadata: {}, data: await service.createOne(db, request.caller, body, origin(request)) })
+        if (Array.isArray(body)) return reply.code(201).send({ metadata: {}, data: await service.createBatch(db, request.actor, body, origin(request)) })
+        return reply.code(201).send({ metadata: {}, data: await service.createOne(db, request.actor, body, origin(request)) })
       },
     )
     app.get('/v3/users/:id/', { schema: { summary: 'Get a user', tags, params: UserParams, response: { 200: ItemEnvelope(UserProfile) } } }, async (request) => ({
       metadata: {},
-      data: await service.getUser(db, request.caller, request.params.id),
+      data: await service.getUser(db, request.actor, request.params.id),
     }))
     app.put(
       '/v3/users/:id/',
       { schema: { summary: 'Replace the single-form fields of a user (superuser or nav_setting)', tags, params: UserParams, body: SingleUser, response: { 200: ItemEnvelope(UserProfile) } } },
-      async (request) => ({ metadata: {}, data: await service.updateUser(db, request.caller, request.params.id, request.body) }),
+      async (request) => ({ metadata: {}, data: await service.updateUser(db, request.actor, request.params.id, request.body) }),
     )
     app.delete(
       '/v3/users/:id/',
       { schema: { summary: 'Deactivate a user; their applications stop working (superuser or nav_setting)', tags, params: UserParams, response: { 204: Type.Null() } } },
       async (request, reply) => {
-        await service.deactivateUser(db, request.caller, request.params.id)
+        await service.deactivateUser(db, request.actor, request.params.id)
         return reply.code(204).send(null)
       },
     )

@@ -2,12 +2,14 @@
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
 import { Id } from '../http/schema.ts'
-import { Address } from '../locations/schema.ts'
+import { Address, LocationView } from '../locations/schema.ts'
+import { Currency, LocationSummary } from '../lookups/schema.ts'
 
 const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
-export const LocationSummary = Type.Object({ id: Type.Integer(), name: Type.String(), headquarter: Type.Boolean() })
+/** A user's home department, with its location. */
+export const DepartmentSummary = Type.Object({ id: Type.Integer(), name: Type.String(), location: LocationSummary })
 export const PendingApprovals = Type.Object({
   order: Type.Integer(),
   expense: Type.Integer(),
@@ -30,7 +32,7 @@ export const UserProfile = Type.Object({
   lastName: Type.String(),
   user: Type.Integer({ description: 'Id of the underlying user.' }),
   email: Type.String(),
-  department: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), location: LocationSummary })),
+  department: Nullable(DepartmentSummary),
   location: Nullable(LocationSummary),
   profile_image: Type.String(),
   is_active: Type.Boolean(),
@@ -119,6 +121,15 @@ export const AddressNoId = Type.Omit(Address, ['id'])
 
 export type AddressNoId = Static<typeof AddressNoId>
 
+/** A department's location as `me` shows it: the location's own fields, currency and addresses without ids. */
+export const BRANCH_FIELDS = ['name', 'url', 'logo', 'phoneOne', 'fax', 'email', 'language', 'locationTimezone', 'active', 'external_id'] as const
+const Branch = Type.Object({
+  ...Type.Pick(LocationView, BRANCH_FIELDS).properties,
+  currency: Type.Omit(Currency, ['id']),
+  primary_billing_address: AddressNoId,
+  primary_shipping_address: AddressNoId,
+})
+
 /** The current user's account (spec 2.9). */
 export const Me = Type.Object({
   id: Type.Integer(),
@@ -131,21 +142,7 @@ export const Me = Type.Object({
   is_approval_delegatee: Type.Boolean(),
   department: Nullable(
     Type.Object({
-      branch: Type.Object({
-        name: Type.String(),
-        url: Type.String(),
-        logo: Type.String(),
-        currency: Type.Object({ name: Type.String(), description: Type.String(), rate: Type.String(), base: Type.Boolean(), active: Type.Boolean() }),
-        phoneOne: Type.String(),
-        fax: Type.String(),
-        email: Type.String(),
-        primary_billing_address: AddressNoId,
-        primary_shipping_address: AddressNoId,
-        language: Type.Integer(),
-        locationTimezone: Type.String(),
-        active: Type.Boolean(),
-        external_id: Type.String(),
-      }),
+      branch: Branch,
       external_id: Type.String(),
       name: Type.String(),
       active: Type.Boolean(),

@@ -3,12 +3,11 @@
  * departments at the home location, legal entities — all the tenant's), e-mail unique per tenant
  * case-insensitively, and batches all-or-nothing with one error object per submitted item.
  */
-import type { FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
-import type { DB } from '../db/schema.ts'
+import { requireAny, type Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
-import { requireAny, type Caller } from '../http/auth.ts'
-import { listEnvelope, pageRequest } from '../http/list.ts'
+import { splitListQuery, type Page } from '../db/paging.ts'
+import type { DB } from '../db/schema.ts'
 import { conflict, notFound, validationFailed, type FieldErrors } from '../http/problem.ts'
 import { queueInvitations } from '../invitations/service.ts'
 import * as repo from './repository.ts'
@@ -38,15 +37,14 @@ export function toProfile(row: repo.ProfileRow): UserProfile {
   }
 }
 
-export async function listUsers(db: Kysely<DB>, caller: Caller, query: UserListQuery, request: FastifyRequest) {
-  const page = pageRequest(query)
-  const filters = { is_active: query.is_active, location: query.location, pending_invite: query.pending_invite, role: query.role, search: page.search }
-  const { rows, count } = await repo.pageOfProfiles(db, caller.tenantId, filters, page)
-  return listEnvelope(request, page, count, rows.map(toProfile))
+export async function listUsers(db: Kysely<DB>, actor: Actor, query: UserListQuery): Promise<Page<UserProfile>> {
+  const { page, filters } = splitListQuery(query)
+  const result = await repo.pageOfProfiles(db, actor.tenantId, filters, page)
+  return { ...result, rows: result.rows.map(toProfile) }
 }
 
-export async function getUser(db: Kysely<DB>, caller: Caller, profileId: number): Promise<UserProfile> {
-  const row = await repo.findProfile(db, caller.tenantId, profileId)
+export async function getUser(db: Kysely<DB>, actor: Actor, profileId: number): Promise<UserProfile> {
+  const row = await repo.findProfile(db, actor.tenantId, profileId)
   if (row === undefined) throw notFound(`No user ${profileId}.`)
   return toProfile(row)
 }
@@ -128,14 +126,14 @@ function referenceErrors(u: ReturnType<typeof fromBatch>, refs: repo.ReferenceDa
 }
 
 /** Creates users all-or-nothing. `batch` decides the error shape: one object per item, or one object. */
-async function createUsers(db: Kysely<DB>, caller: Caller, items: ReturnType<typeof fromBatch>[], names: Names, batch: boolean, origin: string): Promise<UserProfile[]> {
-  requireAny(caller, ...WRITERS)
+async function createUsers(db: Kysely<DB>, actor: Actor, items: ReturnType<typeof fromBatch>[], names: Names, batch: boolean, origin: string): Promise<UserProfile[]> {
+  requireAny(actor, ...WRITERS)
   const fail = (errors: FieldErrors[]) => validationFailed(batch ? errors : errors[0]!, batch ? 'Some users are not valid; see errors (one object per submitted item). Nothing was created.' : undefined)
   const check = async (conn: Kysely<DB>) => {
-    const refs = await repo.referenceData(conn, caller.tenantId)
+    const refs = await repo.referenceData(conn, actor.tenantId)
     const errors = items.map((u) => referenceErrors(u, refs, names))
     const lower = items.map((u) => u.email.toLowerCase())
-    const taken = await repo.takenEmails(conn, caller.tenantId, [...new Set(lower)])
+    const taken = await repo.takenEmails(conn, actor.tenantId, [...new Set(lower)])
     const first = new Map<string, number>()
     lower.forEach((email, i) => {
       if (taken.has(email)) (errors[i]!.email ??= []).push('a user with this e-mail already exists')
@@ -149,10 +147,10 @@ async function createUsers(db: Kysely<DB>, caller: Caller, items: ReturnType<typ
       const { refs, errors } = await check(tx)
       if (errors.some((e) => Object.keys(e).length > 0)) throw fail(errors)
       const users = items.map((u) => ({ ...u, roleId: u.roleId ?? refs.defaultRole! }))
-      const ids = await writes.insertUsers(tx, caller.tenantId, users, caller.userId)
-      await audit(tx, caller, ...users.map((u, i) => ({ action: 'user.create', resourceType: 'user', resourceId: ids[i]!, changes: u })))
-      await queueInvitations(tx, caller.tenantId, users.flatMap((u, i) => (u.invite ? [{ userId: ids[i]!, email: u.email }] : [])), origin)
-      const rows = await repo.profilesOfUsers(tx, caller.tenantId, ids)
+      const ids = await writes.insertUsers(tx, actor.tenantId, users, actor.userId)
+      await audit(tx, actor, ...users.map((u, i) => ({ action: 'user.create', resourceType: 'user', resourceId: ids[i]!, changes: u })))
+      await queueInvitations(tx, actor.tenantId, users.flatMap((u, i) => (u.invite ? [{ userId: ids[i]!, email: u.email }] : [])), origin)
+      const rows = await repo.profilesOfUsers(tx, actor.tenantId, ids)
       const byUser = new Map(rows.map((r) => [r.user_id, r]))
       return ids.map((id) => toProfile(byUser.get(id)!))
     })
@@ -166,37 +164,37 @@ async function createUsers(db: Kysely<DB>, caller: Caller, items: ReturnType<typ
   }
 }
 
-export const createBatch = (db: Kysely<DB>, caller: Caller, body: BatchUser[], origin: string) =>
-  createUsers(db, caller, body.map(fromBatch), BATCH_NAMES, true, origin)
+export const createBatch = (db: Kysely<DB>, actor: Actor, body: BatchUser[], origin: string) =>
+  createUsers(db, actor, body.map(fromBatch), BATCH_NAMES, true, origin)
 
-export const createOne = async (db: Kysely<DB>, caller: Caller, body: SingleUser, origin: string) =>
-  (await createUsers(db, caller, [fromSingle(body)], SINGLE_NAMES, false, origin))[0]!
+export const createOne = async (db: Kysely<DB>, actor: Actor, body: SingleUser, origin: string) =>
+  (await createUsers(db, actor, [fromSingle(body)], SINGLE_NAMES, false, origin))[0]!
 
 /** PUT: replaces exactly the single form's fields. */
-export async function updateUser(db: Kysely<DB>, caller: Caller, profileId: number, body: SingleUser): Promise<UserProfile> {
-  requireAny(caller, ...WRITERS)
+export async function updateUser(db: Kysely<DB>, actor: Actor, profileId: number, body: SingleUser): Promise<UserProfile> {
+  requireAny(actor, ...WRITERS)
   return db.transaction().execute(async (tx) => {
-    const owner = await writes.userOfProfile(tx, caller.tenantId, profileId)
+    const owner = await writes.userOfProfile(tx, actor.tenantId, profileId)
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
     const u = fromSingle(body)
-    const errors = referenceErrors(u, await repo.referenceData(tx, caller.tenantId), SINGLE_NAMES)
-    if ((await repo.takenEmails(tx, caller.tenantId, [u.email.toLowerCase()], owner.user_id)).size > 0) errors.email = ['a user with this e-mail already exists']
+    const errors = referenceErrors(u, await repo.referenceData(tx, actor.tenantId), SINGLE_NAMES)
+    if ((await repo.takenEmails(tx, actor.tenantId, [u.email.toLowerCase()], owner.user_id)).size > 0) errors.email = ['a user with this e-mail already exists']
     if (Object.keys(errors).length > 0) throw validationFailed(errors)
-    await writes.updateUser(tx, caller.tenantId, owner.user_id, { ...u, location: u.homeLocation, department: u.homeDepartment }, caller.userId)
-    await writes.replaceLegalEntities(tx, caller.tenantId, [owner.user_id], [u.legalEntities])
-    await audit(tx, caller, { action: 'user.replace', resourceType: 'user', resourceId: owner.user_id, changes: body })
-    return toProfile((await repo.findProfile(tx, caller.tenantId, profileId))!)
+    await writes.updateUser(tx, actor.tenantId, owner.user_id, { ...u, location: u.homeLocation, department: u.homeDepartment }, actor.userId)
+    await writes.replaceLegalEntities(tx, actor.tenantId, [owner.user_id], [u.legalEntities])
+    await audit(tx, actor, { action: 'user.replace', resourceType: 'user', resourceId: owner.user_id, changes: body })
+    return toProfile((await repo.findProfile(tx, actor.tenantId, profileId))!)
   })
 }
 
 /** DELETE: deactivates; the user's applications' tokens stop working at once (auth checks is_active). */
-export async function deactivateUser(db: Kysely<DB>, caller: Caller, profileId: number): Promise<void> {
-  requireAny(caller, ...WRITERS)
+export async function deactivateUser(db: Kysely<DB>, actor: Actor, profileId: number): Promise<void> {
+  requireAny(actor, ...WRITERS)
   await db.transaction().execute(async (tx) => {
-    const owner = await writes.userOfProfile(tx, caller.tenantId, profileId)
+    const owner = await writes.userOfProfile(tx, actor.tenantId, profileId)
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
-    if (owner.user_id === caller.userId) throw conflict('You cannot deactivate yourself; ask another administrator.')
-    await writes.deactivateUser(tx, caller.tenantId, owner.user_id, caller.userId)
-    await audit(tx, caller, { action: 'user.deactivate', resourceType: 'user', resourceId: owner.user_id, changes: { is_active: false } })
+    if (owner.user_id === actor.userId) throw conflict('You cannot deactivate yourself; ask another administrator.')
+    await writes.deactivateUser(tx, actor.tenantId, owner.user_id, actor.userId)
+    await audit(tx, actor, { action: 'user.deactivate', resourceType: 'user', resourceId: owner.user_id, changes: { is_active: false } })
   })
 }

@@ -29,7 +29,7 @@ async function insertInSlices<T>(rows: T[], insert: (slice: T[]) => Promise<unkn
 }
 
 /** Inserts users with their profiles, system role grant, location access and legal entities; returns user ids in order. */
-export async function insertUsers(db: Kysely<DB>, tenantId: number, users: NewUser[], changedBy: number): Promise<number[]> {
+export async function insertUsers(db: Kysely<DB>, tenantId: number, users: NewUser[], changedBy: number | null): Promise<number[]> {
   const inserted = await db
     .insertInto('users')
     .values(users.map((u) => ({ tenant_id: tenantId, email: u.email, pending_invite: u.invite })))
@@ -90,7 +90,7 @@ export interface ProfileChanges {
   ssoEnabled: boolean
 }
 
-export async function updateUser(db: Kysely<DB>, tenantId: number, userId: number, c: ProfileChanges, changedBy: number): Promise<void> {
+export async function updateUser(db: Kysely<DB>, tenantId: number, userId: number, c: ProfileChanges, changedBy: number | null): Promise<void> {
   const now = new Date()
   await db.updateTable('users').set({ email: c.email, updated_at: now }).where('tenant_id', '=', tenantId).where('id', '=', userId).execute()
   await db
@@ -113,7 +113,7 @@ export async function updateUser(db: Kysely<DB>, tenantId: number, userId: numbe
 }
 
 /** Deactivates a user; returns false when there is no such user in the tenant. */
-export async function deactivateUser(db: Kysely<DB>, tenantId: number, userId: number, changedBy: number): Promise<boolean> {
+export async function deactivateUser(db: Kysely<DB>, tenantId: number, userId: number, changedBy: number | null): Promise<boolean> {
   const result = await db.updateTable('users').set({ is_active: false, updated_at: new Date() }).where('tenant_id', '=', tenantId).where('id', '=', userId).executeTakeFirst()
   await db.updateTable('user_profiles').set({ last_changed_by: changedBy }).where('tenant_id', '=', tenantId).where('user_id', '=', userId).execute()
   return result.numUpdatedRows > 0n

@@ -1,7 +1,7 @@
 /** /api/v3/vendors/ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Database } from '../db/database.ts'
-import { ItemEnvelope, ListEnvelope, sendList } from '../http/list.ts'
+import { ItemEnvelope, listRoute } from '../http/list.ts'
 import { Vendor, VendorInput, VendorListQuery, VendorParams, VendorPatch } from './schema.ts'
 import * as service from './service.ts'
 
@@ -11,31 +11,33 @@ export const vendorRoutes =
     const db = database.db
     const tags = ['vendors']
     const one = { 200: ItemEnvelope(Vendor) }
-    app.get(
-      '/v3/vendors/',
-      { schema: { summary: 'List vendors', tags, querystring: VendorListQuery, response: { 200: ListEnvelope(Vendor) }, produces: ['application/json', 'text/csv'] } },
-      async (request, reply) => sendList(reply, request.query.format, await service.listVendors(db, request.caller, request.query, request), Vendor),
-    )
+    listRoute(app, '/v3/vendors/', {
+      summary: 'List vendors',
+      tags,
+      query: VendorListQuery,
+      item: Vendor,
+      list: (actor, query) => service.listVendors(db, actor, query),
+    })
     app.post(
       '/v3/vendors/',
       { schema: { summary: 'Create a vendor (superuser or nav_purchase)', tags, body: VendorInput, response: { 201: ItemEnvelope(Vendor) } } },
       async (request, reply) => {
-        const vendor = await service.createVendor(db, request.caller, request.body)
+        const vendor = await service.createVendor(db, request.actor, request.body)
         return reply.code(201).header('location', `/api/v3/vendors/${vendor.id}/`).send({ metadata: {}, data: vendor })
       },
     )
     app.get('/v3/vendors/:id/', { schema: { summary: 'Get a vendor', tags, params: VendorParams, response: one } }, async (request) => ({
       metadata: {},
-      data: await service.getVendor(db, request.caller, request.params.id),
+      data: await service.getVendor(db, request.actor, request.params.id),
     }))
     app.put(
       '/v3/vendors/:id/',
       { schema: { summary: 'Replace a vendor (omitted fields take their defaults)', tags, params: VendorParams, body: VendorInput, response: one } },
-      async (request) => ({ metadata: {}, data: await service.updateVendor(db, request.caller, request.params.id, request.body, true) }),
+      async (request) => ({ metadata: {}, data: await service.updateVendor(db, request.actor, request.params.id, request.body, true) }),
     )
     app.patch(
       '/v3/vendors/:id/',
       { schema: { summary: 'Change some fields of a vendor', tags, params: VendorParams, body: VendorPatch, response: one } },
-      async (request) => ({ metadata: {}, data: await service.updateVendor(db, request.caller, request.params.id, request.body, false) }),
+      async (request) => ({ metadata: {}, data: await service.updateVendor(db, request.actor, request.params.id, request.body, false) }),
     )
   }

@@ -2,13 +2,12 @@
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
 import { Id } from '../http/schema.ts'
+import { VendorLookup } from '../lookups/schema.ts'
 
 const Str = (maxLength: number) => Type.String({ maxLength })
 
-export const VendorRef = Type.Union([
-  Type.Object({ id: Type.Integer(), name: Type.String(), description: Type.String(), active: Type.Boolean() }),
-  Type.Null(),
-])
+/** A payment/shipping term or method, as listed at its look-up (e.g. /api/v3/payment-terms/); null when unset. */
+export const VendorRef = Type.Union([VendorLookup, Type.Null()])
 
 /** Vendor type codes: 1 other, 2 marketplace punch-out, 3 preferred, 4 regular, 5 employee, 6 card provider, 7 checkout. */
 export const VendorType = Type.Integer({ minimum: 1, maximum: 7 })

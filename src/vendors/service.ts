@@ -1,11 +1,11 @@
 /** Vendor rules and the row → API mapping. */
-import type { FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
-import type { DB, NewVendor, VendorUpdate } from '../db/schema.ts'
+import { requireAny, type Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
-import { requireAny, type Caller } from '../http/auth.ts'
+import { splitListQuery, type Page } from '../db/paging.ts'
+import type { DB, NewVendor, VendorUpdate } from '../db/schema.ts'
 import { notFound, validationFailed } from '../http/problem.ts'
-import { listEnvelope, pageRequest } from '../http/list.ts'
+import { missingLookups } from '../lookups/repository.ts'
 import * as repo from './repository.ts'
 import type { Vendor, VendorInput, VendorListQuery, VendorPatch } from './schema.ts'
 
@@ -45,11 +45,10 @@ export function toVendor(row: repo.VendorRow): Vendor {
   }
 }
 
-export async function listVendors(db: Kysely<DB>, caller: Caller, query: VendorListQuery, request: FastifyRequest) {
-  const page = pageRequest(query)
-  const filters = { active: query.active, type: query.type, external_id: query.external_id, name: query.name, search: page.search }
-  const { rows, count } = await repo.pageOfVendors(db, caller.tenantId, filters, page)
-  return listEnvelope(request, page, count, rows.map(toVendor))
+export async function listVendors(db: Kysely<DB>, actor: Actor, query: VendorListQuery): Promise<Page<Vendor>> {
+  const { page, filters } = splitListQuery(query)
+  const result = await repo.pageOfVendors(db, actor.tenantId, filters, page)
+  return { ...result, rows: result.rows.map(toVendor) }
 }
 
 /** Which column each request field writes, and how. */
@@ -100,42 +99,42 @@ function toColumns(input: VendorPatch, complete: boolean): VendorUpdate {
 
 /** 400 naming every referenced currency, term or method that is not the tenant's. */
 async function checkReferences(db: Kysely<DB>, tenantId: number, input: VendorPatch): Promise<void> {
-  const refs: Parameters<typeof repo.missingReferences>[2] = []
+  const refs: Parameters<typeof missingLookups>[2] = []
   if (typeof input.currency === 'number') refs.push({ field: 'currency', table: 'currencies', id: input.currency })
   for (const [field, [, table]] of Object.entries(REF_FIELDS)) {
     const id = refId(input[field as keyof typeof REF_FIELDS])
     if (id !== null) refs.push({ field, table, id })
   }
-  const missing = await repo.missingReferences(db, tenantId, refs)
+  const missing = await missingLookups(db, tenantId, refs)
   if (missing.length > 0) throw validationFailed(Object.fromEntries(missing.map((field) => [field, ['does not exist']])))
 }
 
 const WRITERS = ['superuser', 'nav_purchase'] as const
 
-export async function getVendor(db: Kysely<DB>, caller: Caller, id: number): Promise<Vendor> {
-  const row = await repo.findVendor(db, caller.tenantId, id)
+export async function getVendor(db: Kysely<DB>, actor: Actor, id: number): Promise<Vendor> {
+  const row = await repo.findVendor(db, actor.tenantId, id)
   if (row === undefined) throw notFound(`No vendor ${id}.`)
   return toVendor(row)
 }
 
-export async function createVendor(db: Kysely<DB>, caller: Caller, input: VendorInput): Promise<Vendor> {
-  requireAny(caller, ...WRITERS)
+export async function createVendor(db: Kysely<DB>, actor: Actor, input: VendorInput): Promise<Vendor> {
+  requireAny(actor, ...WRITERS)
   return db.transaction().execute(async (tx) => {
-    await checkReferences(tx, caller.tenantId, input)
-    const id = await repo.insertVendor(tx, { ...(toColumns(input, true) as NewVendor), tenant_id: caller.tenantId })
-    await audit(tx, caller, { action: 'vendor.create', resourceType: 'vendor', resourceId: id, changes: input })
-    return getVendor(tx, caller, id)
+    await checkReferences(tx, actor.tenantId, input)
+    const id = await repo.insertVendor(tx, { ...(toColumns(input, true) as NewVendor), tenant_id: actor.tenantId })
+    await audit(tx, actor, { action: 'vendor.create', resourceType: 'vendor', resourceId: id, changes: input })
+    return getVendor(tx, actor, id)
   })
 }
 
 /** PUT replaces every field (omitted ones take defaults); PATCH changes only the fields sent. */
-export async function updateVendor(db: Kysely<DB>, caller: Caller, id: number, input: VendorPatch, complete: boolean): Promise<Vendor> {
-  requireAny(caller, ...WRITERS)
+export async function updateVendor(db: Kysely<DB>, actor: Actor, id: number, input: VendorPatch, complete: boolean): Promise<Vendor> {
+  requireAny(actor, ...WRITERS)
   return db.transaction().execute(async (tx) => {
-    if ((await repo.findVendor(tx, caller.tenantId, id)) === undefined) throw notFound(`No vendor ${id}.`)
-    await checkReferences(tx, caller.tenantId, input)
-    if (!(await repo.updateVendor(tx, caller.tenantId, id, toColumns(input, complete)))) throw notFound(`No vendor ${id}.`)
-    await audit(tx, caller, { action: complete ? 'vendor.replace' : 'vendor.update', resourceType: 'vendor', resourceId: id, changes: input })
-    return getVendor(tx, caller, id)
+    if ((await repo.findVendor(tx, actor.tenantId, id)) === undefined) throw notFound(`No vendor ${id}.`)
+    await checkReferences(tx, actor.tenantId, input)
+    if (!(await repo.updateVendor(tx, actor.tenantId, id, toColumns(input, complete)))) throw notFound(`No vendor ${id}.`)
+    await audit(tx, actor, { action: complete ? 'vendor.replace' : 'vendor.update', resourceType: 'vendor', resourceId: id, changes: input })
+    return getVendor(tx, actor, id)
   })
 }

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import type { ServerKeys } from '../../src/keys.ts'
-import { createApplication } from '../../src/oauth/applications.service.ts'
+import { insertWithCredentials } from '../../src/applications/service.ts'
 import { createSampleTenant } from '../../src/seed/demo.ts'
 import { testDatabase, type TestDatabase } from './db.ts'
 
@@ -69,7 +69,7 @@ export async function sampleTenant(ctx: TestContext, domain = `t${process.pid}x$
 }
 
 export async function clientFor(ctx: TestContext, tenant: SampleTenant, who: keyof SampleTenant['users'] = 'admin') {
-  const app = await createApplication(ctx.database.db, ctx.keys.pepper, { tenantId: tenant.tenantId, userId: tenant.users[who] })
+  const app = await insertWithCredentials(ctx.database.db, ctx.keys.pepper, { tenantId: tenant.tenantId, userId: tenant.users[who] })
   return { client_id: app.client_id, client_secret: app.client_secret }
 }
 

@@ -1,38 +1,30 @@
 /**
- * Every /api/ request: `X-Service-Client: api`, then a bearer token that verifies (signature, expiry, issuer,
- * audience, tenant of the host) and is still live in the database. The caller — the application's owner,
- * with the permissions they hold at this moment — is put on the request for handlers and services.
+ * Bearer authentication for every /api/ request: `X-Service-Client: api`, then an access token that
+ * verifies (signature, expiry, issuer, audience, tenant of the host) and is still live in the database. The
+ * actor — the application's owner, with the permissions they hold at this moment — is put on the request.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Actor } from '../access/actor.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
-import type { PermissionKey } from '../db/schema.ts'
+import { badRequest, unauthorized } from '../http/problem.ts'
 import type { ServerKeys } from '../keys.ts'
-import { findLiveAccess } from '../oauth/access.repository.ts'
-import { verifyAccessToken } from '../oauth/tokens.ts'
 import { hostAllows, tenantOfHost } from '../tenants/host.ts'
-import { badRequest, forbidden, unauthorized } from './problem.ts'
-
-export interface Caller {
-  tenantId: number
-  domain: string
-  userId: number
-  email: string
-  applicationId: number
-  clientId: string
-  permissions: ReadonlySet<PermissionKey>
-  /** The request's id, recorded with every write it makes (audit log). */
-  requestId: string
-}
+import { findLiveAccess } from './access.repository.ts'
+import { verifyAccessToken } from './tokens.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    caller: Caller
+    /** Who is acting: set by the bearer hook on /api/ routes (null elsewhere). */
+    actor: Actor
   }
 }
 
-export function bearerAuth(app: FastifyInstance, deps: { config: Readonly<Config>; database: Database; keys: ServerKeys }): void {
-  app.decorateRequest('caller', null as unknown as Caller)
+export function bearerAuth(
+  app: FastifyInstance,
+  deps: { config: Readonly<Config>; database: Database; keys: ServerKeys },
+): void {
+  app.decorateRequest('actor', null as unknown as Actor)
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.headers['x-service-client'] !== 'api') {
       throw badRequest('The X-Service-Client header must be "api".')
@@ -47,7 +39,7 @@ export function bearerAuth(app: FastifyInstance, deps: { config: Readonly<Config
     }
     const live = await findLiveAccess(deps.database.db, claims)
     if (live === undefined) throw unauthorized('The access token has been revoked.')
-    request.caller = {
+    request.actor = {
       tenantId: claims.tenantId,
       domain: claims.domain,
       userId: claims.userId,
@@ -55,14 +47,8 @@ export function bearerAuth(app: FastifyInstance, deps: { config: Readonly<Config
       applicationId: claims.applicationId,
       clientId: claims.clientId,
       permissions: new Set(live.permissions),
+      channel: 'api',
       requestId: request.id,
     }
   })
-}
-
-/** Throws 403 unless the caller holds at least one of `keys`. */
-export function requireAny(caller: Caller, ...keys: PermissionKey[]): void {
-  if (!keys.some((key) => caller.permissions.has(key))) {
-    throw forbidden(`This action needs the ${keys.join(' or ')} permission.`)
-  }
 }

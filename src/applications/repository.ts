@@ -1,8 +1,7 @@
 /** SQL for applications (client credentials). The caller passes the database or a transaction. */
 import type { Kysely } from 'kysely'
-import { pageWithTotal, windowTotal } from '../db/paging.ts'
+import { fetchPage, type ListSpec, type PageRequest } from '../db/paging.ts'
 import type { DB } from '../db/schema.ts'
-import type { PageRequest } from '../http/list.ts'
 
 export interface NewApplication {
   tenant_id: number
@@ -22,36 +21,58 @@ export const findByClientId = (db: Kysely<DB>, clientId: string) =>
     .innerJoin('tenants as t', 't.id', 'a.tenant_id')
     .innerJoin('users as u', 'u.id', 'a.user_id')
     .select([
-      'a.id', 'a.tenant_id', 'a.user_id', 'a.client_id', 'a.secret_hash', 'a.secret_version', 'a.revoked_at', 'a.last_used_at',
-      't.domain', 't.active as tenant_active', 'u.email', 'u.is_active as user_active',
+      'a.id',
+      'a.tenant_id',
+      'a.user_id',
+      'a.client_id',
+      'a.secret_hash',
+      'a.secret_version',
+      'a.revoked_at',
+      'a.last_used_at',
+      't.domain',
+      't.active as tenant_active',
+      'u.email',
+      'u.is_active as user_active',
     ])
     .where('a.client_id', '=', clientId)
     .executeTakeFirst()
 
-const selectApplications = (db: Kysely<DB>, tenantId: number) =>
+/** Which tenant an application belongs to, revoked or not (the operator names applications by client id alone). */
+export const tenantOfApplication = (db: Kysely<DB>, clientId: string) =>
+  db
+    .selectFrom('applications as a')
+    .innerJoin('tenants as t', 't.id', 'a.tenant_id')
+    .select(['t.id', 't.domain'])
+    .where('a.client_id', '=', clientId)
+    .executeTakeFirst()
+
+const selectApplications = (db: Kysely<DB>) =>
   db
     .selectFrom('applications as a')
     .innerJoin('users as u', 'u.id', 'a.user_id')
-    .select(['a.id', 'a.client_id', 'a.description', 'a.created_at', 'a.secret_version', 'a.revoked_at', 'a.last_used_at', 'u.email'])
-    .where('a.tenant_id', '=', tenantId)
+    .select(['a.id', 'a.client_id', 'a.description', 'a.created_at', 'a.revoked_at', 'a.last_used_at', 'u.email'])
+
+export type ApplicationRow = Awaited<ReturnType<ReturnType<typeof selectApplications>['executeTakeFirstOrThrow']>>
 
 /** Every application of the tenant (the operator's CLI). */
-export const listApplications = (db: Kysely<DB>, tenantId: number) => selectApplications(db, tenantId).orderBy('a.id').execute()
+export const listApplications = (db: Kysely<DB>, tenantId: number) =>
+  selectApplications(db).where('a.tenant_id', '=', tenantId).orderBy('a.id').execute()
 
-/** One page and the exact total in one round trip (db/paging.ts). */
-export async function pageOfApplications(db: Kysely<DB>, tenantId: number, page: PageRequest) {
-  const rows = await selectApplications(db, tenantId)
-    .select(windowTotal.as('total_count'))
-    .orderBy('a.id', page.orderBy.direction)
-    .limit(page.pageSize)
-    .offset(page.offset)
-    .execute()
-  return pageWithTotal(rows, page, async () => Number((await db.selectFrom('applications').select((eb) => eb.fn.countAll<string>().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow()).n))
-}
+const LIST: ListSpec<object> = { tenant: 'a.tenant_id', id: 'a.id', order: {}, search: [], filters: {} }
+
+/** One page and the exact total in one round trip. */
+export const pageOfApplications = (db: Kysely<DB>, tenantId: number, page: PageRequest) =>
+  fetchPage(db, selectApplications(db), LIST, tenantId, {}, page)
 
 /** The owner of a live application of the tenant, to check who may rotate it. */
 export const ownerOf = (db: Kysely<DB>, tenantId: number, clientId: string) =>
-  db.selectFrom('applications').select('user_id').where('tenant_id', '=', tenantId).where('client_id', '=', clientId).where('revoked_at', 'is', null).executeTakeFirst()
+  db
+    .selectFrom('applications')
+    .select('user_id')
+    .where('tenant_id', '=', tenantId)
+    .where('client_id', '=', clientId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst()
 
 export const setSecret = (db: Kysely<DB>, tenantId: number, clientId: string, secretHash: Buffer) =>
   db

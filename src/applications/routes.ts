@@ -1,0 +1,71 @@
+/**
+ * /api/v3/applications/: a user with `superuser` or `nav_setting` manages the tenant's client credentials.
+ * Creating makes an application owned by the caller; the secret is in that one response only.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { Database } from '../db/database.ts'
+import { ItemEnvelope, listRoute } from '../http/list.ts'
+import { Application, ApplicationInput, ApplicationListQuery, ClientIdParams, Credentials } from './schema.ts'
+import * as service from './service.ts'
+
+export const applicationRoutes =
+  ({ database, pepper }: { database: Database; pepper: Buffer }): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const db = database.db
+    const tags = ['applications']
+    listRoute(app, '/v3/applications/', {
+      summary: "List the tenant's applications (never their secrets)",
+      tags,
+      query: ApplicationListQuery,
+      item: Application,
+      list: (actor, query) => service.listApplications(db, actor, query),
+    })
+    app.post(
+      '/v3/applications/',
+      {
+        config: { secretResponse: true },
+        schema: {
+          summary: 'Create an application owned by the caller; the secret is shown only in this response',
+          tags,
+          body: ApplicationInput,
+          response: { 201: ItemEnvelope(Credentials) },
+        },
+      },
+      async (request, reply) => {
+        const data = await service.createApplication(db, pepper, request.actor, { description: request.body.description ?? '' })
+        return reply.code(201).header('cache-control', 'no-store').send({ metadata: {}, data })
+      },
+    )
+    app.post(
+      '/v3/applications/:client_id/rotate/',
+      {
+        config: { secretResponse: true },
+        schema: {
+          summary: 'Issue a new secret (owner only); the old secret and its tokens stop working',
+          tags,
+          params: ClientIdParams,
+          response: { 200: ItemEnvelope(Credentials) },
+        },
+      },
+      async (request, reply) => {
+        const data = await service.rotateApplication(db, pepper, request.actor, request.params.client_id)
+        return reply.header('cache-control', 'no-store').send({ metadata: {}, data })
+      },
+    )
+    app.delete(
+      '/v3/applications/:client_id/',
+      {
+        schema: {
+          summary: 'Revoke an application; its tokens stop working',
+          tags,
+          params: ClientIdParams,
+          response: { 204: Type.Null() },
+        },
+      },
+      async (request, reply) => {
+        await service.revokeApplication(db, request.actor, request.params.client_id)
+        return reply.code(204).send(null)
+      },
+    )
+  }

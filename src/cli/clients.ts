@@ -1,0 +1,73 @@
+/**
+ * `procurement clients …`: the operator's tool for client credentials. It acts as the operator on the
+ * application's tenant through the same operations as the API (applications/service.ts), so every change
+ * is one transaction with exactly one audit entry, and a refused change writes none.
+ */
+import { parseArgs } from 'node:util'
+import { operatorActor } from '../access/actor.ts'
+import * as repo from '../applications/repository.ts'
+import * as applications from '../applications/service.ts'
+import type { Config } from '../config.ts'
+import { notFound } from '../http/problem.ts'
+import { serverKeys } from '../keys.ts'
+import { allTenants, findTenantByDomain } from '../tenants/repository.ts'
+import { printer, UsageError, withDatabase } from './shared.ts'
+
+export const CLIENTS_HELP = `  clients create --email <owner> [--description <text>] [--domain <domain>] [--json]
+                                Create an application (client credentials) acting as that user
+  clients list [--domain <domain>] [--json]
+                                List applications (never their secrets)
+  clients rotate <client_id> [--json]
+                                Issue a new secret; the old one and its tokens stop working
+  clients revoke <client_id>    Revoke an application; its tokens stop working`
+
+export async function clients(config: Readonly<Config>, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { email: { type: 'string' }, description: { type: 'string' }, domain: { type: 'string' }, json: { type: 'boolean' } },
+  })
+  const [action, clientId] = positionals
+  const pepper = serverKeys(config).pepper
+  const print = printer(values.json)
+  await withDatabase(config, `clients ${action ?? ''}`.trim(), async (db) => {
+    switch (action) {
+      case 'create': {
+        if (values.email === undefined) throw new UsageError('clients create needs --email <owner>')
+        const owner = await applications.findOwner(db, values.email, values.domain)
+        const actor = operatorActor({ id: owner.tenantId, domain: owner.domain })
+        const creds = await applications.createApplication(db, pepper, actor, {
+          ownerUserId: owner.userId,
+          description: values.description ?? '',
+        })
+        return print(creds, `Client ID: ${creds.client_id}\nClient Secret: ${creds.client_secret}\n(The secret is shown only this once.)`)
+      }
+      case 'list': {
+        const tenant = values.domain === undefined ? undefined : await findTenantByDomain(db, values.domain)
+        if (values.domain !== undefined && tenant === undefined) throw new UsageError(`no domain ${values.domain}`)
+        const tenants = tenant ? [tenant] : await allTenants(db)
+        const rows = (await Promise.all(tenants.map((t) => applications.allApplications(db, operatorActor(t))))).flat()
+        const lines = rows.map(
+          (r) => `${r.client_id}  ${r.owner_email}  ${r.revoked_at ? 'revoked' : 'active'}  ${r.created_at}  ${r.description}`,
+        )
+        return print(rows, lines.join('\n'))
+      }
+      case 'rotate':
+      case 'revoke': {
+        if (clientId === undefined) throw new UsageError(`clients ${action} needs <client_id>`)
+        const tenant = await repo.tenantOfApplication(db, clientId)
+        if (tenant === undefined) throw notFound(`No application ${clientId}.`)
+        const actor = operatorActor(tenant)
+        if (action === 'revoke') {
+          await applications.revokeApplication(db, actor, clientId)
+          return print({ client_id: clientId, revoked: true }, `Revoked ${clientId}.`)
+        }
+        const creds = await applications.rotateApplication(db, pepper, actor, clientId)
+        return print(creds, `Client ID: ${creds.client_id}\nClient Secret: ${creds.client_secret}\n(The old secret and its tokens no longer work.)`)
+      }
+      case undefined:
+      default:
+        throw new UsageError('clients takes create, list, rotate or revoke')
+    }
+  })
+}

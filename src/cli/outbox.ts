@@ -1,0 +1,21 @@
+/** `procurement outbox`: queued e-mail (invitations), and with --all the sent and failed ones too. */
+import { parseArgs } from 'node:util'
+import type { Config } from '../config.ts'
+import { listOutbox } from '../mail/outbox.repository.ts'
+import { withDatabase } from './shared.ts'
+
+export const OUTBOX_HELP = `  outbox [--all] [--json]       List queued e-mail (invitations); --all includes sent and failed`
+
+export async function outbox(config: Readonly<Config>, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { all: { type: 'boolean' }, json: { type: 'boolean' } } })
+  await withDatabase(config, 'outbox', async (db) => {
+    const rows = await listOutbox(db, values.all === true)
+    if (values.json) return console.log(JSON.stringify(rows))
+    if (rows.length === 0) return console.log(values.all ? 'The outbox is empty.' : 'No queued e-mail.')
+    for (const m of rows) {
+      const error = m.last_error ? `\n  last error: ${m.last_error}` : ''
+      console.log(`#${m.id} [${m.status}, ${m.attempts} attempts] ${m.domain} → ${m.to_address}: ${m.subject}${error}`)
+      console.log(`  ${m.body_text.trim().replace(/\n/g, '\n  ')}`)
+    }
+  })
+}

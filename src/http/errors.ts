@@ -1,0 +1,109 @@
+/**
+ * The one error handler: every error outside /oauth/ leaves through here as a problem document. Validation
+ * errors become field errors; a lost database becomes 503; anything unknown becomes a 500 that says nothing
+ * about its cause (the cause goes to the log).
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { internalError, Problem, serviceUnavailable, validationFailed, type FieldErrors } from './problem.ts'
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  413: 'Content Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  431: 'Request Header Fields Too Large',
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  for (const [name, value] of Object.entries(problem.extra.headers ?? {})) reply.header(name, value)
+  return reply.code(problem.status).type('application/problem+json').send(problem.toBody())
+}
+
+/** SQLSTATE classes that mean "the database cannot be reached or is going away", not "your input is wrong". */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown }
+  if (typeof e.code === 'string' && /^(08|57P0|53)/.test(e.code)) return true
+  if (typeof e.code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH'].includes(e.code)) {
+    return true
+  }
+  const message = typeof e.message === 'string' ? e.message : ''
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout/i.test(message)
+}
+
+export function problemHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof Problem) return sendProblem(reply, error)
+  if (error.validation !== undefined) {
+    return sendProblem(reply, validationFailed(fieldErrors(error), describeValidation(error)))
+  }
+  if (isDatabaseUnavailable(error)) {
+    request.log.error({ err: { message: error.message, code: error.code } }, 'database unavailable')
+    return sendProblem(reply, serviceUnavailable('The database is unavailable; try again shortly.'))
+  }
+  const status = error.statusCode ?? 500
+  if (status >= 400 && status < 500) {
+    const detail = status === 413 ? 'The request body is larger than the service accepts.' : error.message
+    return sendProblem(reply, new Problem(status, TITLES[status] ?? 'Bad Request', detail))
+  }
+  request.log.error({ err: error }, 'unhandled error')
+  return sendProblem(reply, internalError())
+}
+
+function describeValidation(error: FastifyError): string {
+  const part = error.validationContext ?? 'request'
+  const where = part === 'querystring' ? 'query string' : part
+  return `The ${where} is not valid; see errors.`
+}
+
+/** Turns a Fastify validation error into field errors. */
+export function fieldErrors(error: FastifyError): FieldErrors | FieldErrors[] {
+  const validation = error.validation ?? []
+  const isBatch = error.validationContext === 'body' && validation.some((v) => /^\/\d+(\/|$)/.test(v.instancePath))
+  return toFieldErrors(validation, isBatch, error.validationContext === 'body' ? 'body' : 'request')
+}
+
+export interface ValidatorError {
+  instancePath: string
+  keyword: string
+  params: Record<string, unknown>
+  message?: string | undefined
+}
+
+/** Validator errors as `{path: [messages]}` (nested paths dotted); for a batch, one object per item index. */
+export function toFieldErrors(
+  validation: readonly ValidatorError[],
+  isBatch: boolean,
+  fallback = 'body',
+  itemCount = 0,
+): FieldErrors | FieldErrors[] {
+  // Field names come from the client: collected in null-prototype objects, so `toString` is just a name.
+  const perItem: FieldErrors[] = []
+  const flat: FieldErrors = Object.create(null) as FieldErrors
+  for (const v of validation) {
+    const params = v.params
+    const segments = v.instancePath
+      .split('/')
+      .slice(1)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    let message = v.message ?? 'is not valid'
+    if (v.keyword === 'required') {
+      segments.push(String(params.missingProperty))
+      message = 'is required'
+    } else if (v.keyword === 'additionalProperties') {
+      segments.push(String(params.additionalProperty))
+      message = 'is not a known field'
+    }
+    let target = flat
+    if (isBatch) {
+      const index = Number(segments.shift())
+      target = perItem[index] ??= Object.create(null) as FieldErrors
+    }
+    const field = segments.join('.') || fallback
+    const messages = (target[field] ??= [])
+    if (!messages.includes(message)) messages.push(message)
+  }
+  if (isBatch) return Array.from({ length: Math.max(itemCount, perItem.length) }, (_, i) => perItem[i] ?? (Object.create(null) as FieldErrors))
+  return flat
+}

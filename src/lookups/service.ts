@@ -1,0 +1,32 @@
+/** The look-up lists: any active user of the tenant may read them; rows map to their wire shapes here. */
+import type { Kysely } from 'kysely'
+import type { Actor } from '../access/actor.ts'
+import { splitListQuery, type ListFilters, type ListParams, type Page, type PageRequest } from '../db/paging.ts'
+import type { DB } from '../db/schema.ts'
+import * as repo from './repository.ts'
+import type { Department, DepartmentListQuery, VendorLookupListQuery } from './schema.ts'
+
+const read =
+  <Q extends ListParams, R>(pageOf: (db: Kysely<DB>, tenantId: number, f: ListFilters<Q>, page: PageRequest) => Promise<Page<R>>) =>
+  (db: Kysely<DB>, actor: Actor, query: Q): Promise<Page<R>> => {
+    const { page, filters } = splitListQuery(query)
+    return pageOf(db, actor.tenantId, filters, page)
+  }
+
+export const listCurrencies = read(repo.pageOfCurrencies)
+export const listLegalEntities = read(repo.pageOfLegalEntities)
+export const listRoles = read(repo.pageOfRoles)
+
+export async function listDepartments(db: Kysely<DB>, actor: Actor, query: DepartmentListQuery): Promise<Page<Department>> {
+  const result = await read(repo.pageOfDepartments)(db, actor, query)
+  return {
+    ...result,
+    rows: result.rows.map(({ branch_id, branch_name, headquarter, ...department }) => ({
+      ...department,
+      branch: { id: branch_id, name: branch_name, headquarter },
+    })),
+  }
+}
+
+export const listVendorLookups = (db: Kysely<DB>, table: repo.VendorLookupTable, actor: Actor, query: VendorLookupListQuery) =>
+  read((conn, tenantId, f: ListFilters<VendorLookupListQuery>, page) => repo.pageOfVendorLookups(conn, table, tenantId, f, page))(db, actor, query)
