@@ -1,4 +1,4 @@
-/** The error contract outside /oauth/ (DECISIONS "Errors outside /oauth/"): one problem format for everything. */
+/** The error contract outside /oauth/ (docs/api.md, Errors): one problem format for everything. */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { signedIn, testApp, type TestContext } from './helpers/app.ts'
@@ -9,6 +9,20 @@ before(async () => {
 })
 after(() => ctx.close())
 
+/** The documented problem type of each status (docs/api.md, Errors). */
+const TYPES: Record<number, string> = {
+  400: '/problems/validation',
+  401: '/problems/unauthorized',
+  403: '/problems/permission',
+  404: '/problems/not-found',
+  405: '/problems/method-not-allowed',
+  409: '/problems/conflict',
+  412: '/problems/precondition-failed',
+  413: '/problems/too-large',
+  415: '/problems/unsupported-media-type',
+  422: '/problems/idempotency-mismatch',
+}
+
 function assertProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number) {
   assert.equal(response.statusCode, status)
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/)
@@ -16,6 +30,7 @@ function assertProblem(response: { statusCode: number; headers: Record<string, u
   assert.equal(body.status, status)
   assert.ok(body.title && body.type)
   assert.ok(body.detail.length > 0)
+  if (TYPES[status] !== undefined) assert.equal(body.type, TYPES[status], `type of a ${status}`)
 }
 
 test('415 for a non-JSON body, 413 over the body limit, 400 for malformed JSON, 405 with Allow', async () => {
@@ -45,4 +60,19 @@ test('validation errors name every bad field, with nested paths', async () => {
   assertProblem(response, 400)
   const errors = response.json<{ errors: Record<string, string[]> }>().errors
   assert.deepEqual(Object.keys(errors).sort(), ['email.1', 'extra', 'name'])
+})
+
+test('each kind of error has its own stable type: 401, 403, 409, 412, 422 too', async () => {
+  const { api, tenant } = await signedIn(ctx)
+  assertProblem(await ctx.app.inject({ method: 'GET', url: '/api/v3/vendors/', headers: { 'x-service-client': 'api' } }), 401)
+  const requester = await signedIn(ctx, 'requester', tenant)
+  assertProblem(await requester.api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Nope' } }), 403)
+  const location = (await api({ method: 'GET', url: '/api/v2/locations/' })).json().data[0]
+  const stale = await api({ method: 'PUT', url: `/api/v2/locations/${location.id}/`, payload: location, headers: { 'if-match': '"stale"' } })
+  assertProblem(stale, 412)
+  const key = { 'idempotency-key': `errors-${Date.now()}` }
+  assert.equal((await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Once' }, headers: key })).statusCode, 201)
+  assertProblem(await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Other' }, headers: key }), 422)
+  const me = (await api({ method: 'GET', url: '/api/v3/users/me/' })).json().data
+  assertProblem(await api({ method: 'DELETE', url: `/api/v3/users/${me.id}/` }), 409)
 })

@@ -1,4 +1,4 @@
-/** Idempotency-Key on POST (DECISIONS "Writes in general"). */
+/** Idempotency-Key on POST: replay, 422 on another body, 409 while running (docs/api.md, Idempotency). */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { signedIn, testApp, type TestContext } from './helpers/app.ts'

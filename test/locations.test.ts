@@ -1,4 +1,4 @@
-/** Locations: spec §2.3–2.5, §3 and §4 rules 1–4, with DECISIONS "Locations". */
+/** Locations: create, read, full replacement with alternate addresses, permissions, ETags (docs/api.md, Locations). */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import fc from 'fast-check'
@@ -125,7 +125,7 @@ describe('create and read', () => {
   })
 })
 
-describe('permissions (spec §4 rule 1)', () => {
+describe('permissions: only superusers create or replace locations', () => {
   test('Requester and Buyer: create and replace are 403 with nothing written; reads work', async () => {
     const admin = await signedIn(ctx)
     const loc = await create(admin.api)
@@ -144,7 +144,7 @@ describe('permissions (spec §4 rule 1)', () => {
   })
 })
 
-describe('full replacement (spec §3, §4 rules 2–3)', () => {
+describe('full replacement: omitted fields reset, omitted alternate addresses deactivated', () => {
   test('omitted fields take their defaults; [] deactivates every alternate, deleting none', async () => {
     const { api } = await signedIn(ctx)
     const loc = await create(api, newLocation({ fax: '555', external_id: 'E1' }))

@@ -1,4 +1,4 @@
-/** Look-up lists: currencies, legal entities, departments and roles, each scoped to the caller's tenant. */
+/** Look-up lists: currencies, legal entities, departments, roles and the vendor look-ups, each scoped to the caller's tenant. */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sampleTenant, signedIn, testApp, type TestContext } from './helpers/app.ts'
@@ -24,7 +24,7 @@ async function list(api: Api, url: string): Promise<Page> {
 const names = (body: Page) => body.data.map((item) => item.name as string)
 const ids = (body: Page) => body.data.map((item) => item.id as number)
 
-type Table = 'currencies' | 'legal_entities' | 'departments' | 'roles'
+type Table = 'currencies' | 'legal_entities' | 'departments' | 'roles' | 'payment_terms' | 'shipping_terms' | 'payment_methods' | 'shipping_methods'
 const idsOf = async (table: Table, tenantId: number) =>
   (await ctx.database.db.selectFrom(table).select('id').where('tenant_id', '=', tenantId).orderBy('id').execute()).map((r) => r.id)
 
@@ -34,6 +34,10 @@ const ENDPOINTS: { url: string; table: Table; count: number; columns: string; ba
   { url: '/api/v3/legal-entities/', table: 'legal_entities', count: 1, columns: 'id,uuid,name,active', badOrder: 'uuid' },
   { url: '/api/v3/departments/', table: 'departments', count: 9, columns: 'id,name,external_id,active,punchout_email,branch', badOrder: 'external_id' },
   { url: '/api/v3/roles/', table: 'roles', count: 3, columns: 'id,name,type,tier,permissions', badOrder: 'type' },
+  { url: '/api/v3/payment-terms/', table: 'payment_terms', count: 1, columns: 'id,name,description,active', badOrder: 'description' },
+  { url: '/api/v3/shipping-terms/', table: 'shipping_terms', count: 1, columns: 'id,name,description,active', badOrder: 'description' },
+  { url: '/api/v3/payment-methods/', table: 'payment_methods', count: 1, columns: 'id,name,description,active', badOrder: 'description' },
+  { url: '/api/v3/shipping-methods/', table: 'shipping_methods', count: 1, columns: 'id,name,description,active', badOrder: 'description' },
 ]
 
 for (const endpoint of ENDPOINTS) {
@@ -243,5 +247,49 @@ describe('GET /api/v3/roles/', () => {
     assert.deepEqual(names(await list(api, '/api/v3/roles/?search=er')), ['Buyer', 'Requester', 'Viewer'])
     assert.deepEqual(names(await list(api, '/api/v3/roles/?order_by=-name')), ['Viewer', 'Requester', 'Buyer', 'Administrator'])
     assert.deepEqual(names(await list(api, '/api/v3/roles/?order_by=name&page_size=2&page=2')), ['Requester', 'Viewer'])
+  })
+})
+
+describe('vendor look-ups: payment/shipping terms and methods', () => {
+  const KINDS = [
+    { url: '/api/v3/payment-terms/', table: 'payment_terms', ref: 'payment_term_ref' },
+    { url: '/api/v3/shipping-terms/', table: 'shipping_terms', ref: 'shipping_term_ref' },
+    { url: '/api/v3/payment-methods/', table: 'payment_methods', ref: 'payment_method_ref' },
+    { url: '/api/v3/shipping-methods/', table: 'shipping_methods', ref: 'shipping_method_ref' },
+  ] as const
+
+  test('a listed id is what a vendor refers to, and a vendor can be created with it', async () => {
+    const { api } = await signedIn(ctx)
+    const vendor = (await list(api, '/api/v3/vendors/?page_size=1')).data[0]!
+    const body: Record<string, number> = {}
+    for (const kind of KINDS) {
+      const items = (await list(api, kind.url)).data
+      const ref = vendor[kind.ref] as { id: number; name: string }
+      assert.deepEqual(items.map((i) => i.id), [ref.id], kind.url)
+      assert.equal(items[0]!.name, ref.name)
+      body[kind.ref] = ref.id
+    }
+    const created = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Looked-up Co', ...body } })
+    assert.equal(created.statusCode, 201, created.body)
+    for (const kind of KINDS) assert.equal(created.json().data[kind.ref].id, body[kind.ref])
+  })
+
+  test('filter active, search on name and description (% literal), order_by -name', async () => {
+    const { api, tenant } = await signedIn(ctx)
+    for (const kind of KINDS) {
+      await ctx.database.db
+        .insertInto(kind.table)
+        .values([
+          { tenant_id: tenant.tenantId, name: 'Zeta 100%', description: 'percent' },
+          { tenant_id: tenant.tenantId, name: 'Alpha', description: 'retired one', active: false },
+        ])
+        .execute()
+      assert.deepEqual(names(await list(api, `${kind.url}?active=false`)), ['Alpha'])
+      assert.deepEqual(names(await list(api, `${kind.url}?search=0%25`)), ['Zeta 100%'])
+      assert.deepEqual(names(await list(api, `${kind.url}?search=RETIRED`)), ['Alpha'])
+      const ordered = names(await list(api, `${kind.url}?order_by=-name`))
+      assert.deepEqual(ordered, [...ordered].sort().reverse())
+      assert.equal((await api({ method: 'GET', url: `${kind.url}?active=maybe` })).statusCode, 400)
+    }
   })
 })

@@ -1,4 +1,4 @@
-/** Users: spec §2.6–2.9 and DECISIONS "Users". */
+/** Users: profiles, batch and single create, replace, deactivate, and the current user (docs/api.md, Users). */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { signedIn, testApp, type TestContext } from './helpers/app.ts'
@@ -23,7 +23,7 @@ async function places(tenantId: number) {
   return { locations: locations.map((l) => l.id), departments, role, legal: legal.id }
 }
 
-describe('batch create (spec 2.7)', () => {
+describe('batch create', () => {
   test('1,000 valid users in one request: 201, profiles in order, with the batch defaults', async () => {
     const { api, tenant } = await signedIn(ctx)
     const p = await places(tenant.tenantId)
@@ -232,13 +232,13 @@ describe('permissions come from system-wide roles', () => {
     const requester = await signedIn(ctx, 'requester', admin.tenant)
     const me = (await requester.api({ method: 'GET', url: '/api/v3/users/me/' })).json().data
     assert.ok(me.systemaccess_cache.structured[String(p.locations[2])].flattened.includes('superuser'))
-    assert.ok(me.systemaccess_cache.flattened.includes('superuser'), 'the union lists it (spec 2.9)')
+    assert.ok(me.systemaccess_cache.flattened.includes('superuser'), 'the union lists it')
     const create = await requester.api({ method: 'POST', url: '/api/v3/users/', payload: [{ email: 'sneaky@example.org' }] })
     assert.equal(create.statusCode, 403)
   })
 })
 
-describe('current user (spec 2.9)', () => {
+describe('current user', () => {
   test('me matches 2.9 field by field for a user with per-location roles, a delegation and pending approvals', async () => {
     const admin = await signedIn(ctx)
     const buyer = await signedIn(ctx, 'buyer', admin.tenant)

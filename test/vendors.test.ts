@@ -1,4 +1,4 @@
-/** Vendors (spec §2.2, §4) and the shared list mechanism (DECISIONS "Envelope, lists, pagination"). */
+/** Vendors and the shared list mechanism: paging, filters, search, ordering, CSV (docs/api.md, Lists). */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { signedIn, testApp, type TestContext } from './helpers/app.ts'

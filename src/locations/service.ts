@@ -1,6 +1,6 @@
 /**
  * Location rules: who may write (superuser), what a request refers to (currency by name, legal entity by id,
- * both in the caller's tenant), and full replacement (spec §3, §4 rules 2–3): every field is replaced,
+ * both in the caller's tenant), and full replacement (docs/api.md, Locations): every field is replaced,
  * `shipping_addresses` is the complete set of alternates — with id: update that address of this location;
  * without: create; left out: deactivated, never deleted. A replacement that changes nothing writes nothing.
  */

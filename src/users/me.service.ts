@@ -1,4 +1,4 @@
-/** The current user's account (spec 2.9): who the token's owner is and what they may do, where. */
+/** The current user's account (`GET /api/v3/users/me/`): who the token's owner is and what they may do, where. */
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 import { actingUser, type Actor } from '../access/actor.ts'

@@ -1,4 +1,4 @@
-/** User shapes: the profile (spec 2.6), the two create forms (2.7 batch, 2.8 single) and the current user (2.9). */
+/** User shapes: the profile, the two create forms (batch and single) and the current user's account. */
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
 import { Id } from '../http/schema.ts'
@@ -45,7 +45,7 @@ export const UserProfile = Type.Object({
 })
 export type UserProfile = Static<typeof UserProfile>
 
-/** Batch item (spec 2.7). `locations` items are location ids or `{id, all_departments, departments}`. */
+/** Batch item: an array of these creates users all or nothing. `locations` items are location ids or `{id, all_departments, departments}`. */
 export const BatchUser = Type.Object(
   {
     email: Email,
@@ -79,7 +79,7 @@ export type BatchUser = Static<typeof BatchUser>
 export const MAX_BATCH = 1000
 export const BatchBody = Type.Array(BatchUser, { minItems: 1, maxItems: MAX_BATCH })
 
-/** Single form (spec 2.8); also the body of PUT, which replaces exactly these fields. */
+/** Single form: one user object; also the body of PUT, which replaces exactly these fields. */
 export const SingleUser = Type.Object(
   {
     email: Email,
@@ -116,7 +116,7 @@ const AccessEntry = Type.Object({
   flattened: Type.Array(Type.String()),
   roles: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), permissions: Type.Array(Permission) })),
 })
-/** A location address as `me` shows its department's branch: without `id` (spec 2.9). */
+/** A location address as `me` shows its department's branch: without `id`. */
 export const AddressNoId = Type.Omit(Address, ['id'])
 
 export type AddressNoId = Static<typeof AddressNoId>
@@ -130,7 +130,7 @@ const Branch = Type.Object({
   primary_shipping_address: AddressNoId,
 })
 
-/** The current user's account (spec 2.9). */
+/** The current user's account: profile, tenant, permissions per location, department with its location. */
 export const Me = Type.Object({
   id: Type.Integer(),
   domains: Type.Object({ active: Type.Boolean(), service_domains: Type.Array(Type.Object({ subdomain: Type.String(), name: Type.String() })) }),

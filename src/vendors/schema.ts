@@ -1,4 +1,4 @@
-/** Vendor shapes on the wire (field names as the spec and the upstream reference spell them). */
+/** Vendor shapes on the wire (field names as docs/api.md lists them). */
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
 import { Id } from '../http/schema.ts'
