@@ -20,9 +20,9 @@ export const apiRoutes =
     const shared = database.engine === 'postgres' ? database.db : undefined
     rateLimit(app, new RateLimiter(config.RATE_LIMIT_PER_MINUTE, shared, config.RATE_LIMIT_SYNC_MS))
     idempotency(app, database.db)
-    await app.register(vendorRoutes(database))
-    await app.register(locationRoutes(database))
-    await app.register(lookupRoutes(database))
-    await app.register(userRoutes(database))
-    await app.register(applicationRoutes({ database, pepper: deps.keys.pepper }))
+    await app.register(vendorRoutes)
+    await app.register(locationRoutes)
+    await app.register(lookupRoutes)
+    await app.register(userRoutes)
+    await app.register(applicationRoutes(deps.keys.pepper))
   }

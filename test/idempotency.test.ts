@@ -1,7 +1,9 @@
 /** Idempotency-Key on POST: replay, 422 on another body, 409 while running (docs/api.md, Idempotency). */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { sql } from 'kysely'
 import { signedIn, testApp, type TestContext } from './helpers/app.ts'
+import { engineUnderTest } from './helpers/db.ts'
 
 let ctx: TestContext
 before(async () => {
@@ -38,21 +40,36 @@ test('same key, another body → 422 and nothing written; a bad key → 400', as
   assert.equal(bad.statusCode, 400)
 })
 
-test('while the first request still runs → 409; keys are per application', async () => {
-  const { api, tenant, creds } = await signedIn(ctx)
-  const app = await ctx.database.db.selectFrom('applications').select('id').where('client_id', '=', creds.client_id).executeTakeFirstOrThrow()
-  // What another process sees while it is still handling the first request with this key.
-  await ctx.database.db
-    .insertInto('idempotency_keys')
-    .values({ tenant_id: tenant.tenantId, application_id: app.id, key: 'busy', request_hash: 'x', expires_at: new Date(Date.now() + 60_000) })
-    .execute()
+test(
+  'while the first request still runs → 409; keys are per application',
+  { skip: engineUnderTest === 'pglite' && 'PGlite has one session: a second request waits for the first instead of overlapping it' },
+  async () => {
+    const { api, tenant, creds } = await signedIn(ctx)
+    const app = await ctx.database.db.selectFrom('applications').select('id').where('client_id', '=', creds.client_id).executeTakeFirstOrThrow()
+    const before = await vendorCount(tenant.tenantId)
+    // What another process holds while it is still handling the first request with this key.
+    await ctx.database.db.transaction().execute(async (tx) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${`idempotency ${tenant.tenantId} ${app.id} busy`}, 0))`.execute(tx)
+      const busy = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Busy' }, headers: { 'idempotency-key': 'busy' } })
+      assert.equal(busy.statusCode, 409)
+      const other = await signedIn(ctx, 'buyer', tenant)
+      const separate = await other.api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Busy' }, headers: { 'idempotency-key': 'busy' } })
+      assert.equal(separate.statusCode, 201, 'another application has its own keys')
+    })
+    assert.equal(await vendorCount(tenant.tenantId), before + 1)
+    const after = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Busy' }, headers: { 'idempotency-key': 'busy' } })
+    assert.equal(after.statusCode, 201, 'once the first is over, the key runs')
+  },
+)
+
+test('a request that fails writes nothing and stores nothing: the retry with its key runs again', async () => {
+  const { api, tenant } = await signedIn(ctx)
   const before = await vendorCount(tenant.tenantId)
-  const busy = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Busy' }, headers: { 'idempotency-key': 'busy' } })
-  assert.equal(busy.statusCode, 409)
+  const bad = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Ref', currency: 999999 }, headers: { 'idempotency-key': 'retry-me' } })
+  assert.equal(bad.statusCode, 400)
   assert.equal(await vendorCount(tenant.tenantId), before)
-  const other = await signedIn(ctx, 'buyer', tenant)
-  const separate = await other.api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Busy' }, headers: { 'idempotency-key': 'busy' } })
-  assert.equal(separate.statusCode, 201, 'another application has its own keys')
+  const keys = await ctx.database.db.selectFrom('idempotency_keys').select('key').where('tenant_id', '=', tenant.tenantId).execute()
+  assert.deepEqual(keys, [])
 })
 
 test('concurrent requests with one key: exactly one write', async () => {

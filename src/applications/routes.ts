@@ -4,22 +4,20 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import type { Database } from '../db/database.ts'
 import { ItemEnvelope, listRoute } from '../http/list.ts'
 import { Application, ApplicationInput, ApplicationListQuery, ClientIdParams, Credentials } from './schema.ts'
 import * as service from './service.ts'
 
 export const applicationRoutes =
-  ({ database, pepper }: { database: Database; pepper: Buffer }): FastifyPluginAsyncTypebox =>
+  (pepper: Buffer): FastifyPluginAsyncTypebox =>
   async (app) => {
-    const db = database.db
     const tags = ['applications']
     listRoute(app, '/v3/applications/', {
       summary: "List the tenant's applications (never their secrets)",
       tags,
       query: ApplicationListQuery,
       item: Application,
-      list: (actor, query) => service.listApplications(db, actor, query),
+      list: ({ actor, db, query }) => service.listApplications(db, actor, query),
     })
     app.post(
       '/v3/applications/',
@@ -33,7 +31,7 @@ export const applicationRoutes =
         },
       },
       async (request, reply) => {
-        const data = await service.createApplication(db, pepper, request.actor, { description: request.body.description ?? '' })
+        const data = await service.createApplication(request.db, pepper, request.actor, { description: request.body.description ?? '' })
         return reply.code(201).header('cache-control', 'no-store').send({ metadata: {}, data })
       },
     )
@@ -49,7 +47,7 @@ export const applicationRoutes =
         },
       },
       async (request, reply) => {
-        const data = await service.rotateApplication(db, pepper, request.actor, request.params.client_id)
+        const data = await service.rotateApplication(request.db, pepper, request.actor, request.params.client_id)
         return reply.header('cache-control', 'no-store').send({ metadata: {}, data })
       },
     )
@@ -64,7 +62,7 @@ export const applicationRoutes =
         },
       },
       async (request, reply) => {
-        await service.revokeApplication(db, request.actor, request.params.client_id)
+        await service.revokeApplication(request.db, request.actor, request.params.client_id)
         return reply.code(204).send(null)
       },
     )

@@ -1,14 +1,19 @@
 /**
- * `Idempotency-Key` on POST under /api/: the first request with a key runs and its response is stored; the
- * same key with the same request within 24 h gets that response again (header `Idempotent-Replayed: true`)
- * and writes nothing; the same key with a different request is 422; while the first still runs, 409. Keys
- * are per application and live in the database, so every process sharing it agrees. Only a success is
- * stored: an error wrote nothing, so the key is released and a retry with it runs again. Responses that
- * carry a secret (new client credentials) are never stored: on those routes the header is ignored.
+ * `Idempotency-Key` on POST under /api/: the first request with a key runs; the same key with the same
+ * request within 24 h gets its response again (header `Idempotent-Replayed: true`) and writes nothing; the
+ * same key with a different request is 422; while the first still runs, 409.
+ *
+ * Exactly once, by construction: the request runs in one database transaction, held open from the moment
+ * the key is taken until the response is stored — and the write, its audit entry and the stored response
+ * commit together. A crash at any instant leaves either nothing (the retry performs the write) or the
+ * write with its stored response (the retry replays it); there is no window and no time-based hold. The
+ * key is taken with a transaction-scoped advisory lock, so a concurrent duplicate, in any process, is told
+ * 409 at once. Only a success is stored: an error rolls everything back and a retry runs again. Responses
+ * that carry a secret (new client credentials) are never stored: on those routes the header is ignored.
  */
 import { createHash } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
-import type { Kysely } from 'kysely'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { ControlledTransaction, Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 import * as repo from './idempotency.repository.ts'
 import { badRequest, conflict, unprocessable } from './problem.ts'
@@ -16,12 +21,17 @@ import { badRequest, conflict, unprocessable } from './problem.ts'
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000
 const REPLAYED_HEADERS = ['location', 'etag']
 
-/** While the first request runs its key is held this long at most, so a crashed process frees it. */
-const RUNNING_TTL_MS = 5 * 60_000
+interface Running {
+  scope: repo.Scope
+  hash: string
+  trx: ControlledTransaction<DB>
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotencyKey?: string
+    /** The database this request works on: the idempotent request's own transaction, or the pool. */
+    db: Kysely<DB>
+    idempotent?: Running | undefined
   }
   interface FastifyContextConfig {
     /** The response carries a secret: never store it, so Idempotency-Key is ignored on this route. */
@@ -29,38 +39,97 @@ declare module 'fastify' {
   }
 }
 
+function replay(reply: FastifyReply, stored: NonNullable<Awaited<ReturnType<typeof repo.findLive>>>) {
+  for (const [name, value] of Object.entries(stored.response_headers ?? {})) reply.header(name, value)
+  if (stored.response_type !== null) reply.type(stored.response_type)
+  return reply
+    .header('idempotent-replayed', 'true')
+    .code(stored.response_status ?? 200)
+    .send(stored.response_body ?? '')
+}
+
+/** Ends the request's transaction (once): commit to keep what it wrote, otherwise roll back. */
+async function finish(running: Running, commit: boolean): Promise<void> {
+  if (commit) await running.trx.commit().execute()
+  else await running.trx.rollback().execute()
+}
+
 export function idempotency(app: FastifyInstance, db: Kysely<DB>): void {
+  app.decorateRequest('db', null as unknown as Kysely<DB>)
+  app.decorateRequest('idempotent', undefined)
+  app.addHook('onRequest', async (request) => {
+    request.db = db
+  })
+
   app.addHook('preHandler', async (request, reply) => {
     const key = request.headers['idempotency-key']
     if (request.method !== 'POST' || key === undefined || request.routeOptions.config.secretResponse === true) return
-    if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters.')
+    if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) {
+      throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters.')
+    }
     const scope = { tenantId: request.actor.tenantId, applicationId: request.actor.applicationId!, key }
-    const hash = createHash('sha256').update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`).digest('hex')
-    if (await repo.claim(db, scope, hash, RUNNING_TTL_MS)) {
-      request.idempotencyKey = key
-      return
+    const hash = createHash('sha256')
+      .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+      .digest('hex')
+    const check = (stored: Awaited<ReturnType<typeof repo.findLive>>) => {
+      if (stored === undefined) return undefined
+      if (stored.request_hash !== hash) throw unprocessable('This Idempotency-Key was already used with a different request.')
+      return stored
     }
-    const first = await repo.find(db, scope)
-    if (first === undefined || first.status === 'running') {
-      throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.')
+    const done = check(await repo.findLive(db, scope))
+    if (done !== undefined) return replay(reply, done)
+
+    const trx = await db.startTransaction().execute()
+    try {
+      if (!(await repo.tryLock(trx, scope))) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.')
+      // It may have finished between the first look and the lock.
+      const finished = check(await repo.findLive(trx, scope))
+      if (finished !== undefined) {
+        await trx.rollback().execute()
+        return replay(reply, finished)
+      }
+    } catch (error) {
+      await trx.rollback().execute().catch(() => undefined)
+      throw error
     }
-    if (first.request_hash !== hash) throw unprocessable('This Idempotency-Key was already used with a different request.')
-    for (const [name, value] of Object.entries(first.response_headers ?? {})) reply.header(name, value)
-    if (first.response_type !== null) reply.type(first.response_type)
-    return reply.header('idempotent-replayed', 'true').code(first.response_status ?? 200).send(first.response_body ?? '')
+    request.idempotent = { scope, hash, trx }
+    request.db = trx
   })
 
+  // The response is stored, and everything committed, before a byte of it is sent.
   app.addHook('onSend', async (request, reply, payload) => {
-    const key = request.idempotencyKey
-    if (key === undefined) return payload
-    const scope = { tenantId: request.actor.tenantId, applicationId: request.actor.applicationId!, key }
-    if (reply.statusCode >= 400 || (payload !== null && payload !== undefined && typeof payload !== 'string')) {
-      await repo.release(db, scope)
+    const running = request.idempotent
+    if (running === undefined) return payload
+    request.idempotent = undefined
+    request.db = db
+    const success = reply.statusCode < 400 && (payload === null || payload === undefined || typeof payload === 'string')
+    if (!success) {
+      await finish(running, false)
       return payload
     }
-    const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (reply.hasHeader(name) ? [[name, String(reply.getHeader(name))]] : [])))
-    const type = reply.getHeader('content-type')
-    await repo.complete(db, scope, { status: reply.statusCode, type: type === undefined ? null : String(type), headers, body: payload ?? '' }, IDEMPOTENCY_TTL_MS)
+    try {
+      const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (reply.hasHeader(name) ? [[name, String(reply.getHeader(name))]] : [])))
+      const type = reply.getHeader('content-type')
+      const response = { status: reply.statusCode, type: type === undefined ? null : String(type), headers, body: payload ?? '' }
+      await repo.store(running.trx, running.scope, running.hash, response, IDEMPOTENCY_TTL_MS)
+      await finish(running, true)
+    } catch (error) {
+      await finish(running, false).catch(() => undefined)
+      // Nothing was committed: the client must not see a success.
+      reply.removeHeader('location')
+      reply.removeHeader('etag')
+      throw error
+    }
     return payload
   })
+
+  // A request that ends without a response (client gone, hook failure) still ends its transaction.
+  const abandon = async (request: { idempotent?: Running | undefined }) => {
+    const running = request.idempotent
+    if (running === undefined) return
+    request.idempotent = undefined
+    await finish(running, false).catch(() => undefined)
+  }
+  app.addHook('onResponse', abandon)
+  app.addHook('onRequestAbort', abandon)
 }

@@ -7,7 +7,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox'
 import type { Actor } from '../access/actor.ts'
+import type { Kysely } from 'kysely'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../db/paging.ts'
+import type { DB } from '../db/schema.ts'
 import { badRequest, notFound } from './problem.ts'
 
 /** The query schema of a list: paging, ordering by one of `orderFields` (prefix `-` for descending), search, filters. */
@@ -135,7 +137,7 @@ export function listRoute<Q extends TObject, I extends TObject>(
     tags: string[]
     query: Q
     item: I
-    list: (actor: Actor, query: Static<Q>) => Promise<Page<Static<I>>>
+    list: (request: { actor: Actor; db: Kysely<DB>; query: Static<Q> }) => Promise<Page<Static<I>>>
   },
 ): void {
   const { summary, tags, query, item, list } = options
@@ -144,6 +146,9 @@ export function listRoute<Q extends TObject, I extends TObject>(
     {
       schema: { summary, tags, querystring: query, response: { 200: ListEnvelope(item) }, produces: ['application/json', 'text/csv'] },
     },
-    async (request, reply) => sendPage(request, reply, await list(request.actor, request.query as Static<Q>), item),
+    async (request, reply) => {
+      const page = await list({ actor: request.actor, db: request.db, query: request.query as Static<Q> })
+      return sendPage(request, reply, page, item)
+    },
   )
 }

@@ -10,6 +10,7 @@ import { requireAny, type Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
 import { splitListQuery, type Page } from '../db/paging.ts'
 import type { DB } from '../db/schema.ts'
+import { inTransaction } from '../db/transaction.ts'
 import { notFound, preconditionFailed, validationFailed, type FieldErrors } from '../http/problem.ts'
 import * as repo from './repository.ts'
 import type { LocationInput, LocationListQuery, LocationView } from './schema.ts'
@@ -138,7 +139,7 @@ async function resolve(db: Kysely<DB>, tenantId: number, input: LocationInput, l
 
 export async function createLocation(db: Kysely<DB>, actor: Actor, input: LocationInput) {
   requireAny(actor, 'superuser')
-  return db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const r = await resolve(tx, actor.tenantId, input, undefined)
     const id = await repo.insertLocation(tx, actor.tenantId, r.values)
     await repo.insertAddresses(tx, actor.tenantId, id, [
@@ -165,7 +166,7 @@ function ifMatchHolds(header: string | undefined, etag: string): boolean {
 
 export async function replaceLocation(db: Kysely<DB>, actor: Actor, id: number, input: LocationInput, ifMatch: string | undefined) {
   requireAny(actor, 'superuser')
-  return db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
     if (!(await repo.lockLocation(tx, actor.tenantId, id))) throw notFound(`No location ${id}.`)
     const current = (await repo.findLocation(tx, actor.tenantId, id))!
     const addresses = await repo.allAddressesOf(tx, actor.tenantId, id)

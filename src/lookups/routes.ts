@@ -4,7 +4,6 @@
  * shipping-methods/. Every one answers through the same list contract (paging, search, filters, CSV).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { Database } from '../db/database.ts'
 import { listRoute } from '../http/list.ts'
 import {
   Currency,
@@ -27,46 +26,43 @@ const VENDOR_LOOKUPS = [
   { path: 'shipping-methods', table: 'shipping_methods', what: 'shipping methods' },
 ] as const
 
-export const lookupRoutes =
-  (database: Database): FastifyPluginAsyncTypebox =>
-  async (app) => {
-    const db = database.db
-    const tags = ['look-ups']
-    listRoute(app, '/v2/currencies/', {
-      summary: 'List currencies',
+export const lookupRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const tags = ['look-ups']
+  listRoute(app, '/v2/currencies/', {
+    summary: 'List currencies',
+    tags,
+    query: CurrencyListQuery,
+    item: Currency,
+    list: ({ actor, db, query }) => service.listCurrencies(db, actor, query),
+  })
+  listRoute(app, '/v3/legal-entities/', {
+    summary: 'List legal entities',
+    tags,
+    query: LegalEntityListQuery,
+    item: LegalEntity,
+    list: ({ actor, db, query }) => service.listLegalEntities(db, actor, query),
+  })
+  listRoute(app, '/v3/departments/', {
+    summary: 'List departments',
+    tags,
+    query: DepartmentListQuery,
+    item: Department,
+    list: ({ actor, db, query }) => service.listDepartments(db, actor, query),
+  })
+  listRoute(app, '/v3/roles/', {
+    summary: 'List roles with their permission keys',
+    tags,
+    query: RoleListQuery,
+    item: Role,
+    list: ({ actor, db, query }) => service.listRoles(db, actor, query),
+  })
+  for (const { path, table, what } of VENDOR_LOOKUPS) {
+    listRoute(app, `/v3/${path}/`, {
+      summary: `List ${what} (the ids a vendor's ${table.slice(0, -1)}_ref takes)`,
       tags,
-      query: CurrencyListQuery,
-      item: Currency,
-      list: (actor, query) => service.listCurrencies(db, actor, query),
+      query: VendorLookupListQuery,
+      item: VendorLookup,
+      list: ({ actor, db, query }) => service.listVendorLookups(db, table, actor, query),
     })
-    listRoute(app, '/v3/legal-entities/', {
-      summary: 'List legal entities',
-      tags,
-      query: LegalEntityListQuery,
-      item: LegalEntity,
-      list: (actor, query) => service.listLegalEntities(db, actor, query),
-    })
-    listRoute(app, '/v3/departments/', {
-      summary: 'List departments',
-      tags,
-      query: DepartmentListQuery,
-      item: Department,
-      list: (actor, query) => service.listDepartments(db, actor, query),
-    })
-    listRoute(app, '/v3/roles/', {
-      summary: 'List roles with their permission keys',
-      tags,
-      query: RoleListQuery,
-      item: Role,
-      list: (actor, query) => service.listRoles(db, actor, query),
-    })
-    for (const { path, table, what } of VENDOR_LOOKUPS) {
-      listRoute(app, `/v3/${path}/`, {
-        summary: `List ${what} (the ids a vendor's ${table.slice(0, -1)}_ref takes)`,
-        tags,
-        query: VendorLookupListQuery,
-        item: VendorLookup,
-        list: (actor, query) => service.listVendorLookups(db, table, actor, query),
-      })
-    }
   }
+}

@@ -2,7 +2,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import type { Database } from '../db/database.ts'
 import { toFieldErrors } from '../http/errors.ts'
 import { ItemEnvelope, listRoute } from '../http/list.ts'
 import { badRequest, validationFailed } from '../http/problem.ts'
@@ -31,55 +30,52 @@ function preciseCreateErrors(body: unknown): Error {
 
 const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`
 
-export const userRoutes =
-  (database: Database): FastifyPluginAsyncTypebox =>
-  async (app) => {
-    const db = database.db
-    const tags = ['users']
-    listRoute(app, '/v3/users/', {
-      summary: 'List users',
-      tags,
-      query: UserListQuery,
-      item: UserProfile,
-      list: (actor, query) => service.listUsers(db, actor, query),
-    })
-    app.get('/v3/users/me/', { schema: { summary: "The token owner's account", tags, response: { 200: ItemEnvelope(Me) } } }, async (request) => ({
-      metadata: {},
-      data: await me(db, request.actor),
-    }))
-    app.post(
-      '/v3/users/',
-      {
-        schema: {
-          summary: 'Create users: an array (batch, all or nothing) or one object (superuser or nav_setting)',
-          tags,
-          body: CreateUsersBody,
-          response: { 201: Type.Union([ItemEnvelope(Type.Array(UserProfile)), ItemEnvelope(UserProfile)]) },
-        },
-        attachValidation: true,
+export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const tags = ['users']
+  listRoute(app, '/v3/users/', {
+    summary: 'List users',
+    tags,
+    query: UserListQuery,
+    item: UserProfile,
+    list: ({ actor, db, query }) => service.listUsers(db, actor, query),
+  })
+  app.get('/v3/users/me/', { schema: { summary: "The token owner's account", tags, response: { 200: ItemEnvelope(Me) } } }, async (request) => ({
+    metadata: {},
+    data: await me(request.db, request.actor),
+  }))
+  app.post(
+    '/v3/users/',
+    {
+      schema: {
+        summary: 'Create users: an array (batch, all or nothing) or one object (superuser or nav_setting)',
+        tags,
+        body: CreateUsersBody,
+        response: { 201: Type.Union([ItemEnvelope(Type.Array(UserProfile)), ItemEnvelope(UserProfile)]) },
       },
-      async (request, reply) => {
-        if (request.validationError) throw preciseCreateErrors(request.body)
-        const body = request.body
-        if (Array.isArray(body)) return reply.code(201).send({ metadata: {}, data: await service.createBatch(db, request.actor, body, origin(request)) })
-        return reply.code(201).send({ metadata: {}, data: await service.createOne(db, request.actor, body, origin(request)) })
-      },
-    )
-    app.get('/v3/users/:id/', { schema: { summary: 'Get a user', tags, params: UserParams, response: { 200: ItemEnvelope(UserProfile) } } }, async (request) => ({
-      metadata: {},
-      data: await service.getUser(db, request.actor, request.params.id),
-    }))
-    app.put(
-      '/v3/users/:id/',
-      { schema: { summary: 'Replace the single-form fields of a user (superuser or nav_setting)', tags, params: UserParams, body: SingleUser, response: { 200: ItemEnvelope(UserProfile) } } },
-      async (request) => ({ metadata: {}, data: await service.updateUser(db, request.actor, request.params.id, request.body) }),
-    )
-    app.delete(
-      '/v3/users/:id/',
-      { schema: { summary: 'Deactivate a user; their applications stop working (superuser or nav_setting)', tags, params: UserParams, response: { 204: Type.Null() } } },
-      async (request, reply) => {
-        await service.deactivateUser(db, request.actor, request.params.id)
-        return reply.code(204).send(null)
-      },
-    )
-  }
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      if (request.validationError) throw preciseCreateErrors(request.body)
+      const body = request.body
+      if (Array.isArray(body)) return reply.code(201).send({ metadata: {}, data: await service.createBatch(request.db, request.actor, body, origin(request)) })
+      return reply.code(201).send({ metadata: {}, data: await service.createOne(request.db, request.actor, body, origin(request)) })
+    },
+  )
+  app.get('/v3/users/:id/', { schema: { summary: 'Get a user', tags, params: UserParams, response: { 200: ItemEnvelope(UserProfile) } } }, async (request) => ({
+    metadata: {},
+    data: await service.getUser(request.db, request.actor, request.params.id),
+  }))
+  app.put(
+    '/v3/users/:id/',
+    { schema: { summary: 'Replace the single-form fields of a user (superuser or nav_setting)', tags, params: UserParams, body: SingleUser, response: { 200: ItemEnvelope(UserProfile) } } },
+    async (request) => ({ metadata: {}, data: await service.updateUser(request.db, request.actor, request.params.id, request.body) }),
+  )
+  app.delete(
+    '/v3/users/:id/',
+    { schema: { summary: 'Deactivate a user; their applications stop working (superuser or nav_setting)', tags, params: UserParams, response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      await service.deactivateUser(request.db, request.actor, request.params.id)
+      return reply.code(204).send(null)
+    },
+  )
+}

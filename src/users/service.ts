@@ -8,6 +8,7 @@ import { requireAny, type Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
 import { splitListQuery, type Page } from '../db/paging.ts'
 import type { DB } from '../db/schema.ts'
+import { inTransaction } from '../db/transaction.ts'
 import { conflict, notFound, validationFailed, type FieldErrors } from '../http/problem.ts'
 import { queueInvitations } from '../invitations/service.ts'
 import * as repo from './repository.ts'
@@ -143,7 +144,7 @@ async function createUsers(db: Kysely<DB>, actor: Actor, items: ReturnType<typeo
     return { refs, errors }
   }
   try {
-    return await db.transaction().execute(async (tx) => {
+    return await inTransaction(db, async (tx) => {
       const { refs, errors } = await check(tx)
       if (errors.some((e) => Object.keys(e).length > 0)) throw fail(errors)
       const users = items.map((u) => ({ ...u, roleId: u.roleId ?? refs.defaultRole! }))
@@ -173,7 +174,7 @@ export const createOne = async (db: Kysely<DB>, actor: Actor, body: SingleUser, 
 /** PUT: replaces exactly the single form's fields. */
 export async function updateUser(db: Kysely<DB>, actor: Actor, profileId: number, body: SingleUser): Promise<UserProfile> {
   requireAny(actor, ...WRITERS)
-  return db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const owner = await writes.userOfProfile(tx, actor.tenantId, profileId)
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
     const u = fromSingle(body)
@@ -190,7 +191,7 @@ export async function updateUser(db: Kysely<DB>, actor: Actor, profileId: number
 /** DELETE: deactivates; the user's applications' tokens stop working at once (auth checks is_active). */
 export async function deactivateUser(db: Kysely<DB>, actor: Actor, profileId: number): Promise<void> {
   requireAny(actor, ...WRITERS)
-  await db.transaction().execute(async (tx) => {
+  await inTransaction(db, async (tx) => {
     const owner = await writes.userOfProfile(tx, actor.tenantId, profileId)
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
     if (owner.user_id === actor.userId) throw conflict('You cannot deactivate yourself; ask another administrator.')

@@ -1,43 +1,39 @@
 /** /api/v3/vendors/ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { Database } from '../db/database.ts'
 import { ItemEnvelope, listRoute } from '../http/list.ts'
 import { Vendor, VendorInput, VendorListQuery, VendorParams, VendorPatch } from './schema.ts'
 import * as service from './service.ts'
 
-export const vendorRoutes =
-  (database: Database): FastifyPluginAsyncTypebox =>
-  async (app) => {
-    const db = database.db
-    const tags = ['vendors']
-    const one = { 200: ItemEnvelope(Vendor) }
-    listRoute(app, '/v3/vendors/', {
-      summary: 'List vendors',
-      tags,
-      query: VendorListQuery,
-      item: Vendor,
-      list: (actor, query) => service.listVendors(db, actor, query),
-    })
-    app.post(
-      '/v3/vendors/',
-      { schema: { summary: 'Create a vendor (superuser or nav_purchase)', tags, body: VendorInput, response: { 201: ItemEnvelope(Vendor) } } },
-      async (request, reply) => {
-        const vendor = await service.createVendor(db, request.actor, request.body)
-        return reply.code(201).header('location', `/api/v3/vendors/${vendor.id}/`).send({ metadata: {}, data: vendor })
-      },
-    )
-    app.get('/v3/vendors/:id/', { schema: { summary: 'Get a vendor', tags, params: VendorParams, response: one } }, async (request) => ({
-      metadata: {},
-      data: await service.getVendor(db, request.actor, request.params.id),
-    }))
-    app.put(
-      '/v3/vendors/:id/',
-      { schema: { summary: 'Replace a vendor (omitted fields take their defaults)', tags, params: VendorParams, body: VendorInput, response: one } },
-      async (request) => ({ metadata: {}, data: await service.updateVendor(db, request.actor, request.params.id, request.body, true) }),
-    )
-    app.patch(
-      '/v3/vendors/:id/',
-      { schema: { summary: 'Change some fields of a vendor', tags, params: VendorParams, body: VendorPatch, response: one } },
-      async (request) => ({ metadata: {}, data: await service.updateVendor(db, request.actor, request.params.id, request.body, false) }),
-    )
-  }
+export const vendorRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const tags = ['vendors']
+  const one = { 200: ItemEnvelope(Vendor) }
+  listRoute(app, '/v3/vendors/', {
+    summary: 'List vendors',
+    tags,
+    query: VendorListQuery,
+    item: Vendor,
+    list: ({ actor, db, query }) => service.listVendors(db, actor, query),
+  })
+  app.post(
+    '/v3/vendors/',
+    { schema: { summary: 'Create a vendor (superuser or nav_purchase)', tags, body: VendorInput, response: { 201: ItemEnvelope(Vendor) } } },
+    async (request, reply) => {
+      const vendor = await service.createVendor(request.db, request.actor, request.body)
+      return reply.code(201).header('location', `/api/v3/vendors/${vendor.id}/`).send({ metadata: {}, data: vendor })
+    },
+  )
+  app.get('/v3/vendors/:id/', { schema: { summary: 'Get a vendor', tags, params: VendorParams, response: one } }, async (request) => ({
+    metadata: {},
+    data: await service.getVendor(request.db, request.actor, request.params.id),
+  }))
+  app.put(
+    '/v3/vendors/:id/',
+    { schema: { summary: 'Replace a vendor (omitted fields take their defaults)', tags, params: VendorParams, body: VendorInput, response: one } },
+    async (request) => ({ metadata: {}, data: await service.updateVendor(request.db, request.actor, request.params.id, request.body, true) }),
+  )
+  app.patch(
+    '/v3/vendors/:id/',
+    { schema: { summary: 'Change some fields of a vendor', tags, params: VendorParams, body: VendorPatch, response: one } },
+    async (request) => ({ metadata: {}, data: await service.updateVendor(request.db, request.actor, request.params.id, request.body, false) }),
+  )
+}

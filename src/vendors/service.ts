@@ -4,6 +4,7 @@ import { requireAny, type Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
 import { splitListQuery, type Page } from '../db/paging.ts'
 import type { DB, NewVendor, VendorUpdate } from '../db/schema.ts'
+import { inTransaction } from '../db/transaction.ts'
 import { notFound, validationFailed } from '../http/problem.ts'
 import { missingLookups } from '../lookups/repository.ts'
 import * as repo from './repository.ts'
@@ -119,7 +120,7 @@ export async function getVendor(db: Kysely<DB>, actor: Actor, id: number): Promi
 
 export async function createVendor(db: Kysely<DB>, actor: Actor, input: VendorInput): Promise<Vendor> {
   requireAny(actor, ...WRITERS)
-  return db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
     await checkReferences(tx, actor.tenantId, input)
     const id = await repo.insertVendor(tx, { ...(toColumns(input, true) as NewVendor), tenant_id: actor.tenantId })
     await audit(tx, actor, { action: 'vendor.create', resourceType: 'vendor', resourceId: id, changes: input })
@@ -130,7 +131,7 @@ export async function createVendor(db: Kysely<DB>, actor: Actor, input: VendorIn
 /** PUT replaces every field (omitted ones take defaults); PATCH changes only the fields sent. */
 export async function updateVendor(db: Kysely<DB>, actor: Actor, id: number, input: VendorPatch, complete: boolean): Promise<Vendor> {
   requireAny(actor, ...WRITERS)
-  return db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
     if ((await repo.findVendor(tx, actor.tenantId, id)) === undefined) throw notFound(`No vendor ${id}.`)
     await checkReferences(tx, actor.tenantId, input)
     if (!(await repo.updateVendor(tx, actor.tenantId, id, toColumns(input, complete)))) throw notFound(`No vendor ${id}.`)
