@@ -9,8 +9,9 @@ import type { Database } from './db/database.ts'
 import { healthRoutes } from './health/routes.ts'
 import { methodNotAllowed } from './http/not-found.ts'
 import { registerOpenApi } from './http/openapi.ts'
+import { jsonBody } from './http/json-body.ts'
 import { metrics } from './http/metrics.ts'
-import { nulGuard } from './http/nul-guard.ts'
+import { textGuard } from './http/text-guard.ts'
 import { problemHandler } from './http/errors.ts'
 import { requestId } from './http/request-id.ts'
 import { checkResponses } from './http/response-check.ts'
@@ -48,11 +49,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(problemHandler)
   app.removeContentTypeParser('text/plain')
+  jsonBody(app)
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
   methodNotAllowed(app)
-  nulGuard(app)
+  textGuard(app)
   if (deps.checkResponses === true) checkResponses(app)
   // One line per request, after the response: who asked, what, how it went, how long it took.
   app.addHook('onResponse', async (request, reply) => {

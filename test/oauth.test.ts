@@ -150,6 +150,38 @@ describe('brute-force brake', () => {
   })
 })
 
+describe('the brake is never used against the owner', () => {
+  test('a correct secret from an address that has just sent 1,000 failures gets 200; junk from it stays 429', async () => {
+    const strict = await testApp({ TOKEN_FAILURES_PER_CLIENT: '3', TOKEN_FAILURES_PER_ADDRESS: '30' })
+    try {
+      const creds = await clientFor(strict, await sampleTenant(strict))
+      const attempt = (client_id: string, client_secret: string) =>
+        strict.app.inject({ method: 'POST', url: '/oauth/token', remoteAddress: '10.9.9.9', payload: { client_id, client_secret, audience: TEST_AUDIENCE, grant_type: 'client_credentials' } })
+      let limited = 0
+      for (let i = 0; i < 1000; i++) if ((await attempt(`pc_junk${i}`, 'nope')).statusCode === 429) limited++
+      assert.ok(limited >= 900, `most junk is braked (${limited})`)
+      assert.equal((await attempt(creds.client_id, creds.client_secret)).statusCode, 200)
+      assert.equal((await attempt(creds.client_id, 'wrong')).statusCode, 429, 'a wrong secret from that address is still braked')
+    } finally {
+      await strict.close()
+    }
+  })
+
+  test('a correct secret on another tenant’s host is refused but is not counted as a failure', async () => {
+    const multi = await testApp({ BASE_DOMAIN: 'example.test', TOKEN_FAILURES_PER_CLIENT: '2', TOKEN_FAILURES_PER_ADDRESS: '2' })
+    try {
+      const tenant = await sampleTenant(multi)
+      const creds = await clientFor(multi, tenant)
+      const attempt = (host: string) =>
+        multi.app.inject({ method: 'POST', url: '/oauth/token', remoteAddress: '10.8.8.8', headers: { host }, payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' } })
+      for (let i = 0; i < 5; i++) assert.equal((await attempt('other.example.test')).statusCode, 401)
+      assert.equal((await attempt(`${tenant.domain}.example.test`)).statusCode, 200)
+    } finally {
+      await multi.close()
+    }
+  })
+})
+
 /** Concrete URLs for every registered /api/ route and method. */
 function apiCalls(app: TestContext['app']) {
   return app.routeTable

@@ -1,7 +1,8 @@
 /**
  * Brute-force brake for the token endpoint: failed attempts are counted per client id and per source
- * address in fixed windows; past the limit, further failing attempts are answered 429 until the window ends
- * (an address over its limit is refused outright). Counts are
+ * address in fixed windows; past either limit, further failing attempts are answered 429 until the window
+ * ends. Only failures are braked: the right secret always works, so neither junk from a shared address (a
+ * NAT, a proxy) nor failures with a client's public id can lock its owner out. Counts are
  * per process (a guess at a 256-bit secret gains nothing from a few more tries on another node), and the
  * table is capped so a flood of made-up ids cannot grow memory without bound.
  */
@@ -18,7 +19,7 @@ export class AttemptCounter {
 
   constructor(readonly limits: AttemptLimits) {}
 
-  /** Seconds this address must wait (too many failures from it), else 0. Checked before anything else. */
+  /** Seconds this address must wait (too many failures from it), else 0. Checked only after a failed attempt. */
   addressWait(address: string, now = Date.now()): number {
     return this.#wait(`a:${address}`, this.limits.perAddress, now)
   }

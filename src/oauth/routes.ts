@@ -40,11 +40,13 @@ const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' }
 /** Client authentication from the body or from HTTP Basic (RFC 6749 §2.3.1), never both. */
 function clientAuth(request: FastifyRequest, body: { client_id?: string | undefined; client_secret?: string | undefined }): ClientAuth {
   const header = request.headers.authorization
-  if (header !== undefined && /^basic /i.test(header)) {
+  if (header !== undefined && /^basic(\s|$)/i.test(header)) {
     if (body.client_secret !== undefined) {
       throw invalidRequest('Use one client authentication method: HTTP Basic or client_secret in the body, not both.')
     }
-    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8')
+    const encoded = header.slice(5).trim()
+    if (encoded === '') throw invalidRequest('The Basic authorization header has no credentials.')
+    const decoded = Buffer.from(encoded, 'base64').toString('utf8')
     const colon = decoded.indexOf(':')
     if (colon < 0) throw invalidRequest('The Basic authorization header is malformed.')
     let clientId: string

@@ -35,19 +35,23 @@ export interface ClientOrigin {
   address: string
 }
 
+/**
+ * The application for these credentials, if they are right and it may be used on this host. A right secret
+ * is never refused by the brake and never counts as a failure (not even on another tenant's host); only
+ * wrong ones count, per address and per client id, and past either limit they are answered 429.
+ */
 async function authenticate(deps: OAuthDeps, auth: ClientAuth, origin: ClientOrigin) {
-  const addressWait = deps.attempts.addressWait(origin.address)
-  if (addressWait > 0) throw tooManyAttempts(addressWait)
   const app = await repo.findByClientId(deps.db, auth.clientId)
   const matches = secretMatches(deps.keys.pepper, auth.clientSecret, app?.secret_hash ?? DUMMY_HASH)
-  const usable =
-    app !== undefined && matches && app.revoked_at === null && app.user_active && app.tenant_active && hostAllows(origin.host, app.domain)
-  if (!usable) {
-    deps.attempts.fail(auth.clientId, origin.address)
-    const clientWait = deps.attempts.clientWait(auth.clientId)
-    throw clientWait > 0 ? tooManyAttempts(clientWait) : invalidClient(auth.basic)
+  if (app !== undefined && matches) {
+    if (app.revoked_at === null && app.user_active && app.tenant_active && hostAllows(origin.host, app.domain)) return app
+    throw invalidClient(auth.basic)
   }
-  return app
+  // An address gets its full allowance of failures; a client id is braked from the failure that reaches its limit.
+  const addressWait = deps.attempts.addressWait(origin.address)
+  deps.attempts.fail(auth.clientId, origin.address)
+  const wait = Math.max(addressWait, deps.attempts.clientWait(auth.clientId))
+  throw wait > 0 ? tooManyAttempts(wait) : invalidClient(auth.basic)
 }
 
 export async function issueToken(deps: OAuthDeps, auth: ClientAuth, audience: string, origin: ClientOrigin) {
