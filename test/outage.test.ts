@@ -7,11 +7,13 @@ import assert from 'node:assert/strict'
 import net from 'node:net'
 import { Writable } from 'node:stream'
 import { after, before, test } from 'node:test'
+import pg from 'pg'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { openPostgres } from '../src/db/database.ts'
 import { clientFor, sampleTenant, testKeys, TEST_AUDIENCE, type TestContext } from './helpers/app.ts'
 import { engineUnderTest, testDatabase, type TestDatabase } from './helpers/db.ts'
+import { adminUrl } from './helpers/template.ts'
 
 const TIMEOUT_MS = 1000
 
@@ -106,4 +108,35 @@ test('database cut: 503 within the timeout, no crash; restored: back to normal w
   proxy.restore()
   assert.equal((await ctx.app.inject('/readyz')).statusCode, 200)
   assert.equal((await vendors()).statusCode, 200)
+})
+
+test('a database that refuses connections (55000) or drops them (57P01): 503 everywhere, then back without a restart', { skip: engineUnderTest !== 'postgres' && 'PostgreSQL-only' }, async () => {
+  const tenant = await sampleTenant(ctx)
+  const creds = await clientFor(ctx, tenant)
+  const tokenRequest = () => ctx.app.inject({ method: 'POST', url: '/oauth/token', payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' } })
+  const token = (await tokenRequest()).json().access_token as string
+  const vendors = () => ctx.app.inject({ url: '/api/v3/vendors/', headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' } })
+  assert.equal((await vendors()).statusCode, 200)
+  const name = new URL(direct.url!).pathname.slice(1)
+  const admin = new pg.Client({ connectionString: adminUrl(direct.url!) })
+  await admin.connect()
+  try {
+    await admin.query(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS false`)
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name])
+    for (const call of [vendors, () => ctx.app.inject('/readyz'), vendors]) {
+      const response = await answered(call(), TIMEOUT_MS * 3 + 2000)
+      assert.equal(response.statusCode, 503, response.body)
+      assert.match(String(response.headers['content-type']), /problem\+json/)
+      assert.ok(response.headers['retry-after'])
+    }
+    const refusedToken = await answered(tokenRequest(), TIMEOUT_MS * 3 + 2000)
+    assert.equal(refusedToken.statusCode, 503, refusedToken.body)
+    assert.equal(refusedToken.json().error, 'temporarily_unavailable')
+  } finally {
+    await admin.query(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS true`)
+    await admin.end()
+  }
+  assert.equal((await ctx.app.inject('/readyz')).statusCode, 200)
+  assert.equal((await vendors()).statusCode, 200)
+  assert.equal((await tokenRequest()).statusCode, 200)
 })

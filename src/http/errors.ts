@@ -22,15 +22,27 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
   return reply.code(problem.status).type('application/problem+json').send(problem.toBody())
 }
 
-/** SQLSTATE classes that mean "the database cannot be reached or is going away", not "your input is wrong". */
+/**
+ * SQLSTATEs that mean "the database cannot serve us now", not "your input is wrong": connection failures
+ * (class 08), shutdown and crash (57P01–57P03), too many connections or out of resources (class 53), a
+ * database that refuses connections (55000, e.g. ALLOW_CONNECTIONS false), or one that is gone (3D000) or
+ * refuses our credentials (28000, 28P01).
+ */
+const UNAVAILABLE_CODES = /^(08|53|57P0[1-3]$|55000$|3D000$|28000$|28P01$)/
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH'])
+/** Driver and pool messages for the same: node-postgres's pool and client, and the embedded PGlite. */
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout|Cannot use a pool after calling end|not queryable|the database system is (starting up|shutting down)|too many (clients|connections)|PGlite is closed|PGlite is not ready|Aborted\(/i
+
 export function isDatabaseUnavailable(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown }
-  if (typeof e.code === 'string' && /^(08|57P0|53)/.test(e.code)) return true
-  if (typeof e.code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH'].includes(e.code)) {
-    return true
-  }
-  const message = typeof e.message === 'string' ? e.message : ''
-  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout/i.test(message)
+  if (error === null || typeof error !== 'object') return false
+  const e = error as { code?: unknown; message?: unknown; cause?: unknown }
+  if (typeof e.code === 'string' && (UNAVAILABLE_CODES.test(e.code) || UNAVAILABLE_ERRNOS.has(e.code))) return true
+  if (typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return true
+  // AggregateError (a failed connect to every address of a host) and wrapped causes.
+  const inner = (error as { errors?: unknown }).errors
+  if (Array.isArray(inner) && inner.some(isDatabaseUnavailable)) return true
+  return e.cause !== undefined && e.cause !== error && isDatabaseUnavailable(e.cause)
 }
 
 export function problemHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
