@@ -4,6 +4,7 @@ import { applicationRoutes } from './applications/routes.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
 import { idempotency } from './http/idempotency.ts'
+import { publicLinks } from './http/public-url.ts'
 import { rateLimit, RateLimiter } from './http/rate-limit.ts'
 import type { ServerKeys } from './keys.ts'
 import { locationRoutes } from './locations/routes.ts'
@@ -17,6 +18,7 @@ export const apiRoutes =
   async (app) => {
     const { config, database } = deps
     bearerAuth(app, deps)
+    publicLinks(app, config)
     const shared = database.engine === 'postgres' ? database.db : undefined
     rateLimit(app, new RateLimiter(config.RATE_LIMIT_PER_MINUTE, shared, config.RATE_LIMIT_SYNC_MS))
     idempotency(app, database.db)

@@ -9,11 +9,13 @@ import type { Database } from './db/database.ts'
 import { healthRoutes } from './health/routes.ts'
 import { methodNotAllowed } from './http/not-found.ts'
 import { registerOpenApi } from './http/openapi.ts'
+import { hostGuard } from './http/host-guard.ts'
 import { jsonBody } from './http/json-body.ts'
 import { metrics } from './http/metrics.ts'
 import { textGuard } from './http/text-guard.ts'
 import { problemHandler } from './http/errors.ts'
 import { requestId } from './http/request-id.ts'
+import { securityHeaders } from './http/security-headers.ts'
 import { checkResponses } from './http/response-check.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { ServerKeys } from './keys.ts'
@@ -53,6 +55,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
+  hostGuard(app)
+  await securityHeaders(app, config.CORS_ORIGINS)
   methodNotAllowed(app)
   textGuard(app)
   if (deps.checkResponses === true) checkResponses(app)

@@ -75,12 +75,12 @@ for (const endpoint of ENDPOINTS) {
         assert.equal(first.metadata.pagination.next, null)
         return
       }
-      const next = new URL(first.metadata.pagination.next!)
+      const next = new URL(first.metadata.pagination.next!, 'http://localhost')
       assert.equal(next.searchParams.get('page'), '2')
       assert.equal(next.searchParams.get('page_size'), '1')
       const second = await list(api, `${next.pathname}${next.search}`)
       assert.equal(second.metadata.pagination.current_page, 2)
-      assert.equal(new URL(second.metadata.pagination.previous!).searchParams.get('page'), '1')
+      assert.equal(new URL(second.metadata.pagination.previous!, 'http://localhost').searchParams.get('page'), '1')
       assert.notDeepEqual(ids(second), ids(first))
     })
 

@@ -28,13 +28,13 @@ async function walk(api: Api, query: string) {
     const body: Page = response.json()
     forward.push(...body.data.map((v: { id: number }) => v.id))
     last = url
-    url = body.metadata.pagination.next === null ? null : new URL(body.metadata.pagination.next).pathname + new URL(body.metadata.pagination.next).search
+    url = body.metadata.pagination.next === null ? null : body.metadata.pagination.next
   }
   let back: string | null = last
   while (back !== null) {
     const body: Page = (await api({ method: 'GET', url: back })).json()
     backward.unshift(...body.data.map((v: { id: number }) => v.id))
-    back = body.metadata.pagination.previous === null ? null : new URL(body.metadata.pagination.previous).pathname + new URL(body.metadata.pagination.previous).search
+    back = body.metadata.pagination.previous === null ? null : body.metadata.pagination.previous
   }
   return { forward, backward }
 }
@@ -84,7 +84,7 @@ describe('pagination', () => {
     assert.equal(first.num_pages, 3)
     assert.equal(first.current_page, 1)
     assert.equal(first.previous, null)
-    assert.match(first.next, /^http:\/\/localhost(:\d+)?\/api\/v3\/vendors\/\?page=2$/)
+    assert.equal(first.next, '/api/v3/vendors/?page=2', 'relative without PUBLIC_URL')
   })
 
   test('page_size above 100 is read as 100; a page past the last is 404; bad values are 400', async () => {
@@ -105,7 +105,7 @@ describe('pagination', () => {
   test('filters and search combine with paging and keep every other parameter in the links', async () => {
     const { api } = await signedIn(ctx)
     const page1 = (await api({ method: 'GET', url: '/api/v3/vendors/?search=O&active=true&page_size=4&order_by=-name' })).json()
-    const next = new URL(page1.metadata.pagination.next)
+    const next = new URL(page1.metadata.pagination.next, 'http://localhost')
     assert.equal(next.searchParams.get('search'), 'O')
     assert.equal(next.searchParams.get('active'), 'true')
     assert.equal(next.searchParams.get('order_by'), '-name')

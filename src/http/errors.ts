@@ -65,7 +65,7 @@ export function problemHandler(error: FastifyError, request: FastifyRequest, rep
 
 function describeValidation(error: FastifyError): string {
   const part = error.validationContext ?? 'request'
-  const where = part === 'querystring' ? 'query string' : part
+  const where = part === 'querystring' ? 'query string' : part === 'params' ? 'path' : part
   return `The ${where} is not valid; see errors.`
 }
 

@@ -62,7 +62,7 @@ export function jsonBody(app: FastifyInstance): void {
     }
     const text = body as string
     if (text.trim() === '') return done(null, undefined)
-    parse(request, text, (error: Error | null, value?: unknown) => {
+    void parse(request, text, (error: Error | null, value?: unknown) => {
       if (error !== null) return done(error, undefined)
       const repeated = typeof value === 'object' && value !== null ? duplicateKey(text) : undefined
       if (repeated !== undefined) {

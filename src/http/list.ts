@@ -10,7 +10,7 @@ import type { Actor } from '../access/actor.ts'
 import type { Kysely } from 'kysely'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../db/paging.ts'
 import type { DB } from '../db/schema.ts'
-import { badRequest, notFound } from './problem.ts'
+import { notFound } from './problem.ts'
 
 /** The query schema of a list: paging, ordering by one of `orderFields` (prefix `-` for descending), search, filters. */
 export function listQuery<F extends TProperties>(orderFields: readonly string[], filters: F) {
@@ -42,8 +42,12 @@ export function listQuery<F extends TProperties>(orderFields: readonly string[],
 
 export const Pagination = Type.Object({
   count: Type.Integer(),
-  next: Type.Union([Type.String({ format: 'uri' }), Type.Null()]),
-  previous: Type.Union([Type.String({ format: 'uri' }), Type.Null()]),
+  next: Type.Union([Type.String({ format: 'uri-reference' }), Type.Null()], {
+    description: 'The next page: absolute under the configured public address, else relative; null on the last page.',
+  }),
+  previous: Type.Union([Type.String({ format: 'uri-reference' }), Type.Null()], {
+    description: 'The previous page, like `next`; null on the first page.',
+  }),
   page_size: Type.Integer(),
   num_pages: Type.Integer(),
   current_page: Type.Integer(),
@@ -55,15 +59,12 @@ export const ListEnvelope = <T extends TSchema>(item: T) =>
 export const ItemEnvelope = <T extends TSchema>(item: T) =>
   Type.Object({ metadata: Type.Object({}, { additionalProperties: false }), data: item })
 
+/** The same request with only `page` changed, under the configured public address (or relative). */
 function pageLink(request: FastifyRequest, page: number): string {
-  let url: URL
-  try {
-    url = new URL(request.url, `${request.protocol}://${request.host}`)
-  } catch {
-    throw badRequest('The Host header is not a valid host name; page links cannot be built from it.')
-  }
+  // Only the path and query of the target are used; its authority (if absolute-form) was checked against Host.
+  const url = new URL(request.url, 'http://target.invalid')
   url.searchParams.set('page', String(page))
-  return url.toString()
+  return `${request.linkBase}${url.pathname}${url.search}`
 }
 
 /** Wraps one page of items; a page past the last is 404 (an empty list is page 1 of 1). */

@@ -1,9 +1,10 @@
 /**
  * Request validation. Bodies are checked strictly: no type coercion, unknown fields rejected, every error
  * reported. Query strings, path parameters and headers are text on the wire, so their values are coerced
- * ("2" → 2, "true" → true) before the same checks.
+ * ("2" → 2, "true" → true) before the same checks — except that a path id must be written canonically:
+ * `/vendors/1/`, never `/vendors/1e0/`, `/vendors/+1/` or `/vendors/01/`.
  */
-import { Ajv, type Options } from 'ajv'
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 
@@ -22,5 +23,37 @@ const coercing = makeAjv({ coerceTypes: 'array' })
 /** A strict body validator, for handlers that validate a part of the body themselves. */
 export const compileBodyValidator = (schema: object) => strict.compile(schema)
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strict : coercing).compile(schema as object)
+const CANONICAL_INTEGER = /^(0|-?[1-9][0-9]*)$/
+
+/** Path parameters declared as integers must be written as plain decimal digits before coercion reads them. */
+function canonicalIntegers(schema: { properties?: Record<string, { type?: unknown }> }, validate: ValidateFunction): ValidateFunction {
+  const integers = Object.entries(schema.properties ?? {})
+    .filter(([, property]) => property.type === 'integer')
+    .map(([name]) => name)
+  if (integers.length === 0) return validate
+  const check = ((data: Record<string, unknown>) => {
+    const errors: ErrorObject[] = integers
+      .filter((name) => typeof data[name] === 'string' && !CANONICAL_INTEGER.test(data[name]))
+      .map((name) => ({
+        instancePath: `/${name}`,
+        schemaPath: '#/pattern',
+        keyword: 'pattern',
+        params: { pattern: CANONICAL_INTEGER.source },
+        message: 'must be a whole number written in decimal digits, e.g. 42',
+      }))
+    if (errors.length > 0) {
+      check.errors = errors
+      return false
+    }
+    const valid = validate(data)
+    check.errors = validate.errors ?? null
+    return valid
+  }) as ValidateFunction
+  return check
+}
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  if (httpPart === 'body') return strict.compile(schema as object)
+  const validate = coercing.compile(schema as object)
+  return httpPart === 'params' ? canonicalIntegers(schema as object, validate) : validate
+}

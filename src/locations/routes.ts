@@ -22,7 +22,7 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       { schema: { summary: 'Create a location (superuser)', tags, body: LocationInput, response: { 201: ItemEnvelope(LocationView) } } },
       async (request, reply) => {
         const { view, etag } = await service.createLocation(request.db, request.actor, request.body)
-        return reply.code(201).header('etag', etag).header('location', `/api/${version}/locations/${view.id}/`).send({ metadata: {}, data: view })
+        return reply.code(201).header('etag', etag).header('location', `${request.linkBase}/api/${version}/locations/${view.id}/`).send({ metadata: {}, data: view })
       },
     )
     app.get(

@@ -1,6 +1,5 @@
 /** /api/v3/users/ and /api/v3/users/me/ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { toFieldErrors } from '../http/errors.ts'
 import { ItemEnvelope, listRoute } from '../http/list.ts'
@@ -28,7 +27,6 @@ function preciseCreateErrors(body: unknown): Error {
   return badRequest('The body must be an array of users (batch form) or one user object (single form).')
 }
 
-const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`
 
 export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['users']
@@ -57,8 +55,11 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       if (request.validationError) throw preciseCreateErrors(request.body)
       const body = request.body
-      if (Array.isArray(body)) return reply.code(201).send({ metadata: {}, data: await service.createBatch(request.db, request.actor, body, origin(request)) })
-      return reply.code(201).send({ metadata: {}, data: await service.createOne(request.db, request.actor, body, origin(request)) })
+      if (Array.isArray(body)) {
+        return reply.code(201).send({ metadata: {}, data: await service.createBatch(request.db, request.actor, body, request.mailBase) })
+      }
+      const user = await service.createOne(request.db, request.actor, body, request.mailBase)
+      return reply.code(201).header('location', `${request.linkBase}/api/v3/users/${user.id}/`).send({ metadata: {}, data: user })
     },
   )
   app.get('/v3/users/:id/', { schema: { summary: 'Get a user', tags, params: UserParams, response: { 200: ItemEnvelope(UserProfile) } } }, async (request) => ({

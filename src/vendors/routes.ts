@@ -19,7 +19,7 @@ export const vendorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { summary: 'Create a vendor (superuser or nav_purchase)', tags, body: VendorInput, response: { 201: ItemEnvelope(Vendor) } } },
     async (request, reply) => {
       const vendor = await service.createVendor(request.db, request.actor, request.body)
-      return reply.code(201).header('location', `/api/v3/vendors/${vendor.id}/`).send({ metadata: {}, data: vendor })
+      return reply.code(201).header('location', `${request.linkBase}/api/v3/vendors/${vendor.id}/`).send({ metadata: {}, data: vendor })
     },
   )
   app.get('/v3/vendors/:id/', { schema: { summary: 'Get a vendor', tags, params: VendorParams, response: one } }, async (request) => ({

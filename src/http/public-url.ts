@@ -1,0 +1,42 @@
+/**
+ * Where absolute links point: the configured public address (`PUBLIC_URL`, `{domain}` standing for the
+ * tenant), or `https://<domain>.<BASE_DOMAIN>` in multi-tenant mode — never the request's `Host`, which a
+ * client can forge. Without either, links in responses are relative.
+ */
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../config.ts'
+
+type LinkConfig = Pick<Config, 'PUBLIC_URL' | 'BASE_DOMAIN'>
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** What absolute links of this request's responses start with ('' = relative links). */
+    linkBase: string
+    /** What links in e-mail this request causes start with (always absolute). */
+    mailBase: string
+  }
+}
+
+/** The public base address for a tenant, without a trailing slash; undefined when links must be relative. */
+export function publicBase(config: LinkConfig, domain: string | undefined): string | undefined {
+  if (config.PUBLIC_URL !== undefined) return config.PUBLIC_URL.replace(/\/+$/, '').replaceAll('{domain}', domain ?? '')
+  if (config.BASE_DOMAIN !== undefined && domain !== undefined) return `https://${domain}.${config.BASE_DOMAIN}`
+  return undefined
+}
+
+/** The base of links in messages that leave the service (e-mail): always absolute, else the listen address. */
+export function mailBase(config: LinkConfig & Pick<Config, 'HOST' | 'PORT'>, domain: string): string {
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST
+  return publicBase(config, domain) ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`
+}
+
+/** Sets `request.linkBase` and `request.mailBase` for requests with an actor (after authentication). */
+export function publicLinks(app: FastifyInstance, config: LinkConfig & Pick<Config, 'HOST' | 'PORT'>): void {
+  app.decorateRequest('linkBase', '')
+  app.decorateRequest('mailBase', '')
+  app.addHook('preHandler', async (request) => {
+    const domain = request.actor?.domain
+    request.linkBase = publicBase(config, domain) ?? ''
+    if (domain !== undefined) request.mailBase = mailBase(config, domain)
+  })
+}
