@@ -13,7 +13,8 @@ import { hostGuard } from './http/host-guard.ts'
 import { jsonBody } from './http/json-body.ts'
 import { metrics } from './http/metrics.ts'
 import { textGuard } from './http/text-guard.ts'
-import { problemHandler } from './http/errors.ts'
+import { problemHandler, sendProblem } from './http/errors.ts'
+import { badRequest } from './http/problem.ts'
 import { requestId } from './http/request-id.ts'
 import { securityHeaders } from './http/security-headers.ts'
 import { checkResponses } from './http/response-check.ts'
@@ -47,6 +48,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
+    // A path that is not valid percent-encoding never reaches a route: a problem like every other 400.
+    frameworkErrors: (error, _request, reply) => sendProblem(reply, badRequest(`The request path is not valid: ${error.message}.`)),
   })
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(problemHandler)
