@@ -49,7 +49,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
     // A path that is not valid percent-encoding never reaches a route: a problem like every other 400.
-    frameworkErrors: (error, _request, reply) => sendProblem(reply, badRequest(`The request path is not valid: ${error.message}.`)),
+    frameworkErrors: (error, _request, reply) => {
+      void sendProblem(reply, badRequest(`The request path is not valid: ${error.message}.`))
+    },
   })
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(problemHandler)

@@ -1,14 +1,10 @@
 /** Every write leaves an audit record: who, through which application, what, when, which request. */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { readAudit } from '../src/audit/repository.ts'
-import { signedIn, testApp, type TestContext } from './helpers/app.ts'
+import { signedIn, useTestApp } from './helpers/app.ts'
 
-let ctx: TestContext
-before(async () => {
-  ctx = await testApp()
-})
-after(() => ctx.close())
+const ctx = useTestApp()
 
 test('writes through the API are audited in their own transaction; refused writes are not', async () => {
   const { api, tenant, creds } = await signedIn(ctx)

@@ -1,13 +1,9 @@
 /** The error contract outside /oauth/ (docs/api.md, Errors): one problem format for everything. */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import { signedIn, testApp, type TestContext } from './helpers/app.ts'
+import { test } from 'node:test'
+import { signedIn, useTestApp } from './helpers/app.ts'
 
-let ctx: TestContext
-before(async () => {
-  ctx = await testApp({ BODY_LIMIT_BYTES: '4096' })
-})
-after(() => ctx.close())
+const ctx = useTestApp({ BODY_LIMIT_BYTES: '4096' })
 
 /** The documented problem type of each status (docs/api.md, Errors). */
 const TYPES: Record<number, string> = {

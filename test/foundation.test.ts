@@ -1,18 +1,14 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { sql } from 'kysely'
 import fs from 'node:fs'
 import { ConfigError, EnvSchema, loadConfig } from '../src/config.ts'
 import { purgeExpired, vacuumAnalyze } from '../src/db/maintenance.ts'
 import { seedDemo } from '../src/seed/demo.ts'
-import { sampleTenant, signedIn, testApp, type TestContext } from './helpers/app.ts'
+import { sampleTenant, signedIn, useTestApp } from './helpers/app.ts'
 import { engineUnderTest } from './helpers/db.ts'
 
-let ctx: TestContext
-before(async () => {
-  ctx = await testApp()
-})
-after(() => ctx.close())
+const ctx = useTestApp()
 
 describe('configuration', () => {
   test('defaults apply and the result is frozen', () => {

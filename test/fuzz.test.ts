@@ -6,16 +6,12 @@
  * problem document, inside /oauth/ an OAuth error; nothing is written.
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import fc from 'fast-check'
 import { sql } from 'kysely'
-import { signedIn, testApp, type TestContext } from './helpers/app.ts'
+import { signedIn, useTestApp } from './helpers/app.ts'
 
-let ctx: TestContext
-before(async () => {
-  ctx = await testApp({ RATE_LIMIT_PER_MINUTE: '0', TOKEN_FAILURES_PER_CLIENT: '1000000', TOKEN_FAILURES_PER_ADDRESS: '1000000', LOG_LEVEL: 'warn' })
-})
-after(() => ctx.close())
+const ctx = useTestApp({ RATE_LIMIT_PER_MINUTE: '0', TOKEN_FAILURES_PER_CLIENT: '1000000', TOKEN_FAILURES_PER_ADDRESS: '1000000', LOG_LEVEL: 'warn' })
 
 /** Every table's row count and content hash: equal before and after means nothing was written. */
 async function snapshot(): Promise<Record<string, string>> {

@@ -1,15 +1,11 @@
 /** Idempotency-Key on POST: replay, 422 on another body, 409 while running (docs/api.md, Idempotency). */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { sql } from 'kysely'
-import { signedIn, testApp, type TestContext } from './helpers/app.ts'
+import { signedIn, useTestApp } from './helpers/app.ts'
 import { engineUnderTest } from './helpers/db.ts'
 
-let ctx: TestContext
-before(async () => {
-  ctx = await testApp()
-})
-after(() => ctx.close())
+const ctx = useTestApp()
 
 const vendorCount = (tenantId: number) =>
   ctx.database.db.selectFrom('vendors').select((eb) => eb.fn.countAll<string>().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow().then((r) => Number(r.n))

@@ -1,14 +1,10 @@
 /** Locations: create, read, full replacement with alternate addresses, permissions, ETags (docs/api.md, Locations). */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import fc from 'fast-check'
-import { signedIn, testApp, type TestContext } from './helpers/app.ts'
+import { signedIn, useTestApp } from './helpers/app.ts'
 
-let ctx: TestContext
-before(async () => {
-  ctx = await testApp()
-})
-after(() => ctx.close())
+const ctx = useTestApp()
 
 const address = (name: string, extra: object = {}) => ({
   name,

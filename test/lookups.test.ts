@@ -1,13 +1,9 @@
 /** Look-up lists: currencies, legal entities, departments, roles and the vendor look-ups, each scoped to the caller's tenant. */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { sampleTenant, signedIn, testApp, type TestContext } from './helpers/app.ts'
+import { describe, test } from 'node:test'
+import { sampleTenant, signedIn, useTestApp } from './helpers/app.ts'
 
-let ctx: TestContext
-before(async () => {
-  ctx = await testApp()
-})
-after(() => ctx.close())
+const ctx = useTestApp()
 
 type Api = Awaited<ReturnType<typeof signedIn>>['api']
 

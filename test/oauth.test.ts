@@ -5,13 +5,9 @@ import { after, before, describe, test } from 'node:test'
 import { SignJWT, UnsecuredJWT } from 'jose'
 import * as oauth from 'oauth4webapi'
 import { buildApp } from '../src/app.ts'
-import { clientFor, sampleTenant, signedIn, TEST_AUDIENCE, testApp, tokenFor, type TestContext } from './helpers/app.ts'
+import { clientFor, sampleTenant, signedIn, TEST_AUDIENCE, testApp, type TestContext, tokenFor, useTestApp } from './helpers/app.ts'
 
-let ctx: TestContext
-before(async () => {
-  ctx = await testApp({ TOKEN_FAILURES_PER_CLIENT: '1000', TOKEN_FAILURES_PER_ADDRESS: '1000' })
-})
-after(() => ctx.close())
+const ctx = useTestApp({ TOKEN_FAILURES_PER_CLIENT: '1000', TOKEN_FAILURES_PER_ADDRESS: '1000' })
 
 const tokenRequest = (payload: unknown, headers: Record<string, string> = {}) =>
   ctx.app.inject({ method: 'POST', url: '/oauth/token', payload: payload as object, headers })

@@ -1,16 +1,12 @@
 /** The published contract: valid OpenAPI 3.1, complete, and the committed copy current. */
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { generateOpenApi, OPENAPI_PATH } from '../scripts/openapi.ts'
-import { testApp, type TestContext } from './helpers/app.ts'
+import { useTestApp } from './helpers/app.ts'
 
-let ctx: TestContext
-before(async () => {
-  ctx = await testApp()
-})
-after(() => ctx.close())
+const ctx = useTestApp()
 
 interface Operation {
   parameters?: { name: string; in: string; required?: boolean }[]

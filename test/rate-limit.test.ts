@@ -1,16 +1,12 @@
 /** Per-application rate limit on /api/ with RateLimit headers; one limit across processes on PostgreSQL. */
 import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { buildApp } from '../src/app.ts'
 import { engineUnderTest } from './helpers/db.ts'
-import { signedIn, testApp, type TestContext } from './helpers/app.ts'
+import { signedIn, useTestApp } from './helpers/app.ts'
 
-let ctx: TestContext
-before(async () => {
-  ctx = await testApp({ RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_SYNC_MS: '100' })
-})
-after(() => ctx.close())
+const ctx = useTestApp({ RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_SYNC_MS: '100' })
 
 /** Windows are whole minutes: start a test only with a few seconds of its minute left, so it stays in one window. */
 async function awayFromMinuteBoundary(needSeconds = 5) {

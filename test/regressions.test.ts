@@ -3,14 +3,10 @@
  * (The token brake, the refusing database and the forged links have their own tests: oauth, outage, edge.)
  */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { signedIn, testApp, type TestContext } from './helpers/app.ts'
+import { describe, test } from 'node:test'
+import { signedIn, useTestApp } from './helpers/app.ts'
 
-let ctx: TestContext
-before(async () => {
-  ctx = await testApp()
-})
-after(() => ctx.close())
+const ctx = useTestApp()
 
 const problemOf = (response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }) => {
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/)
@@ -42,7 +38,7 @@ describe('field and parameter names of Object.prototype members are just names',
     assert.equal(response.statusCode, 400)
     const errors = problemOf(response).errors as Record<string, string[]>[]
     assert.deepEqual(Object.keys(errors[0]!), [])
-    assert.deepEqual(errors[1]!.hasOwnProperty, ['is not a known field'])
+    assert.deepEqual(Object.entries(errors[1]!), [['hasOwnProperty', ['is not a known field']]])
   })
 })
 

@@ -1,13 +1,9 @@
 /** Users: profiles, batch and single create, replace, deactivate, and the current user (docs/api.md, Users). */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { signedIn, testApp, type TestContext } from './helpers/app.ts'
+import { describe, test } from 'node:test'
+import { signedIn, useTestApp } from './helpers/app.ts'
 
-let ctx: TestContext
-before(async () => {
-  ctx = await testApp()
-})
-after(() => ctx.close())
+const ctx = useTestApp()
 
 type Api = Awaited<ReturnType<typeof signedIn>>['api']
 

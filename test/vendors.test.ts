@@ -1,13 +1,9 @@
 /** Vendors and the shared list mechanism: paging, filters, search, ordering, CSV (docs/api.md, Lists). */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { signedIn, testApp, type TestContext } from './helpers/app.ts'
+import { describe, test } from 'node:test'
+import { signedIn, useTestApp } from './helpers/app.ts'
 
-let ctx: TestContext
-before(async () => {
-  ctx = await testApp()
-})
-after(() => ctx.close())
+const ctx = useTestApp()
 
 type Api = Awaited<ReturnType<typeof signedIn>>['api']
 

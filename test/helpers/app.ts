@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { Writable } from 'node:stream'
+import { after, before } from 'node:test'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import type { ServerKeys } from '../../src/keys.ts'
@@ -50,6 +51,16 @@ export async function testApp(env: Record<string, string> = {}): Promise<TestCon
       await database.close()
     },
   }
+}
+
+/** The real app for this test file: built before its tests run, closed after them. */
+export function useTestApp(env: Record<string, string> = {}): TestContext {
+  const ctx = {} as TestContext
+  before(async () => {
+    Object.assign(ctx, await testApp(env))
+  })
+  after(() => ctx.close())
+  return ctx
 }
 
 export interface SampleTenant {

@@ -1,9 +1,9 @@
-/** A database of this test file's own, copied from the migrated template (see global-setup.ts). */
+/** A database of this test file's own, copied from the run's migrated template (see test/run.ts). */
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import pg from 'pg'
 import { openPglite, openPostgres, type Database } from '../../src/db/database.ts'
-import { adminUrl, PG_PREFIX, PG_TEMPLATE, pgliteDumpPath } from './template.ts'
+import { adminUrl, pgliteDumpPath, runPrefix, templateName } from './template.ts'
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined
 export const engineUnderTest = testDatabaseUrl === undefined ? 'pglite' : 'postgres'
@@ -18,10 +18,12 @@ export async function testDatabase(): Promise<TestDatabase> {
     const dump = new Blob([fs.readFileSync(pgliteDumpPath())])
     return openPglite({ loadDataDir: dump })
   }
-  const name = `${PG_PREFIX}${randomBytes(6).toString('hex')}`
+  const runId = process.env.TEST_RUN_ID
+  if (runId === undefined) throw new Error('TEST_RUN_ID is not set: run the tests through `npm test` (`npm test -- test/x.test.ts` for one file)')
+  const name = `${runPrefix(testDatabaseUrl, runId)}${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: adminUrl(testDatabaseUrl) })
   await admin.connect()
-  await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${PG_TEMPLATE}"`)
+  await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${templateName(testDatabaseUrl, runId)}"`)
   await admin.end()
   const url = adminUrl(testDatabaseUrl, name)
   const database = openPostgres({ url })

@@ -1,6 +1,8 @@
 /**
- * Migrated template databases, made once per run (test/global-setup.ts) and copied per test file:
- * PGlite loads a dump of a migrated data directory; PostgreSQL uses CREATE DATABASE … TEMPLATE.
+ * Migrated template databases, made once per run (test/run.ts) and copied per test file: PGlite loads a
+ * dump of a migrated data directory; PostgreSQL uses CREATE DATABASE … TEMPLATE. On PostgreSQL every name
+ * derives from the database named in TEST_DATABASE_URL and the run's id, so runs sharing a server never touch
+ * each other's databases.
  */
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
@@ -17,9 +19,16 @@ export function migrationsHash(): string {
 }
 
 export const pgliteDumpPath = () => path.join(root, '.cache', `pglite-template-${migrationsHash()}.tar.gz`)
-export const PG_TEMPLATE = 'procurement_test_template'
-export const PG_PREFIX = 'procurement_test_'
 
+/** The prefix of every database of this run: `<configured database>_<run id>_` (within PostgreSQL's 63 bytes). */
+export function runPrefix(url: string, runId: string): string {
+  const configured = decodeURIComponent(new URL(url).pathname.slice(1)) || 'test'
+  return `${configured.slice(0, 30)}_${runId}_`.toLowerCase().replace(/[^a-z0-9_]/g, '_')
+}
+
+export const templateName = (url: string, runId: string) => `${runPrefix(url, runId)}template`
+
+/** The same server and credentials, another database (default: the maintenance database `postgres`). */
 export function adminUrl(url: string, database = 'postgres'): string {
   const u = new URL(url)
   u.pathname = `/${database}`

@@ -1,0 +1,91 @@
+/**
+ * `npm test`: makes the migrated template for the engine under test, runs the test files (node's test
+ * runner, two files at a time, each in its own process with its own copy of the template), and cleans up.
+ * `TEST_DATABASE_URL` set → PostgreSQL; otherwise the embedded PGlite. Extra arguments are test files.
+ *
+ * On PostgreSQL the run has its own id: its template and every per-file database are named
+ * `<configured database>_<run id>_…`, and at the end (also after Ctrl-C) it drops exactly those — so two
+ * runs against one server, at the same time, leave each other alone.
+ */
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import pg from 'pg'
+import { openPglite, openPostgres } from '../src/db/database.ts'
+import { migrateToLatest } from '../src/db/migrate.ts'
+import { adminUrl, pgliteDumpPath, runPrefix, templateName } from './helpers/template.ts'
+
+const url = process.env.TEST_DATABASE_URL || undefined
+const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`
+const files = process.argv.slice(2)
+
+async function buildPgliteTemplate(): Promise<void> {
+  const dump = pgliteDumpPath()
+  if (!fs.existsSync(dump)) {
+    const database = await openPglite()
+    await migrateToLatest(database.db)
+    const blob = await database.dump()
+    await database.close()
+    fs.mkdirSync(path.dirname(dump), { recursive: true })
+    const partial = `${dump}.${process.pid}.partial`
+    fs.writeFileSync(partial, Buffer.from(await blob.arrayBuffer()))
+    fs.renameSync(partial, dump)
+  }
+  console.log(`test database: embedded PGlite (template ${path.basename(dump)})`)
+}
+
+async function withAdmin<T>(work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: adminUrl(url!) })
+  await admin.connect()
+  try {
+    return await work(admin)
+  } finally {
+    await admin.end()
+  }
+}
+
+async function buildPostgresTemplate(): Promise<void> {
+  const template = templateName(url!, runId)
+  await withAdmin((admin) => admin.query(`CREATE DATABASE "${template}"`))
+  const database = openPostgres({ url: adminUrl(url!, template) })
+  await migrateToLatest(database.db)
+  await database.close()
+  await withAdmin((admin) => admin.query(`ALTER DATABASE "${template}" WITH IS_TEMPLATE true`))
+  console.log(`test database: PostgreSQL at ${new URL(url!).host} (run ${runId}, template ${template})`)
+}
+
+/** Drops this run's databases, and only these. */
+async function dropRunDatabases(): Promise<void> {
+  if (url === undefined) return
+  const prefix = runPrefix(url, runId)
+  await withAdmin(async (admin) => {
+    const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE starts_with(datname, $1)", [prefix])
+    for (const { datname } of rows) {
+      await admin.query(`ALTER DATABASE "${datname}" WITH IS_TEMPLATE false`)
+      await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`)
+    }
+  })
+}
+
+async function main(): Promise<number> {
+  if (url === undefined) await buildPgliteTemplate()
+  else await buildPostgresTemplate()
+  const testFiles = files.length > 0 ? files : fs.readdirSync(import.meta.dirname).filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join('test', f))
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...testFiles], {
+    stdio: 'inherit',
+    env: { ...process.env, TEST_RUN_ID: runId },
+  })
+  const forward = (signal: NodeJS.Signals) => child.kill(signal)
+  process.on('SIGINT', forward)
+  process.on('SIGTERM', forward)
+  const code = await new Promise<number>((resolve) => child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))))
+  return code
+}
+
+const code = await main().catch((error: unknown) => {
+  console.error(error)
+  return 1
+})
+await dropRunDatabases().catch((error: unknown) => console.error('could not drop this run’s databases:', error))
+process.exit(code)
