@@ -5,7 +5,10 @@ import path from 'node:path'
 
 const dir = import.meta.dirname
 const names = process.argv.slice(2)
-const all = fs.readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'run.ts').map((f) => f.slice(0, -3))
+const all = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
+  .map((f) => f.slice(0, -3))
 let failed = false
 for (const name of names.length > 0 ? names : all) {
   if (!all.includes(name)) throw new Error(`no benchmark ${name}; have ${all.join(', ')}`)

@@ -24,18 +24,55 @@ async function measure(database: Database) {
   const config = loadConfig({ LOG_LEVEL: 'silent' })
   await migrateToLatest(database.db)
   const tenantId = await database.db.transaction().execute((tx) => createSampleTenant(tx, 'bench', 'Bench'))
-  const admin = await database.db.selectFrom('users').select('id').where('tenant_id', '=', tenantId).where('email', '=', 'admin@example.com').executeTakeFirstOrThrow()
-  const role = await database.db.selectFrom('roles').select('id').where('tenant_id', '=', tenantId).where('name', '=', 'Buyer').executeTakeFirstOrThrow()
-  const location = await database.db.selectFrom('locations').select('id').where('tenant_id', '=', tenantId).orderBy('id').executeTakeFirstOrThrow()
+  const admin = await database.db
+    .selectFrom('users')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('email', '=', 'admin@example.com')
+    .executeTakeFirstOrThrow()
+  const role = await database.db
+    .selectFrom('roles')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('name', '=', 'Buyer')
+    .executeTakeFirstOrThrow()
+  const location = await database.db
+    .selectFrom('locations')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .orderBy('id')
+    .executeTakeFirstOrThrow()
   const application = await createApplication(database.db, keys.pepper, { tenantId, userId: admin.id })
-  const appRow = await database.db.selectFrom('applications').select(['id', 'secret_version']).where('client_id', '=', application.client_id).executeTakeFirstOrThrow()
-  const { token } = await signAccessToken(keys, config, { tenantId, domain: 'bench', userId: admin.id, applicationId: appRow.id, clientId: application.client_id, secretVersion: appRow.secret_version })
+  const appRow = await database.db
+    .selectFrom('applications')
+    .select(['id', 'secret_version'])
+    .where('client_id', '=', application.client_id)
+    .executeTakeFirstOrThrow()
+  const { token } = await signAccessToken(keys, config, {
+    tenantId,
+    domain: 'bench',
+    userId: admin.id,
+    applicationId: appRow.id,
+    clientId: application.client_id,
+    secretVersion: appRow.secret_version,
+  })
   const app = await buildApp({ config, database, keys })
   const batch = (run: number) =>
-    Array.from({ length: 1000 }, (_, i) => ({ email: `u${run}-${i}@bench.example.com`, first_name: `U${i}`, role_id: role.id, home_location: location.id, locations: [location.id] }))
+    Array.from({ length: 1000 }, (_, i) => ({
+      email: `u${run}-${i}@bench.example.com`,
+      first_name: `U${i}`,
+      role_id: role.id,
+      home_location: location.id,
+      locations: [location.id],
+    }))
   const post = async (payload: object[]) => {
     const start = process.hrtime.bigint()
-    const response = await app.inject({ method: 'POST', url: '/api/v3/users/', payload, headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' } })
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v3/users/',
+      payload,
+      headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' },
+    })
     return { ms: Number(process.hrtime.bigint() - start) / 1e6, status: response.statusCode }
   }
   // As autovacuum would soon after the first batch on PostgreSQL, and the service's maintenance timer does

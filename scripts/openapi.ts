@@ -10,7 +10,11 @@ import { openPglite } from '../src/db/database.ts'
 
 export async function generateOpenApi(): Promise<string> {
   const database = await openPglite()
-  const app = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), database, keys: { signingKey: new Uint8Array(32), pepper: Buffer.alloc(32) } })
+  const app = await buildApp({
+    config: loadConfig({ LOG_LEVEL: 'silent' }),
+    database,
+    keys: { signingKey: new Uint8Array(32), pepper: Buffer.alloc(32) },
+  })
   await app.ready()
   const document = JSON.stringify(app.swagger(), null, 2) + '\n'
   await app.close()

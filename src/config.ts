@@ -19,7 +19,9 @@ export const EnvSchema = Type.Object({
   DATABASE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 5000 }),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   BASE_DOMAIN: Type.Optional(Type.String({ pattern: '^[a-z0-9.-]+(:[0-9]+)?$' })),
-  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://([a-zA-Z0-9.-]|\\{domain\\})+(:[0-9]+)?(/[^?#\\s]*)?$' })),
+  PUBLIC_URL: Type.Optional(
+    Type.String({ pattern: '^https?://([a-zA-Z0-9.-]|\\{domain\\})+(:[0-9]+)?(/[^?#\\s]*)?$' }),
+  ),
   CORS_ORIGINS: Type.Optional(Type.String({ pattern: '^https?://[^,\\s]+(,\\s*https?://[^,\\s]+)*$' })),
   API_AUDIENCE: Type.String({ minLength: 1, default: 'procurement-api' }),
   TOKEN_ISSUER: Type.String({ minLength: 1, default: 'procurement-service' }),

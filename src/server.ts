@@ -23,7 +23,10 @@ export async function prepareDatabase(database: Database, config: Readonly<Confi
   if (anyTenant === undefined) await seedDemo(database.db)
 }
 
-export async function serve(config: Readonly<Config>, out: (line: string) => void = console.log): Promise<FastifyInstance> {
+export async function serve(
+  config: Readonly<Config>,
+  out: (line: string) => void = console.log,
+): Promise<FastifyInstance> {
   const keys = serverKeys(config)
   let app: FastifyInstance | undefined
   const database = await openDatabase(config, {
@@ -56,7 +59,10 @@ export async function serve(config: Readonly<Config>, out: (line: string) => voi
   if (demo !== undefined) await markDemoCredentialsShown(database.db, demo.client_id)
 
   const stopMaintenance = startMaintenance(database, app.log)
-  const stopMailer = config.SMTP_URL === undefined ? async () => {} : startMailer(database.db, smtpTransport(config.SMTP_URL), config.MAIL_FROM, app.log)
+  const stopMailer =
+    config.SMTP_URL === undefined
+      ? async () => {}
+      : startMailer(database.db, smtpTransport(config.SMTP_URL), config.MAIL_FROM, app.log)
 
   let closing = false
   const shutdown = (signal: string) => {

@@ -8,11 +8,20 @@ const ctx = useTestApp()
 
 test('writes through the API are audited in their own transaction; refused writes are not', async () => {
   const { api, tenant, creds } = await signedIn(ctx)
-  const vendor = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Audited Co' }, headers: { 'x-request-id': 'req-audit-1' } })
+  const vendor = await api({
+    method: 'POST',
+    url: '/api/v3/vendors/',
+    payload: { name: 'Audited Co' },
+    headers: { 'x-request-id': 'req-audit-1' },
+  })
   assert.equal(vendor.statusCode, 201)
   const id = vendor.json().data.id
   await api({ method: 'PATCH', url: `/api/v3/vendors/${id}/`, payload: { city: 'Oslo' } })
-  const users = await api({ method: 'POST', url: '/api/v3/users/', payload: [{ email: 'a1@example.org' }, { email: 'a2@example.org' }] })
+  const users = await api({
+    method: 'POST',
+    url: '/api/v3/users/',
+    payload: [{ email: 'a1@example.org' }, { email: 'a2@example.org' }],
+  })
   assert.equal(users.statusCode, 201)
   const created = await api({ method: 'POST', url: '/api/v3/applications/', payload: { description: 'audit' } })
   await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: '' } })

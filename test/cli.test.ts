@@ -32,11 +32,16 @@ test('clients rotate and revoke: one audit entry on success, none on failure', a
 
   const audit = await cli('audit', '--domain', 'demo', '--json')
   assert.equal(audit.code, 0, audit.output)
-  const entries = lastJson<{ action: string; resource_id: string; actor: string | null; changes: { via?: string } }[]>(audit.output)
+  const entries = lastJson<{ action: string; resource_id: string; actor: string | null; changes: { via?: string } }[]>(
+    audit.output,
+  )
   const mine = entries.filter((e) => e.resource_id === client_id)
   assert.deepEqual(
     mine.map((e) => e.action),
     ['application.create', 'application.rotate', 'application.revoke'],
   )
-  assert.ok(mine.every((e) => e.actor === null && e.changes.via === 'cli'), 'the operator acted, at the command line')
+  assert.ok(
+    mine.every((e) => e.actor === null && e.changes.via === 'cli'),
+    'the operator acted, at the command line',
+  )
 })

@@ -33,19 +33,33 @@ function rawRequest(port: number, text: string): Promise<string> {
 }
 
 const EVIL = /evil\.example|javascript:|6666/i
-const everything = (response: { body: string; headers: Record<string, unknown> }) => `${JSON.stringify(response.headers)}\n${response.body}`
+const everything = (response: { body: string; headers: Record<string, unknown> }) =>
+  `${JSON.stringify(response.headers)}\n${response.body}`
 
 describe('links come from configuration, not from the request', () => {
   test('a forged Host, a forged port and X-Forwarded-Proto: javascript appear nowhere in a response', async () => {
     for (const app of [ctx, proxied]) {
       const { api } = await signedIn(app)
-      const forged = { host: 'evil.example:6666', 'x-forwarded-proto': 'javascript', 'x-forwarded-host': 'evil.example' }
-      for (const url of ['/api/v3/vendors/?page_size=2', '/api/v3/vendors/?page_size=2&page=2', '/api/v3/users/?page_size=1&format=csv']) {
+      const forged = {
+        host: 'evil.example:6666',
+        'x-forwarded-proto': 'javascript',
+        'x-forwarded-host': 'evil.example',
+      }
+      for (const url of [
+        '/api/v3/vendors/?page_size=2',
+        '/api/v3/vendors/?page_size=2&page=2',
+        '/api/v3/users/?page_size=1&format=csv',
+      ]) {
         const response = await api({ method: 'GET', url, headers: forged })
         assert.equal(response.statusCode, 200, response.body)
         assert.doesNotMatch(everything(response), EVIL, url)
       }
-      const created = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Linked' }, headers: forged })
+      const created = await api({
+        method: 'POST',
+        url: '/api/v3/vendors/',
+        payload: { name: 'Linked' },
+        headers: forged,
+      })
       assert.equal(created.statusCode, 201)
       assert.doesNotMatch(everything(created), EVIL)
       assert.match(String(created.headers.location), /^\/api\/v3\/vendors\/\d+\/$/)
@@ -58,14 +72,20 @@ describe('links come from configuration, not from the request', () => {
     try {
       const { port } = new URL(address)
       const raw = (target: string) =>
-        rawRequest(Number(port), `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nX-Service-Client: api\r\nConnection: close\r\n\r\n`)
+        rawRequest(
+          Number(port),
+          `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nX-Service-Client: api\r\nConnection: close\r\n\r\n`,
+        )
       const other = await raw('http://evil.example/api/v3/vendors/?page_size=1')
       assert.match(other, /^HTTP\/1\.1 400 /)
       assert.doesNotMatch(other, EVIL)
       const same = await raw(`http://127.0.0.1:${port}/api/v3/vendors/?page_size=1`)
       assert.match(same, /^HTTP\/1\.1 200 /)
       assert.match(same, /"next":"\/api\/v3\/vendors\/\?page_size=1&page=2"/)
-      const twoHosts = await rawRequest(Number(port), `GET /api/v3/vendors/ HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nAuthorization: Bearer ${token}\r\nX-Service-Client: api\r\nConnection: close\r\n\r\n`)
+      const twoHosts = await rawRequest(
+        Number(port),
+        `GET /api/v3/vendors/ HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nAuthorization: Bearer ${token}\r\nX-Service-Client: api\r\nConnection: close\r\n\r\n`,
+      )
       assert.match(twoHosts, /^HTTP\/1\.1 400 /)
     } finally {
       await new Promise((resolve) => ctx.app.server.close(resolve))
@@ -75,7 +95,10 @@ describe('links come from configuration, not from the request', () => {
   test('PUBLIC_URL makes links absolute under it', async () => {
     const { api } = await signedIn(configured)
     const page = await api({ method: 'GET', url: '/api/v3/vendors/?page_size=1', headers: { host: 'evil.example' } })
-    assert.equal(page.json().metadata.pagination.next, 'https://procurement.example.com/api/v3/vendors/?page_size=1&page=2')
+    assert.equal(
+      page.json().metadata.pagination.next,
+      'https://procurement.example.com/api/v3/vendors/?page_size=1&page=2',
+    )
     const created = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Absolute' } })
     assert.match(String(created.headers.location), /^https:\/\/procurement\.example\.com\/api\/v3\/vendors\/\d+\/$/)
   })
@@ -87,7 +110,11 @@ describe('the request line and headers', () => {
     const response = await ctx.app.inject({
       method: 'GET',
       url: '/api/v3/vendors/',
-      headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api', host: ['localhost', 'evil.example'] as unknown as string },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'x-service-client': 'api',
+        host: ['localhost', 'evil.example'] as unknown as string,
+      },
     })
     assert.equal(response.statusCode, 400, response.body)
   })
@@ -111,7 +138,11 @@ describe('security headers', () => {
     const responses = [
       await api({ method: 'GET', url: '/api/v3/vendors/' }),
       await api({ method: 'GET', url: '/api/v3/vendors/999999/' }),
-      await ctx.app.inject({ method: 'POST', url: '/oauth/token', payload: { ...creds, audience: 'x', grant_type: 'client_credentials' } }),
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: { ...creds, audience: 'x', grant_type: 'client_credentials' },
+      }),
     ]
     for (const response of responses) {
       assert.equal(response.headers['x-content-type-options'], 'nosniff')
@@ -129,7 +160,15 @@ describe('security headers', () => {
 
   test('CORS is off by default; CORS_ORIGINS allows exactly the listed origins', async () => {
     const preflight = (app: TestContext, origin: string) =>
-      app.app.inject({ method: 'OPTIONS', url: '/api/v3/vendors/', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,x-service-client' } })
+      app.app.inject({
+        method: 'OPTIONS',
+        url: '/api/v3/vendors/',
+        headers: {
+          origin,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization,x-service-client',
+        },
+      })
     const off = await preflight(ctx, 'https://app.example.com')
     assert.equal(off.headers['access-control-allow-origin'], undefined)
     const cors = await testApp({ CORS_ORIGINS: 'https://app.example.com' })

@@ -19,7 +19,10 @@ const TYPES: Record<number, string> = {
   422: '/problems/idempotency-mismatch',
 }
 
-function assertProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number) {
+function assertProblem(
+  response: { statusCode: number; headers: Record<string, unknown>; json(): unknown },
+  status: number,
+) {
   assert.equal(response.statusCode, status)
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/)
   const body = response.json() as { status: number; title: string; detail: string; type: string }
@@ -31,10 +34,37 @@ function assertProblem(response: { statusCode: number; headers: Record<string, u
 
 test('415 for a non-JSON body, 413 over the body limit, 400 for malformed JSON, 405 with Allow', async () => {
   const { api } = await signedIn(ctx)
-  assertProblem(await api({ method: 'POST', url: '/api/v3/vendors/', payload: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415)
-  assertProblem(await api({ method: 'POST', url: '/api/v3/vendors/', payload: 'name', headers: { 'content-type': 'text/plain' } }), 415)
-  assertProblem(await api({ method: 'POST', url: '/api/v3/vendors/', payload: JSON.stringify({ name: 'x'.repeat(5000) }), headers: { 'content-type': 'application/json' } }), 413)
-  assertProblem(await api({ method: 'POST', url: '/api/v3/vendors/', payload: '{"name": ', headers: { 'content-type': 'application/json' } }), 400)
+  assertProblem(
+    await api({
+      method: 'POST',
+      url: '/api/v3/vendors/',
+      payload: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    }),
+    415,
+  )
+  assertProblem(
+    await api({ method: 'POST', url: '/api/v3/vendors/', payload: 'name', headers: { 'content-type': 'text/plain' } }),
+    415,
+  )
+  assertProblem(
+    await api({
+      method: 'POST',
+      url: '/api/v3/vendors/',
+      payload: JSON.stringify({ name: 'x'.repeat(5000) }),
+      headers: { 'content-type': 'application/json' },
+    }),
+    413,
+  )
+  assertProblem(
+    await api({
+      method: 'POST',
+      url: '/api/v3/vendors/',
+      payload: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    }),
+    400,
+  )
   const wrong = await api({ method: 'DELETE', url: '/api/v3/vendors/' })
   assertProblem(wrong, 405)
   assert.equal(wrong.headers.allow, 'GET, HEAD, POST')
@@ -45,14 +75,22 @@ test('a NUL character anywhere is a 400, also at the token endpoint', async () =
   const { api } = await signedIn(ctx)
   assertProblem(await api({ method: 'GET', url: '/api/v3/vendors/?search=a%00b' }), 400)
   assertProblem(await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'a\u0000b' } }), 400)
-  const token = await ctx.app.inject({ method: 'POST', url: '/oauth/token', payload: { client_id: '\u0000', client_secret: 'x', audience: 'a', grant_type: 'client_credentials' } })
+  const token = await ctx.app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    payload: { client_id: '\u0000', client_secret: 'x', audience: 'a', grant_type: 'client_credentials' },
+  })
   assert.equal(token.statusCode, 400)
   assert.equal(token.json().error, 'invalid_request')
 })
 
 test('validation errors name every bad field, with nested paths', async () => {
   const { api } = await signedIn(ctx)
-  const response = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 7, email: ['ok@example.com', 'nope'], extra: 1 } })
+  const response = await api({
+    method: 'POST',
+    url: '/api/v3/vendors/',
+    payload: { name: 7, email: ['ok@example.com', 'nope'], extra: 1 },
+  })
   assertProblem(response, 400)
   const errors = response.json<{ errors: Record<string, string[]> }>().errors
   assert.deepEqual(Object.keys(errors).sort(), ['email.1', 'extra', 'name'])
@@ -60,14 +98,25 @@ test('validation errors name every bad field, with nested paths', async () => {
 
 test('each kind of error has its own stable type: 401, 403, 409, 412, 422 too', async () => {
   const { api, tenant } = await signedIn(ctx)
-  assertProblem(await ctx.app.inject({ method: 'GET', url: '/api/v3/vendors/', headers: { 'x-service-client': 'api' } }), 401)
+  assertProblem(
+    await ctx.app.inject({ method: 'GET', url: '/api/v3/vendors/', headers: { 'x-service-client': 'api' } }),
+    401,
+  )
   const requester = await signedIn(ctx, 'requester', tenant)
   assertProblem(await requester.api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Nope' } }), 403)
   const location = (await api({ method: 'GET', url: '/api/v2/locations/' })).json().data[0]
-  const stale = await api({ method: 'PUT', url: `/api/v2/locations/${location.id}/`, payload: location, headers: { 'if-match': '"stale"' } })
+  const stale = await api({
+    method: 'PUT',
+    url: `/api/v2/locations/${location.id}/`,
+    payload: location,
+    headers: { 'if-match': '"stale"' },
+  })
   assertProblem(stale, 412)
   const key = { 'idempotency-key': `errors-${Date.now()}` }
-  assert.equal((await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Once' }, headers: key })).statusCode, 201)
+  assert.equal(
+    (await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Once' }, headers: key })).statusCode,
+    201,
+  )
   assertProblem(await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Other' }, headers: key }), 422)
   const me = (await api({ method: 'GET', url: '/api/v3/users/me/' })).json().data
   assertProblem(await api({ method: 'DELETE', url: `/api/v3/users/${me.id}/` }), 409)

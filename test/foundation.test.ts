@@ -19,19 +19,30 @@ describe('configuration', () => {
   })
 
   test('a bad value stops start-up with a message naming the variable', () => {
-    assert.throws(() => loadConfig({ PORT: 'eighty' }), (e: unknown) => e instanceof ConfigError && /PORT/.test(e.message))
-    assert.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), (e: unknown) => e instanceof ConfigError && /LOG_LEVEL/.test(e.message))
-    assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://x' }), (e: unknown) => e instanceof ConfigError && /DATABASE_URL/.test(e.message))
+    assert.throws(
+      () => loadConfig({ PORT: 'eighty' }),
+      (e: unknown) => e instanceof ConfigError && /PORT/.test(e.message),
+    )
+    assert.throws(
+      () => loadConfig({ LOG_LEVEL: 'loud' }),
+      (e: unknown) => e instanceof ConfigError && /LOG_LEVEL/.test(e.message),
+    )
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: 'mysql://x' }),
+      (e: unknown) => e instanceof ConfigError && /DATABASE_URL/.test(e.message),
+    )
     assert.throws(
       () => loadConfig({ SECRET_PEPPER: 'too-short-but-secret' }),
-      (e: unknown) => e instanceof ConfigError && /SECRET_PEPPER/.test(e.message) && !e.message.includes('too-short-but-secret'),
+      (e: unknown) =>
+        e instanceof ConfigError && /SECRET_PEPPER/.test(e.message) && !e.message.includes('too-short-but-secret'),
       'the message names the variable, never its value',
     )
   })
 
   test('docs/configuration.md documents every setting', () => {
     const docs = fs.readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8')
-    for (const name of Object.keys(EnvSchema.properties)) assert.ok(docs.includes(`| \`${name}\` |`), `${name} is documented`)
+    for (const name of Object.keys(EnvSchema.properties))
+      assert.ok(docs.includes(`| \`${name}\` |`), `${name} is documented`)
   })
 
   test('PostgreSQL mode insists on shared signing key and pepper', () => {
@@ -39,7 +50,11 @@ describe('configuration', () => {
       () => loadConfig({ DATABASE_URL: 'postgres://localhost/x' }),
       (e: unknown) => e instanceof ConfigError && /TOKEN_SIGNING_KEY/.test(e.message),
     )
-    const ok = loadConfig({ DATABASE_URL: 'postgres://localhost/x', TOKEN_SIGNING_KEY: 'k'.repeat(32), SECRET_PEPPER: 'p'.repeat(32) })
+    const ok = loadConfig({
+      DATABASE_URL: 'postgres://localhost/x',
+      TOKEN_SIGNING_KEY: 'k'.repeat(32),
+      SECRET_PEPPER: 'p'.repeat(32),
+    })
     assert.equal(ok.DATABASE_URL, 'postgres://localhost/x')
   })
 })
@@ -94,7 +109,8 @@ describe('data model constraints', () => {
   test('e-mail is unique per tenant, case-insensitively, and free across tenants', async () => {
     const a = await sampleTenant(ctx)
     const b = await sampleTenant(ctx)
-    const insert = (tenant_id: number, email: string) => ctx.database.db.insertInto('users').values({ tenant_id, email }).execute()
+    const insert = (tenant_id: number, email: string) =>
+      ctx.database.db.insertInto('users').values({ tenant_id, email }).execute()
     await assert.rejects(insert(a.tenantId, 'ADMIN@example.com'), (e: { code?: string }) => e.code === '23505')
     await insert(b.tenantId, 'new.person@example.com')
     await insert(a.tenantId, 'new.person@example.com')
@@ -103,9 +119,22 @@ describe('data model constraints', () => {
   test('a row cannot point at another tenant’s row', async () => {
     const a = await sampleTenant(ctx)
     const b = await sampleTenant(ctx)
-    const otherCurrency = await ctx.database.db.selectFrom('currencies').select('id').where('tenant_id', '=', b.tenantId).executeTakeFirstOrThrow()
+    const otherCurrency = await ctx.database.db
+      .selectFrom('currencies')
+      .select('id')
+      .where('tenant_id', '=', b.tenantId)
+      .executeTakeFirstOrThrow()
     await assert.rejects(
-      ctx.database.db.insertInto('locations').values({ tenant_id: a.tenantId, name: 'X', currency_id: otherCurrency.id, phone_one: '1', legal_entity_id: null }).execute(),
+      ctx.database.db
+        .insertInto('locations')
+        .values({
+          tenant_id: a.tenantId,
+          name: 'X',
+          currency_id: otherCurrency.id,
+          phone_one: '1',
+          legal_entity_id: null,
+        })
+        .execute(),
       (e: { code?: string }) => e.code === '23503',
     )
   })
@@ -113,47 +142,99 @@ describe('data model constraints', () => {
   test('checks hold: one base currency, role type range, approval kind', async () => {
     const t = await sampleTenant(ctx)
     const db = ctx.database.db
-    await assert.rejects(db.insertInto('currencies').values({ tenant_id: t.tenantId, name: 'GBP', rate: '1', base: true }).execute(), (e: { code?: string }) => e.code === '23505')
-    await assert.rejects(db.insertInto('roles').values({ tenant_id: t.tenantId, name: 'Odd', type: 11 }).execute(), (e: { code?: string }) => e.code === '23514')
     await assert.rejects(
-      sql`insert into approvals (tenant_id, approver_id, kind) values (${t.tenantId}, ${t.users.admin}, 'lunch')`.execute(db),
+      db.insertInto('currencies').values({ tenant_id: t.tenantId, name: 'GBP', rate: '1', base: true }).execute(),
+      (e: { code?: string }) => e.code === '23505',
+    )
+    await assert.rejects(
+      db.insertInto('roles').values({ tenant_id: t.tenantId, name: 'Odd', type: 11 }).execute(),
+      (e: { code?: string }) => e.code === '23514',
+    )
+    await assert.rejects(
+      sql`insert into approvals (tenant_id, approver_id, kind) values (${t.tenantId}, ${t.users.admin}, 'lunch')`.execute(
+        db,
+      ),
       (e: { code?: string }) => e.code === '23514',
     )
   })
 
   test('housekeeping deletes expired idempotency keys and token revocations, and nothing live', async () => {
     const t = await signedIn(ctx)
-    const app = await ctx.database.db.selectFrom('applications').select('id').where('client_id', '=', t.creds.client_id).executeTakeFirstOrThrow()
+    const app = await ctx.database.db
+      .selectFrom('applications')
+      .select('id')
+      .where('client_id', '=', t.creds.client_id)
+      .executeTakeFirstOrThrow()
     const base = { tenant_id: t.tenant.tenantId, application_id: app.id }
-    await ctx.database.db.insertInto('idempotency_keys').values([
-      { ...base, key: 'old', request_hash: 'x', expires_at: new Date(Date.now() - 1000) },
-      { ...base, key: 'live', request_hash: 'x', expires_at: new Date(Date.now() + 60_000) },
-    ]).execute()
-    await ctx.database.db.insertInto('token_revocations').values([
-      { ...base, jti: '00000000-0000-4000-8000-000000000001', expires_at: new Date(Date.now() - 1000) },
-      { ...base, jti: '00000000-0000-4000-8000-000000000002', expires_at: new Date(Date.now() + 60_000) },
-    ]).execute()
+    await ctx.database.db
+      .insertInto('idempotency_keys')
+      .values([
+        { ...base, key: 'old', request_hash: 'x', expires_at: new Date(Date.now() - 1000) },
+        { ...base, key: 'live', request_hash: 'x', expires_at: new Date(Date.now() + 60_000) },
+      ])
+      .execute()
+    await ctx.database.db
+      .insertInto('token_revocations')
+      .values([
+        { ...base, jti: '00000000-0000-4000-8000-000000000001', expires_at: new Date(Date.now() - 1000) },
+        { ...base, jti: '00000000-0000-4000-8000-000000000002', expires_at: new Date(Date.now() + 60_000) },
+      ])
+      .execute()
     await purgeExpired(ctx.database)
-    const keys = await ctx.database.db.selectFrom('idempotency_keys').select('key').where('application_id', '=', app.id).execute()
-    assert.deepEqual(keys.map((k) => k.key), ['live'])
-    const revoked = await ctx.database.db.selectFrom('token_revocations').select('jti').where('application_id', '=', app.id).execute()
-    assert.deepEqual(revoked.map((r) => r.jti), ['00000000-0000-4000-8000-000000000002'])
+    const keys = await ctx.database.db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('application_id', '=', app.id)
+      .execute()
+    assert.deepEqual(
+      keys.map((k) => k.key),
+      ['live'],
+    )
+    const revoked = await ctx.database.db
+      .selectFrom('token_revocations')
+      .select('jti')
+      .where('application_id', '=', app.id)
+      .execute()
+    assert.deepEqual(
+      revoked.map((r) => r.jti),
+      ['00000000-0000-4000-8000-000000000002'],
+    )
   })
 
   test('embedded maintenance gives the planner real statistics', async () => {
     await sampleTenant(ctx)
-    const estimate = async () => Number((await sql<{ n: number }>`select reltuples::int as n from pg_class where relname = 'vendors'`.execute(ctx.database.db)).rows[0]!.n)
+    const estimate = async () =>
+      Number(
+        (
+          await sql<{ n: number }>`select reltuples::int as n from pg_class where relname = 'vendors'`.execute(
+            ctx.database.db,
+          )
+        ).rows[0]!.n,
+      )
     await vacuumAnalyze(ctx.database)
     assert.ok((await estimate()) >= 28, 'ANALYZE saw the rows')
   })
 
   test('row counts kept by triggers match the tables', async () => {
     const t = await sampleTenant(ctx)
-    const counted = await ctx.database.db.selectFrom('row_counts').select(['table_name', 'n']).where('tenant_id', '=', t.tenantId).execute()
+    const counted = await ctx.database.db
+      .selectFrom('row_counts')
+      .select(['table_name', 'n'])
+      .where('tenant_id', '=', t.tenantId)
+      .execute()
     const byTable = Object.fromEntries(counted.map((r) => [r.table_name, Number(r.n)]))
     assert.deepEqual(byTable, { vendors: 28, locations: 3, users: 3 })
-    await ctx.database.db.deleteFrom('vendors').where('tenant_id', '=', t.tenantId).where('external_id', 'in', ['V-1000', 'V-1001']).execute()
-    const after = await ctx.database.db.selectFrom('row_counts').select('n').where('tenant_id', '=', t.tenantId).where('table_name', '=', 'vendors').executeTakeFirstOrThrow()
+    await ctx.database.db
+      .deleteFrom('vendors')
+      .where('tenant_id', '=', t.tenantId)
+      .where('external_id', 'in', ['V-1000', 'V-1001'])
+      .execute()
+    const after = await ctx.database.db
+      .selectFrom('row_counts')
+      .select('n')
+      .where('tenant_id', '=', t.tenantId)
+      .where('table_name', '=', 'vendors')
+      .executeTakeFirstOrThrow()
     assert.equal(Number(after.n), 26, 'deletes are counted too')
   })
 })
@@ -164,11 +245,30 @@ describe('demo seed', () => {
     assert.equal(await seedDemo(db), true)
     assert.equal(await seedDemo(db), false)
     const tenant = await db.selectFrom('tenants').selectAll().where('domain', '=', 'demo').executeTakeFirstOrThrow()
-    const count = async (table: 'currencies' | 'locations' | 'vendors' | 'users' | 'departments' | 'legal_entities' | 'delegations') =>
-      Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', tenant.id).executeTakeFirstOrThrow()).n)
+    const count = async (
+      table: 'currencies' | 'locations' | 'vendors' | 'users' | 'departments' | 'legal_entities' | 'delegations',
+    ) =>
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('tenant_id', '=', tenant.id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
     assert.deepEqual(
-      (await db.selectFrom('currencies').select(['name', 'base']).where('tenant_id', '=', tenant.id).orderBy('name').execute()),
-      [{ name: 'CAD', base: false }, { name: 'EUR', base: false }, { name: 'USD', base: true }],
+      await db
+        .selectFrom('currencies')
+        .select(['name', 'base'])
+        .where('tenant_id', '=', tenant.id)
+        .orderBy('name')
+        .execute(),
+      [
+        { name: 'CAD', base: false },
+        { name: 'EUR', base: false },
+        { name: 'USD', base: true },
+      ],
     )
     assert.equal(await count('locations'), 3)
     assert.ok((await count('vendors')) >= 25)
@@ -193,12 +293,21 @@ describe('demo seed', () => {
       .select(['r.name', 'p.key'])
       .where('r.tenant_id', '=', tenant.id)
       .execute()
-    const keysOf = (name: string) => roles.filter((r) => r.name === name).map((r) => r.key).sort()
+    const keysOf = (name: string) =>
+      roles
+        .filter((r) => r.name === name)
+        .map((r) => r.key)
+        .sort()
     assert.deepEqual(keysOf('Buyer'), ['nav_purchase', 'nav_receive', 'nav_request'])
     assert.deepEqual(keysOf('Requester'), ['nav_request'])
     assert.ok(keysOf('Administrator').includes('superuser'))
     assert.ok(keysOf('Administrator').filter((k) => k.startsWith('nav_')).length === 7)
-    const hq = await db.selectFrom('addresses').select('kind').where('tenant_id', '=', tenant.id).where('kind', '=', 'alternate').execute()
+    const hq = await db
+      .selectFrom('addresses')
+      .select('kind')
+      .where('tenant_id', '=', tenant.id)
+      .where('kind', '=', 'alternate')
+      .execute()
     assert.ok(hq.length >= 3)
   })
 })

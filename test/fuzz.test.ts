@@ -11,36 +11,110 @@ import fc from 'fast-check'
 import { sql } from 'kysely'
 import { signedIn, useTestApp } from './helpers/app.ts'
 
-const ctx = useTestApp({ RATE_LIMIT_PER_MINUTE: '0', TOKEN_FAILURES_PER_CLIENT: '1000000', TOKEN_FAILURES_PER_ADDRESS: '1000000', LOG_LEVEL: 'warn' })
+const ctx = useTestApp({
+  RATE_LIMIT_PER_MINUTE: '0',
+  TOKEN_FAILURES_PER_CLIENT: '1000000',
+  TOKEN_FAILURES_PER_ADDRESS: '1000000',
+  LOG_LEVEL: 'warn',
+})
 
 /** Every table's row count and content hash: equal before and after means nothing was written. */
 async function snapshot(): Promise<Record<string, string>> {
-  const tables = await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public' order by 1`.execute(ctx.database.db)
+  const tables = await sql<{
+    name: string
+  }>`select tablename as name from pg_tables where schemaname = 'public' order by 1`.execute(ctx.database.db)
   const result: Record<string, string> = {}
   for (const { name } of tables.rows) {
-    const row = await sql<{ digest: string }>`select count(*) || ':' || md5(coalesce(string_agg(t::text, ',' order by t::text), '')) as digest from ${sql.table(name)} t`.execute(ctx.database.db)
+    const row = await sql<{
+      digest: string
+    }>`select count(*) || ':' || md5(coalesce(string_agg(t::text, ',' order by t::text), '')) as digest from ${sql.table(name)} t`.execute(
+      ctx.database.db,
+    )
     result[name] = row.rows[0]!.digest
   }
   return result
 }
 
 const FIELDS = [
-  'name', 'email', 'currency', 'phoneOne', 'primary_billing_address', 'primary_shipping_address', 'shipping_addresses', 'first_name',
-  'firstName', 'lastName', 'location', 'department', 'role_id', 'locations', 'legal_entity', 'legal_entities', 'type', 'active',
-  'description', 'grant_type', 'client_id', 'client_secret', 'audience', 'token', 'overall_score', 'email_configurations',
+  'name',
+  'email',
+  'currency',
+  'phoneOne',
+  'primary_billing_address',
+  'primary_shipping_address',
+  'shipping_addresses',
+  'first_name',
+  'firstName',
+  'lastName',
+  'location',
+  'department',
+  'role_id',
+  'locations',
+  'legal_entity',
+  'legal_entities',
+  'type',
+  'active',
+  'description',
+  'grant_type',
+  'client_id',
+  'client_secret',
+  'audience',
+  'token',
+  'overall_score',
+  'email_configurations',
 ] as const
 /** Names that break code which keeps user-chosen keys in plain objects. */
-const PROTO_NAMES = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__'] as const
+const PROTO_NAMES = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  '__defineGetter__',
+] as const
 const LONE = ['x\ud800', '\udfff', 'a\udc00b', '\ud83d'] as const
 /** Numbers JSON can write that JavaScript reads oddly: overflow to Infinity, negative zero, beyond 2^53. */
-const RAW_NUMBERS = ['1e309', '-1e309', '-0', '9007199254740993', '1e-400', '0.1e1', '123456789012345678901234567890'] as const
-const QUERY_KEYS = [...PROTO_NAMES, 'page', 'page_size', 'order_by', 'search', 'format', 'active', 'type', 'external_id', 'name', 'headquarter', 'is_active', 'location', 'pending_invite', 'role', 'base', 'unknown'] as const
+const RAW_NUMBERS = [
+  '1e309',
+  '-1e309',
+  '-0',
+  '9007199254740993',
+  '1e-400',
+  '0.1e1',
+  '123456789012345678901234567890',
+] as const
+const QUERY_KEYS = [
+  ...PROTO_NAMES,
+  'page',
+  'page_size',
+  'order_by',
+  'search',
+  'format',
+  'active',
+  'type',
+  'external_id',
+  'name',
+  'headquarter',
+  'is_active',
+  'location',
+  'pending_invite',
+  'role',
+  'base',
+  'unknown',
+] as const
 
 const key = fc.oneof(fc.constantFrom(...FIELDS), fc.constantFrom(...PROTO_NAMES), fc.constantFrom(...LONE))
 const junkLeaf = fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.constantFrom(...LONE), fc.constant(null))
 /** Nested objects whose keys are prototype-member names and field names, at every depth. */
 const nested = fc.letrec((tie) => ({
-  node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, junkLeaf, fc.dictionary(key, tie('node'), { maxKeys: 3 }), fc.array(tie('node'), { maxLength: 3 })),
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    junkLeaf,
+    fc.dictionary(key, tie('node'), { maxKeys: 3 }),
+    fc.array(tie('node'), { maxLength: 3 }),
+  ),
 })).node
 const junk = fc.oneof(
   fc.string({ maxLength: 40 }),
@@ -62,17 +136,69 @@ const rawNumber = fc.constantFrom(...RAW_NUMBERS)
 const body: fc.Arbitrary<string | Buffer> = fc.oneof(
   fc.dictionary(key, junk, { maxKeys: 6 }).map((o) => JSON.stringify({ ...o, __fuzz: true })),
   // Duplicate keys and raw numeric edge cases, written as JSON text.
-  fc.tuple(fc.constantFrom(...FIELDS), junkLeaf, junkLeaf).map(([k, a, b]) => `{"__fuzz":1,${JSON.stringify(k)}:${JSON.stringify(a)},${JSON.stringify(k)}:${JSON.stringify(b)}}`),
+  fc
+    .tuple(fc.constantFrom(...FIELDS), junkLeaf, junkLeaf)
+    .map(
+      ([k, a, b]) => `{"__fuzz":1,${JSON.stringify(k)}:${JSON.stringify(a)},${JSON.stringify(k)}:${JSON.stringify(b)}}`,
+    ),
   fc.tuple(fc.constantFrom(...FIELDS), rawNumber).map(([k, n]) => `{"__fuzz":1,${JSON.stringify(k)}:${n}}`),
-  fc.tuple(fc.constantFrom(...FIELDS), rawNumber).map(([k, n]) => `[{"__fuzz":1,"email":"a@example.com",${JSON.stringify(k)}:${n}}]`),
+  fc
+    .tuple(fc.constantFrom(...FIELDS), rawNumber)
+    .map(([k, n]) => `[{"__fuzz":1,"email":"a@example.com",${JSON.stringify(k)}:${n}}]`),
   // Invalid UTF-8 and lone surrogates as JSON escapes.
-  fc.constantFrom(Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), Buffer.from([0xc3, 0x28]), Buffer.from('{"name":"\\ud800","__fuzz":1}')),
-  fc.array(fc.dictionary(fc.constantFrom(...FIELDS), junk, { maxKeys: 4 }).map((o) => ({ ...o, __fuzz: 1 })), { minLength: 1, maxLength: 5 }).map((a) => JSON.stringify(a)),
-  fc.constantFrom('{', '[', '{"a":', 'null', '"text"', '123', '{"a":1}}', '\u0000', '[]', '', 'true', '[null]', '{"__proto__":{"x":1}}'),
+  fc.constantFrom(
+    Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+    Buffer.from([0xc3, 0x28]),
+    Buffer.from('{"name":"\\ud800","__fuzz":1}'),
+  ),
+  fc
+    .array(
+      fc.dictionary(fc.constantFrom(...FIELDS), junk, { maxKeys: 4 }).map((o) => ({ ...o, __fuzz: 1 })),
+      { minLength: 1, maxLength: 5 },
+    )
+    .map((a) => JSON.stringify(a)),
+  fc.constantFrom(
+    '{',
+    '[',
+    '{"a":',
+    'null',
+    '"text"',
+    '123',
+    '{"a":1}}',
+    '\u0000',
+    '[]',
+    '',
+    'true',
+    '[null]',
+    '{"__proto__":{"x":1}}',
+  ),
   fc.constant('x'.repeat(2_000_000)),
 )
 const badId = fc.oneof(
-  fc.constantFrom('0', '-1', '99999999999999999999', '2147483648', 'abc', '1.5', '%00', '%2F..%2F', 'me', 'null', '1e3', '1e0', '%2B1', '01', '0x1', '-0', '1e309', '9007199254740993', '%ED%A0%80', '%FF', 'constructor', '__proto__'),
+  fc.constantFrom(
+    '0',
+    '-1',
+    '99999999999999999999',
+    '2147483648',
+    'abc',
+    '1.5',
+    '%00',
+    '%2F..%2F',
+    'me',
+    'null',
+    '1e3',
+    '1e0',
+    '%2B1',
+    '01',
+    '0x1',
+    '-0',
+    '1e309',
+    '9007199254740993',
+    '%ED%A0%80',
+    '%FF',
+    'constructor',
+    '__proto__',
+  ),
   fc.integer({ min: 10_000_000, max: 2_000_000_000 }).map(String),
   fc.string({ minLength: 1, maxLength: 30 }).map(encodeURIComponent),
 )
@@ -81,7 +207,20 @@ const query = fc.dictionary(
   fc.oneof(
     fc.string({ maxLength: 20 }),
     fc.string({ maxLength: 6, unit: 'binary' }),
-    fc.constantFrom('-1', '0', '-0', '1e309', '9007199254740993', 'true', 'csv', '-name', 'NaN', '', 'a\u0000', ...LONE),
+    fc.constantFrom(
+      '-1',
+      '0',
+      '-0',
+      '1e309',
+      '9007199254740993',
+      'true',
+      'csv',
+      '-name',
+      'NaN',
+      '',
+      'a\u0000',
+      ...LONE,
+    ),
     fc.constant('x'.repeat(5000)),
   ),
   { maxKeys: 4 },
@@ -100,9 +239,36 @@ test('10,000+ generated bad requests: no 5xx, a proper error body for every 4xx,
     id: badId,
     query,
     body,
-    contentType: fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/xml', undefined),
-    auth: fc.constantFrom('good', 'good', 'good', 'none', 'garbage', 'no-client-header', 'basic-garbage', 'basic-empty'),
-    edge: fc.constantFrom('none', 'none', 'none', 'none', 'absolute-form', 'two-hosts', 'bad-host', 'two-client-headers', 'utf16', 'forwarded'),
+    contentType: fc.constantFrom(
+      'application/json',
+      'application/json',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/xml',
+      undefined,
+    ),
+    auth: fc.constantFrom(
+      'good',
+      'good',
+      'good',
+      'none',
+      'garbage',
+      'no-client-header',
+      'basic-garbage',
+      'basic-empty',
+    ),
+    edge: fc.constantFrom(
+      'none',
+      'none',
+      'none',
+      'none',
+      'absolute-form',
+      'two-hosts',
+      'bad-host',
+      'two-client-headers',
+      'utf16',
+      'forwarded',
+    ),
     idempotencyKey: fc.option(fc.oneof(fc.string({ maxLength: 10 }), fc.constant('k'.repeat(300))), { freq: 4 }),
   })
 
@@ -124,8 +290,10 @@ test('10,000+ generated bad requests: no 5xx, a proper error body for every 4xx,
       if (r.edge === 'two-hosts') multi.host = ['localhost', 'evil.example']
       if (r.edge === 'two-client-headers') multi['x-service-client'] = ['api', 'api']
       if (r.edge === 'bad-host') headers.host = 'evil example:99999'
-      if (r.edge === 'utf16' && r.contentType !== undefined) headers['content-type'] = `${r.contentType}; charset=utf-16`
-      if (r.edge === 'forwarded') Object.assign(headers, { 'x-forwarded-proto': 'javascript', 'x-forwarded-host': 'evil.example' })
+      if (r.edge === 'utf16' && r.contentType !== undefined)
+        headers['content-type'] = `${r.contentType}; charset=utf-16`
+      if (r.edge === 'forwarded')
+        Object.assign(headers, { 'x-forwarded-proto': 'javascript', 'x-forwarded-host': 'evil.example' })
       const hasBody = !['GET', 'DELETE', 'OPTIONS'].includes(method)
       const target = search ? `${path}?${search}` : path
       const response = await ctx.app.inject({
@@ -136,7 +304,11 @@ test('10,000+ generated bad requests: no 5xx, a proper error body for every 4xx,
       })
       statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1)
       assert.ok(response.statusCode < 500, `${method} ${path} → ${response.statusCode}: ${response.body.slice(0, 300)}`)
-      assert.doesNotMatch(`${JSON.stringify(response.headers)}${response.body}`, /evil\.example|javascript:/, 'nothing of a forged host in the answer')
+      assert.doesNotMatch(
+        `${JSON.stringify(response.headers)}${response.body}`,
+        /evil\.example|javascript:/,
+        'nothing of a forged host in the answer',
+      )
       if (response.statusCode >= 400) {
         const type = String(response.headers['content-type'])
         // Errors from the OAuth routes are OAuth errors; a method no route serves is an HTTP matter (a problem, like everywhere).
@@ -157,5 +329,8 @@ test('10,000+ generated bad requests: no 5xx, a proper error body for every 4xx,
   const afterwards = await snapshot()
   const changed = Object.keys(before).filter((table) => before[table] !== afterwards[table])
   assert.deepEqual(changed, [], 'the database is unchanged')
-  assert.ok((statuses.get(400) ?? 0) > 100 && (statuses.get(401) ?? 0) > 0 && (statuses.get(404) ?? 0) > 0, JSON.stringify([...statuses]))
+  assert.ok(
+    (statuses.get(400) ?? 0) > 100 && (statuses.get(401) ?? 0) > 0 && (statuses.get(404) ?? 0) > 0,
+    JSON.stringify([...statuses]),
+  )
 })

@@ -45,16 +45,28 @@ async function closedPort(): Promise<number> {
 describe('invitation e-mail', () => {
   test('queued with the user, retried after a failed delivery, received by a real SMTP server, accepted by its link', async () => {
     const { api, tenant } = await signedIn(ctx)
-    const created = await api({ method: 'POST', url: '/api/v3/users/', payload: [{ email: 'newbie@example.org', first_name: 'New', send_invitation_email: true }] })
+    const created = await api({
+      method: 'POST',
+      url: '/api/v3/users/',
+      payload: [{ email: 'newbie@example.org', first_name: 'New', send_invitation_email: true }],
+    })
     assert.equal(created.statusCode, 201)
     const profileId = created.json().data[0].id
     const profile = async () => (await api({ method: 'GET', url: `/api/v3/users/${profileId}/` })).json()
-    assert.equal((await api({ method: 'GET', url: '/api/v3/users/?pending_invite=true' })).json().data[0].email, 'newbie@example.org')
+    assert.equal(
+      (await api({ method: 'GET', url: '/api/v3/users/?pending_invite=true' })).json().data[0].email,
+      'newbie@example.org',
+    )
 
-    const outbox = () => ctx.database.db.selectFrom('email_outbox').selectAll().where('tenant_id', '=', tenant.tenantId).execute()
+    const outbox = () =>
+      ctx.database.db.selectFrom('email_outbox').selectAll().where('tenant_id', '=', tenant.tenantId).execute()
     assert.equal((await outbox())[0]!.status, 'queued')
 
-    const broken = await deliverDue(ctx.database.db, smtpTransport(`smtp://127.0.0.1:${await closedPort()}`), 'procurement@test')
+    const broken = await deliverDue(
+      ctx.database.db,
+      smtpTransport(`smtp://127.0.0.1:${await closedPort()}`),
+      'procurement@test',
+    )
     assert.deepEqual(broken, { sent: 0, failed: 1 })
     const afterFailure = (await outbox())[0]!
     assert.equal(afterFailure.status, 'queued', 'a failed delivery stays queued')
@@ -63,8 +75,16 @@ describe('invitation e-mail', () => {
     assert.ok(afterFailure.next_attempt_at > new Date(), 'and waits before the next attempt')
     assert.equal((await profile()).data.is_active, true, 'the user is untouched')
 
-    await ctx.database.db.updateTable('email_outbox').set({ next_attempt_at: new Date(0) }).where('tenant_id', '=', tenant.tenantId).execute()
-    const delivered = await deliverDue(ctx.database.db, smtpTransport(`smtp://127.0.0.1:${smtpPort}`), 'procurement@test')
+    await ctx.database.db
+      .updateTable('email_outbox')
+      .set({ next_attempt_at: new Date(0) })
+      .where('tenant_id', '=', tenant.tenantId)
+      .execute()
+    const delivered = await deliverDue(
+      ctx.database.db,
+      smtpTransport(`smtp://127.0.0.1:${smtpPort}`),
+      'procurement@test',
+    )
     assert.deepEqual(delivered, { sent: 1, failed: 0 })
     assert.equal((await outbox())[0]!.status, 'sent')
     const mail = received.find((m) => m.to === 'newbie@example.org')
@@ -79,14 +99,25 @@ describe('invitation e-mail', () => {
     assert.equal(accept.statusCode, 200)
     assert.deepEqual(accept.json().data, { email: 'newbie@example.org', pending_invite: false })
     assert.equal((await profile()).data.email, 'newbie@example.org')
-    assert.equal((await api({ method: 'GET', url: '/api/v3/users/?pending_invite=true' })).json().metadata.pagination.count, 0)
-    assert.equal((await ctx.app.inject({ method: 'POST', url: new URL(link[1]!).pathname })).statusCode, 404, 'a link works once')
+    assert.equal(
+      (await api({ method: 'GET', url: '/api/v3/users/?pending_invite=true' })).json().metadata.pagination.count,
+      0,
+    )
+    assert.equal(
+      (await ctx.app.inject({ method: 'POST', url: new URL(link[1]!).pathname })).statusCode,
+      404,
+      'a link works once',
+    )
   })
 
   test('without send_invitation_email nothing is queued', async () => {
     const { api, tenant } = await signedIn(ctx)
     await api({ method: 'POST', url: '/api/v3/users/', payload: [{ email: 'quiet@example.org' }] })
-    const rows = await ctx.database.db.selectFrom('email_outbox').select('id').where('tenant_id', '=', tenant.tenantId).execute()
+    const rows = await ctx.database.db
+      .selectFrom('email_outbox')
+      .select('id')
+      .where('tenant_id', '=', tenant.tenantId)
+      .execute()
     assert.equal(rows.length, 0)
   })
 })

@@ -38,7 +38,13 @@ async function create(api: Api, body: object = newLocation()): Promise<any> {
 }
 
 const addressRows = (locationId: number) =>
-  ctx.database.db.selectFrom('addresses').selectAll().where('location_id', '=', locationId).where('kind', '=', 'alternate').orderBy('id').execute()
+  ctx.database.db
+    .selectFrom('addresses')
+    .selectAll()
+    .where('location_id', '=', locationId)
+    .where('kind', '=', 'alternate')
+    .orderBy('id')
+    .execute()
 
 describe('create and read', () => {
   test('201 with the full response form; GET by id on both v2 and v3 paths; ETag', async () => {
@@ -58,7 +64,10 @@ describe('create and read', () => {
     assert.equal(loc.language, 1)
     assert.equal(loc.fax, '')
     assert.equal(loc.legal_entity, null)
-    assert.deepEqual(loc.shipping_addresses.map((a: { name: string }) => a.name), ['Dock A', 'Dock B'])
+    assert.deepEqual(
+      loc.shipping_addresses.map((a: { name: string }) => a.name),
+      ['Dock A', 'Dock B'],
+    )
     assert.ok(Number.isInteger(loc.primary_billing_address.id))
     for (const v of ['v2', 'v3']) {
       const got = await api({ method: 'GET', url: `/api/${v}/locations/${loc.id}` })
@@ -76,16 +85,32 @@ describe('create and read', () => {
   test('legal entity by id; currency and legal entity must exist in the tenant', async () => {
     const { api, tenant } = await signedIn(ctx)
     const other = await signedIn(ctx)
-    const le = await ctx.database.db.selectFrom('legal_entities').select(['id', 'uuid']).where('tenant_id', '=', tenant.tenantId).executeTakeFirstOrThrow()
-    const foreignLe = await ctx.database.db.selectFrom('legal_entities').select('id').where('tenant_id', '=', other.tenant.tenantId).executeTakeFirstOrThrow()
+    const le = await ctx.database.db
+      .selectFrom('legal_entities')
+      .select(['id', 'uuid'])
+      .where('tenant_id', '=', tenant.tenantId)
+      .executeTakeFirstOrThrow()
+    const foreignLe = await ctx.database.db
+      .selectFrom('legal_entities')
+      .select('id')
+      .where('tenant_id', '=', other.tenant.tenantId)
+      .executeTakeFirstOrThrow()
     const loc = await create(api, newLocation({ legal_entity: le.id }))
     assert.deepEqual(loc.legal_entity, { id: le.id, uuid: le.uuid, name: 'Demo Company Inc.' })
     const before = await api({ method: 'GET', url: '/api/v2/locations/' })
-    const bad = await api({ method: 'POST', url: '/api/v2/locations/', payload: newLocation({ currency: 'XYZ', legal_entity: foreignLe.id, locationTimezone: 'Mars/Olympus' }) })
+    const bad = await api({
+      method: 'POST',
+      url: '/api/v2/locations/',
+      payload: newLocation({ currency: 'XYZ', legal_entity: foreignLe.id, locationTimezone: 'Mars/Olympus' }),
+    })
     assert.equal(bad.statusCode, 400)
     assert.deepEqual(Object.keys(bad.json().errors).sort(), ['currency', 'legal_entity', 'locationTimezone'])
     const afterwards = await api({ method: 'GET', url: '/api/v2/locations/' })
-    assert.equal(afterwards.json().metadata.pagination.count, before.json().metadata.pagination.count, 'nothing written')
+    assert.equal(
+      afterwards.json().metadata.pagination.count,
+      before.json().metadata.pagination.count,
+      'nothing written',
+    )
   })
 
   test('validation: required fields, nested paths, unknown fields named, lengths', async () => {
@@ -96,16 +121,28 @@ describe('create and read', () => {
     for (const field of ['currency', 'phoneOne', 'primary_billing_address', 'primary_shipping_address']) {
       assert.deepEqual(missing.json().errors[field], ['is required'], field)
     }
-    const nested = await api({ method: 'POST', url: '/api/v2/locations/', payload: newLocation({ primary_billing_address: { ...address('B'), city: undefined } }) })
+    const nested = await api({
+      method: 'POST',
+      url: '/api/v2/locations/',
+      payload: newLocation({ primary_billing_address: { ...address('B'), city: undefined } }),
+    })
     assert.deepEqual(nested.json().errors['primary_billing_address.city'], ['is required'])
     const unknown = await api({ method: 'POST', url: '/api/v2/locations/', payload: newLocation({ colour: 'blue' }) })
     assert.deepEqual(unknown.json().errors, { colour: ['is not a known field'] })
-    const long = await api({ method: 'POST', url: '/api/v2/locations/', payload: newLocation({ name: 'x'.repeat(151) }) })
+    const long = await api({
+      method: 'POST',
+      url: '/api/v2/locations/',
+      payload: newLocation({ name: 'x'.repeat(151) }),
+    })
     assert.equal(long.statusCode, 400)
     assert.ok(long.json().errors.name)
     const wrongType = await api({ method: 'POST', url: '/api/v2/locations/', payload: newLocation({ active: 'yes' }) })
     assert.equal(wrongType.statusCode, 400)
-    const hugeId = await api({ method: 'POST', url: '/api/v2/locations/', payload: newLocation({ legal_entity: 2147483648, shipping_addresses: [address('X', { id: 9999999999 })] }) })
+    const hugeId = await api({
+      method: 'POST',
+      url: '/api/v2/locations/',
+      payload: newLocation({ legal_entity: 2147483648, shipping_addresses: [address('X', { id: 9999999999 })] }),
+    })
     assert.equal(hugeId.statusCode, 400)
     assert.ok(hugeId.json().errors.legal_entity && hugeId.json().errors['shipping_addresses.0.id'])
   })
@@ -115,7 +152,10 @@ describe('create and read', () => {
     const b = await signedIn(ctx)
     const loc = await create(a.api)
     assert.equal((await b.api({ method: 'GET', url: `/api/v2/locations/${loc.id}/` })).statusCode, 404)
-    assert.equal((await b.api({ method: 'PUT', url: `/api/v2/locations/${loc.id}/`, payload: newLocation() })).statusCode, 404)
+    assert.equal(
+      (await b.api({ method: 'PUT', url: `/api/v2/locations/${loc.id}/`, payload: newLocation() })).statusCode,
+      404,
+    )
     assert.equal((await a.api({ method: 'GET', url: '/api/v2/locations/abc/' })).statusCode, 400)
     assert.equal((await a.api({ method: 'GET', url: '/api/v2/locations/999999/' })).statusCode, 404)
   })
@@ -128,9 +168,17 @@ describe('permissions: only superusers create or replace locations', () => {
     for (const who of ['requester', 'buyer'] as const) {
       const user = await signedIn(ctx, who, admin.tenant)
       const before = (await user.api({ method: 'GET', url: `/api/v2/locations/${loc.id}/` })).json().data
-      const post = await user.api({ method: 'POST', url: '/api/v2/locations/', payload: newLocation({ name: 'Sneaky' }) })
+      const post = await user.api({
+        method: 'POST',
+        url: '/api/v2/locations/',
+        payload: newLocation({ name: 'Sneaky' }),
+      })
       assert.equal(post.statusCode, 403, who)
-      const put = await user.api({ method: 'PUT', url: `/api/v2/locations/${loc.id}/`, payload: newLocation({ name: 'Renamed', shipping_addresses: [] }) })
+      const put = await user.api({
+        method: 'PUT',
+        url: `/api/v2/locations/${loc.id}/`,
+        payload: newLocation({ name: 'Renamed', shipping_addresses: [] }),
+      })
       assert.equal(put.statusCode, 403, who)
       const list = await user.api({ method: 'GET', url: '/api/v3/locations/?search=sneaky' })
       assert.equal(list.statusCode, 200)
@@ -147,7 +195,14 @@ describe('full replacement: omitted fields reset, omitted alternate addresses de
     const put = await api({
       method: 'PUT',
       url: `/api/v2/locations/${loc.id}/`,
-      payload: { name: 'Plant 7b', currency: 'USD', phoneOne: '1', primary_billing_address: address('B2'), primary_shipping_address: address('S2'), shipping_addresses: [] },
+      payload: {
+        name: 'Plant 7b',
+        currency: 'USD',
+        phoneOne: '1',
+        primary_billing_address: address('B2'),
+        primary_shipping_address: address('S2'),
+        shipping_addresses: [],
+      },
     })
     assert.equal(put.statusCode, 200, put.body)
     const after = put.json().data
@@ -164,12 +219,29 @@ describe('full replacement: omitted fields reset, omitted alternate addresses de
 
   test('a GET body PUT back unchanged is a no-op (same body, same ETag, nothing written)', async () => {
     const { api, tenant } = await signedIn(ctx)
-    const le = await ctx.database.db.selectFrom('legal_entities').select('id').where('tenant_id', '=', tenant.tenantId).executeTakeFirstOrThrow()
-    const loc = await create(api, newLocation({ legal_entity: le.id, fax: '9', email: 'plant@example.com', url: 'https://plant.example.com' }))
+    const le = await ctx.database.db
+      .selectFrom('legal_entities')
+      .select('id')
+      .where('tenant_id', '=', tenant.tenantId)
+      .executeTakeFirstOrThrow()
+    const loc = await create(
+      api,
+      newLocation({ legal_entity: le.id, fax: '9', email: 'plant@example.com', url: 'https://plant.example.com' }),
+    )
     const got = await api({ method: 'GET', url: `/api/v2/locations/${loc.id}/` })
-    const version = async () => (await ctx.database.db.selectFrom('locations').select(['version', 'updated_at']).where('id', '=', loc.id).executeTakeFirstOrThrow())
+    const version = async () =>
+      await ctx.database.db
+        .selectFrom('locations')
+        .select(['version', 'updated_at'])
+        .where('id', '=', loc.id)
+        .executeTakeFirstOrThrow()
     const before = await version()
-    const put = await api({ method: 'PUT', url: `/api/v2/locations/${loc.id}/`, payload: got.json().data, headers: { 'if-match': String(got.headers.etag) } })
+    const put = await api({
+      method: 'PUT',
+      url: `/api/v2/locations/${loc.id}/`,
+      payload: got.json().data,
+      headers: { 'if-match': String(got.headers.etag) },
+    })
     assert.equal(put.statusCode, 200, put.body)
     assert.deepEqual(put.json().data, got.json().data)
     assert.equal(put.headers.etag, got.headers.etag)
@@ -181,10 +253,20 @@ describe('full replacement: omitted fields reset, omitted alternate addresses de
     const loc = await create(api)
     const got = await api({ method: 'GET', url: `/api/v2/locations/${loc.id}/` })
     const etag = String(got.headers.etag)
-    const first = await api({ method: 'PUT', url: `/api/v2/locations/${loc.id}/`, payload: { ...got.json().data, name: 'First' }, headers: { 'if-match': etag } })
+    const first = await api({
+      method: 'PUT',
+      url: `/api/v2/locations/${loc.id}/`,
+      payload: { ...got.json().data, name: 'First' },
+      headers: { 'if-match': etag },
+    })
     assert.equal(first.statusCode, 200)
     assert.notEqual(first.headers.etag, etag)
-    const stale = await api({ method: 'PUT', url: `/api/v2/locations/${loc.id}/`, payload: { ...got.json().data, name: 'Second', shipping_addresses: [] }, headers: { 'if-match': etag } })
+    const stale = await api({
+      method: 'PUT',
+      url: `/api/v2/locations/${loc.id}/`,
+      payload: { ...got.json().data, name: 'Second', shipping_addresses: [] },
+      headers: { 'if-match': etag },
+    })
     assert.equal(stale.statusCode, 412)
     const now = (await api({ method: 'GET', url: `/api/v2/locations/${loc.id}/` })).json().data
     assert.equal(now.name, 'First')
@@ -197,11 +279,19 @@ describe('full replacement: omitted fields reset, omitted alternate addresses de
     const b = await create(api, newLocation({ name: 'Other' }))
     const got = (await api({ method: 'GET', url: `/api/v2/locations/${a.id}/` })).json().data
     const stolen = b.shipping_addresses[0]
-    const put = await api({ method: 'PUT', url: `/api/v2/locations/${a.id}/`, payload: { ...got, name: 'Changed', shipping_addresses: [got.shipping_addresses[0], stolen] } })
+    const put = await api({
+      method: 'PUT',
+      url: `/api/v2/locations/${a.id}/`,
+      payload: { ...got, name: 'Changed', shipping_addresses: [got.shipping_addresses[0], stolen] },
+    })
     assert.equal(put.statusCode, 400)
     assert.ok(put.json().errors['shipping_addresses.1.id'])
     assert.deepEqual((await api({ method: 'GET', url: `/api/v2/locations/${a.id}/` })).json().data, got)
-    const dup = await api({ method: 'PUT', url: `/api/v2/locations/${a.id}/`, payload: { ...got, shipping_addresses: [got.shipping_addresses[0], got.shipping_addresses[0]] } })
+    const dup = await api({
+      method: 'PUT',
+      url: `/api/v2/locations/${a.id}/`,
+      payload: { ...got, shipping_addresses: [got.shipping_addresses[0], got.shipping_addresses[0]] },
+    })
     assert.equal(dup.statusCode, 400)
   })
 
@@ -214,7 +304,10 @@ describe('full replacement: omitted fields reset, omitted alternate addresses de
     const step = fc.record({
       keep: fc.array(fc.boolean(), { maxLength: 6 }),
       edit: fc.array(fc.boolean(), { maxLength: 6 }),
-      added: fc.array(fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim() === s && s.length > 0), { maxLength: 3 }),
+      added: fc.array(
+        fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim() === s && s.length > 0),
+        { maxLength: 3 },
+      ),
       foreign: fc.boolean(),
     })
     let everSeen = new Set<number>((await addressRows(loc.id)).map((r) => r.id))
@@ -226,7 +319,10 @@ describe('full replacement: omitted fields reset, omitted alternate addresses de
             .filter((_: unknown, i: number) => s.keep[i] ?? false)
             .map((a: { name: string }, i: number) => (s.edit[i] ? { ...a, name: `${a.name.slice(0, 140)}*` } : a))
           const submitted = [...kept, ...s.added.map((name) => address(name))]
-          const payload = { ...current, shipping_addresses: s.foreign ? [...submitted, { ...address('x'), id: foreignId }] : submitted }
+          const payload = {
+            ...current,
+            shipping_addresses: s.foreign ? [...submitted, { ...address('x'), id: foreignId }] : submitted,
+          }
           const rowsBefore = await addressRows(loc.id)
           const put = await api({ method: 'PUT', url: `/api/v2/locations/${loc.id}/`, payload })
           if (s.foreign) {
@@ -236,14 +332,36 @@ describe('full replacement: omitted fields reset, omitted alternate addresses de
           }
           assert.equal(put.statusCode, 200, put.body)
           const active = put.json().data.shipping_addresses
-          const strip = (a: Record<string, unknown>) => ({ ...a, id: undefined, state_province: a.state_province ?? '' })
-          assert.deepEqual(active.map(strip), submitted.map(strip), 'active alternates equal the submitted set, in order')
+          const strip = (a: Record<string, unknown>) => ({
+            ...a,
+            id: undefined,
+            state_province: a.state_province ?? '',
+          })
+          assert.deepEqual(
+            active.map(strip),
+            submitted.map(strip),
+            'active alternates equal the submitted set, in order',
+          )
           const keptIds = kept.map((a: { id: number }) => a.id)
-          assert.deepEqual(active.slice(0, kept.length).map((a: { id: number }) => a.id), keptIds, 'submitted ids are kept')
+          assert.deepEqual(
+            active.slice(0, kept.length).map((a: { id: number }) => a.id),
+            keptIds,
+            'submitted ids are kept',
+          )
           const rows = await addressRows(loc.id)
-          for (const id of everSeen) assert.ok(rows.some((r) => r.id === id), `address ${id} still exists`)
+          for (const id of everSeen)
+            assert.ok(
+              rows.some((r) => r.id === id),
+              `address ${id} still exists`,
+            )
           everSeen = new Set([...everSeen, ...rows.map((r) => r.id)])
-          assert.deepEqual(rows.filter((r) => r.active).map((r) => r.id).sort(), active.map((a: { id: number }) => a.id).sort())
+          assert.deepEqual(
+            rows
+              .filter((r) => r.active)
+              .map((r) => r.id)
+              .sort(),
+            active.map((a: { id: number }) => a.id).sort(),
+          )
         }
       }),
       { numRuns: 25 },
@@ -258,11 +376,20 @@ describe('list', () => {
     await create(api, newLocation({ name: 'Alpha depot' }))
     const all = (await api({ method: 'GET', url: '/api/v2/locations/?page_size=100' })).json()
     assert.equal(all.metadata.pagination.count, 5)
-    assert.deepEqual(all.data.map((l: { id: number }) => l.id), [...all.data.map((l: { id: number }) => l.id)].sort((a: number, b: number) => a - b))
+    assert.deepEqual(
+      all.data.map((l: { id: number }) => l.id),
+      [...all.data.map((l: { id: number }) => l.id)].sort((a: number, b: number) => a - b),
+    )
     const inactive = (await api({ method: 'GET', url: '/api/v2/locations/?active=false' })).json()
-    assert.deepEqual(inactive.data.map((l: { name: string }) => l.name), ['Zeta depot'])
+    assert.deepEqual(
+      inactive.data.map((l: { name: string }) => l.name),
+      ['Zeta depot'],
+    )
     const search = (await api({ method: 'GET', url: '/api/v2/locations/?search=DEPOT&order_by=-name' })).json()
-    assert.deepEqual(search.data.map((l: { name: string }) => l.name), ['Zeta depot', 'Alpha depot'])
+    assert.deepEqual(
+      search.data.map((l: { name: string }) => l.name),
+      ['Zeta depot', 'Alpha depot'],
+    )
     const paged = (await api({ method: 'GET', url: '/api/v2/locations/?page_size=2&page=3' })).json()
     assert.equal(paged.metadata.pagination.num_pages, 3)
     assert.equal(paged.data.length, 1)

@@ -8,7 +8,16 @@ const ctx = useTestApp()
 type Api = Awaited<ReturnType<typeof signedIn>>['api']
 
 interface Page {
-  metadata: { pagination: { count: number; next: string | null; previous: string | null; page_size: number; num_pages: number; current_page: number } }
+  metadata: {
+    pagination: {
+      count: number
+      next: string | null
+      previous: string | null
+      page_size: number
+      num_pages: number
+      current_page: number
+    }
+  }
   data: Record<string, unknown>[]
 }
 
@@ -20,20 +29,72 @@ async function list(api: Api, url: string): Promise<Page> {
 const names = (body: Page) => body.data.map((item) => item.name as string)
 const ids = (body: Page) => body.data.map((item) => item.id as number)
 
-type Table = 'currencies' | 'legal_entities' | 'departments' | 'roles' | 'payment_terms' | 'shipping_terms' | 'payment_methods' | 'shipping_methods'
+type Table =
+  | 'currencies'
+  | 'legal_entities'
+  | 'departments'
+  | 'roles'
+  | 'payment_terms'
+  | 'shipping_terms'
+  | 'payment_methods'
+  | 'shipping_methods'
 const idsOf = async (table: Table, tenantId: number) =>
-  (await ctx.database.db.selectFrom(table).select('id').where('tenant_id', '=', tenantId).orderBy('id').execute()).map((r) => r.id)
+  (await ctx.database.db.selectFrom(table).select('id').where('tenant_id', '=', tenantId).orderBy('id').execute()).map(
+    (r) => r.id,
+  )
 
 /** What every look-up list shares: the sample tenant's row count, CSV columns and a field it cannot be ordered by. */
 const ENDPOINTS: { url: string; table: Table; count: number; columns: string; badOrder: string }[] = [
-  { url: '/api/v2/currencies/', table: 'currencies', count: 3, columns: 'id,name,description,rate,base,active', badOrder: 'rate' },
-  { url: '/api/v3/legal-entities/', table: 'legal_entities', count: 1, columns: 'id,uuid,name,active', badOrder: 'uuid' },
-  { url: '/api/v3/departments/', table: 'departments', count: 9, columns: 'id,name,external_id,active,punchout_email,branch', badOrder: 'external_id' },
+  {
+    url: '/api/v2/currencies/',
+    table: 'currencies',
+    count: 3,
+    columns: 'id,name,description,rate,base,active',
+    badOrder: 'rate',
+  },
+  {
+    url: '/api/v3/legal-entities/',
+    table: 'legal_entities',
+    count: 1,
+    columns: 'id,uuid,name,active',
+    badOrder: 'uuid',
+  },
+  {
+    url: '/api/v3/departments/',
+    table: 'departments',
+    count: 9,
+    columns: 'id,name,external_id,active,punchout_email,branch',
+    badOrder: 'external_id',
+  },
   { url: '/api/v3/roles/', table: 'roles', count: 3, columns: 'id,name,type,tier,permissions', badOrder: 'type' },
-  { url: '/api/v3/payment-terms/', table: 'payment_terms', count: 1, columns: 'id,name,description,active', badOrder: 'description' },
-  { url: '/api/v3/shipping-terms/', table: 'shipping_terms', count: 1, columns: 'id,name,description,active', badOrder: 'description' },
-  { url: '/api/v3/payment-methods/', table: 'payment_methods', count: 1, columns: 'id,name,description,active', badOrder: 'description' },
-  { url: '/api/v3/shipping-methods/', table: 'shipping_methods', count: 1, columns: 'id,name,description,active', badOrder: 'description' },
+  {
+    url: '/api/v3/payment-terms/',
+    table: 'payment_terms',
+    count: 1,
+    columns: 'id,name,description,active',
+    badOrder: 'description',
+  },
+  {
+    url: '/api/v3/shipping-terms/',
+    table: 'shipping_terms',
+    count: 1,
+    columns: 'id,name,description,active',
+    badOrder: 'description',
+  },
+  {
+    url: '/api/v3/payment-methods/',
+    table: 'payment_methods',
+    count: 1,
+    columns: 'id,name,description,active',
+    badOrder: 'description',
+  },
+  {
+    url: '/api/v3/shipping-methods/',
+    table: 'shipping_methods',
+    count: 1,
+    columns: 'id,name,description,active',
+    badOrder: 'description',
+  },
 ]
 
 for (const endpoint of ENDPOINTS) {
@@ -107,7 +168,12 @@ describe('GET /api/v2/currencies/', () => {
 
   test('filters: active, base, exact name', async () => {
     const { api, tenant } = await signedIn(ctx)
-    await ctx.database.db.updateTable('currencies').set({ active: false }).where('tenant_id', '=', tenant.tenantId).where('name', '=', 'EUR').execute()
+    await ctx.database.db
+      .updateTable('currencies')
+      .set({ active: false })
+      .where('tenant_id', '=', tenant.tenantId)
+      .where('name', '=', 'EUR')
+      .execute()
     assert.deepEqual(names(await list(api, '/api/v2/currencies/?active=false')), ['EUR'])
     assert.deepEqual(names(await list(api, '/api/v2/currencies/?active=true')), ['USD', 'CAD'])
     assert.deepEqual(names(await list(api, '/api/v2/currencies/?base=true')), ['USD'])
@@ -135,7 +201,10 @@ describe('GET /api/v2/currencies/', () => {
   test('a currency added to another tenant never shows up', async () => {
     const { api } = await signedIn(ctx)
     const other = await sampleTenant(ctx)
-    await ctx.database.db.insertInto('currencies').values({ tenant_id: other.tenantId, name: 'GBP', description: 'Pound', rate: '0.8' }).execute()
+    await ctx.database.db
+      .insertInto('currencies')
+      .values({ tenant_id: other.tenantId, name: 'GBP', description: 'Pound', rate: '0.8' })
+      .execute()
     assert.deepEqual((await list(api, '/api/v2/currencies/?search=GBP')).data, [])
   })
 })
@@ -146,22 +215,39 @@ describe('GET /api/v3/legal-entities/', () => {
     const [demo] = await idsOf('legal_entities', tenant.tenantId)
     const body = await list(api, '/api/v3/legal-entities/')
     assert.equal(body.data.length, 1)
-    assert.deepEqual({ ...body.data[0], uuid: undefined }, { id: demo, uuid: undefined, name: 'Demo Company Inc.', active: true })
+    assert.deepEqual(
+      { ...body.data[0], uuid: undefined },
+      { id: demo, uuid: undefined, name: 'Demo Company Inc.', active: true },
+    )
     assert.match(String(body.data[0]!.uuid), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
 
-    await ctx.database.db.insertInto('legal_entities').values({ tenant_id: tenant.tenantId, name: 'Acme Holdings', active: false }).execute()
+    await ctx.database.db
+      .insertInto('legal_entities')
+      .values({ tenant_id: tenant.tenantId, name: 'Acme Holdings', active: false })
+      .execute()
     assert.deepEqual(names(await list(api, '/api/v3/legal-entities/?active=false')), ['Acme Holdings'])
     assert.deepEqual(names(await list(api, '/api/v3/legal-entities/?active=true')), ['Demo Company Inc.'])
     assert.deepEqual(names(await list(api, '/api/v3/legal-entities/?search=ACME')), ['Acme Holdings'])
     assert.deepEqual(names(await list(api, '/api/v3/legal-entities/')), ['Demo Company Inc.', 'Acme Holdings'])
-    assert.deepEqual(names(await list(api, '/api/v3/legal-entities/?order_by=name')), ['Acme Holdings', 'Demo Company Inc.'])
-    assert.deepEqual(names(await list(api, '/api/v3/legal-entities/?order_by=-name')), ['Demo Company Inc.', 'Acme Holdings'])
+    assert.deepEqual(names(await list(api, '/api/v3/legal-entities/?order_by=name')), [
+      'Acme Holdings',
+      'Demo Company Inc.',
+    ])
+    assert.deepEqual(names(await list(api, '/api/v3/legal-entities/?order_by=-name')), [
+      'Demo Company Inc.',
+      'Acme Holdings',
+    ])
   })
 })
 
 describe('GET /api/v3/departments/', () => {
   const locationsOf = async (tenantId: number) =>
-    (await ctx.database.db.selectFrom('locations').select(['id', 'name']).where('tenant_id', '=', tenantId).orderBy('id').execute())
+    await ctx.database.db
+      .selectFrom('locations')
+      .select(['id', 'name'])
+      .where('tenant_id', '=', tenantId)
+      .orderBy('id')
+      .execute()
 
   test('items carry their location as branch; only the first location is the headquarter', async () => {
     const { api, tenant } = await signedIn(ctx)
@@ -200,7 +286,10 @@ describe('GET /api/v3/departments/', () => {
     await ctx.database.db.updateTable('departments').set({ active: false }).where('id', '=', it).execute()
     assert.deepEqual(ids(await list(api, '/api/v3/departments/?active=false')), [it])
     assert.equal((await list(api, '/api/v3/departments/?active=true')).metadata.pagination.count, 8)
-    assert.deepEqual(names(await list(api, `/api/v3/departments/?location=${east!.id}&active=true`)), ['Operations', 'Finance'])
+    assert.deepEqual(names(await list(api, `/api/v3/departments/?location=${east!.id}&active=true`)), [
+      'Operations',
+      'Finance',
+    ])
   })
 
   test('search on name; order_by name breaks ties by id', async () => {
@@ -209,7 +298,17 @@ describe('GET /api/v3/departments/', () => {
     const finance = await list(api, '/api/v3/departments/?search=fin')
     assert.deepEqual(names(finance), ['Finance', 'Finance', 'Finance'])
     const byName = await list(api, '/api/v3/departments/?order_by=name')
-    assert.deepEqual(names(byName), ['Finance', 'Finance', 'Finance', 'IT', 'IT', 'IT', 'Operations', 'Operations', 'Operations'])
+    assert.deepEqual(names(byName), [
+      'Finance',
+      'Finance',
+      'Finance',
+      'IT',
+      'IT',
+      'IT',
+      'Operations',
+      'Operations',
+      'Operations',
+    ])
     // Seeded per location as Operations, Finance, IT: ids at positions 1, 4, 7 are the Finances, and so on.
     const pick = (positions: number[]) => positions.map((p) => all[p])
     assert.deepEqual(ids(byName), pick([1, 4, 7, 2, 5, 8, 0, 3, 6]))
@@ -228,7 +327,16 @@ describe('GET /api/v3/roles/', () => {
         name: 'Administrator',
         type: 7,
         tier: 'Pro',
-        permissions: ['nav_approval', 'nav_manage', 'nav_purchase', 'nav_receive', 'nav_report', 'nav_request', 'nav_setting', 'superuser'],
+        permissions: [
+          'nav_approval',
+          'nav_manage',
+          'nav_purchase',
+          'nav_receive',
+          'nav_report',
+          'nav_request',
+          'nav_setting',
+          'superuser',
+        ],
       },
       { id: buyer, name: 'Buyer', type: 2, tier: 'Basic', permissions: ['nav_purchase', 'nav_receive', 'nav_request'] },
       { id: requester, name: 'Requester', type: 0, tier: 'Basic', permissions: ['nav_request'] },
@@ -239,9 +347,17 @@ describe('GET /api/v3/roles/', () => {
     const { api, tenant } = await signedIn(ctx)
     await ctx.database.db.insertInto('roles').values({ tenant_id: tenant.tenantId, name: 'Viewer', type: 1 }).execute()
     const viewer = await list(api, '/api/v3/roles/?search=VIEW')
-    assert.deepEqual(viewer.data.map((r) => [r.name, r.permissions, r.tier]), [['Viewer', [], 'Basic']])
+    assert.deepEqual(
+      viewer.data.map((r) => [r.name, r.permissions, r.tier]),
+      [['Viewer', [], 'Basic']],
+    )
     assert.deepEqual(names(await list(api, '/api/v3/roles/?search=er')), ['Buyer', 'Requester', 'Viewer'])
-    assert.deepEqual(names(await list(api, '/api/v3/roles/?order_by=-name')), ['Viewer', 'Requester', 'Buyer', 'Administrator'])
+    assert.deepEqual(names(await list(api, '/api/v3/roles/?order_by=-name')), [
+      'Viewer',
+      'Requester',
+      'Buyer',
+      'Administrator',
+    ])
     assert.deepEqual(names(await list(api, '/api/v3/roles/?order_by=name&page_size=2&page=2')), ['Requester', 'Viewer'])
   })
 })
@@ -261,7 +377,11 @@ describe('vendor look-ups: payment/shipping terms and methods', () => {
     for (const kind of KINDS) {
       const items = (await list(api, kind.url)).data
       const ref = vendor[kind.ref] as { id: number; name: string }
-      assert.deepEqual(items.map((i) => i.id), [ref.id], kind.url)
+      assert.deepEqual(
+        items.map((i) => i.id),
+        [ref.id],
+        kind.url,
+      )
       assert.equal(items[0]!.name, ref.name)
       body[kind.ref] = ref.id
     }

@@ -5,7 +5,16 @@ import { after, before, describe, test } from 'node:test'
 import { SignJWT, UnsecuredJWT } from 'jose'
 import * as oauth from 'oauth4webapi'
 import { buildApp } from '../src/app.ts'
-import { clientFor, sampleTenant, signedIn, TEST_AUDIENCE, testApp, type TestContext, tokenFor, useTestApp } from './helpers/app.ts'
+import {
+  clientFor,
+  sampleTenant,
+  signedIn,
+  TEST_AUDIENCE,
+  testApp,
+  type TestContext,
+  tokenFor,
+  useTestApp,
+} from './helpers/app.ts'
 
 const ctx = useTestApp({ TOKEN_FAILURES_PER_CLIENT: '1000', TOKEN_FAILURES_PER_ADDRESS: '1000' })
 
@@ -29,8 +38,17 @@ describe('a real OAuth client library against the running server', () => {
       const creds = await clientFor(ctx, tenant)
       const as: oauth.AuthorizationServer = { issuer: base, token_endpoint: `${base}/oauth/token` }
       const client: oauth.Client = { client_id: creds.client_id }
-      const auth = method === 'client_secret_post' ? oauth.ClientSecretPost(creds.client_secret) : oauth.ClientSecretBasic(creds.client_secret)
-      const response = await oauth.clientCredentialsGrantRequest(as, client, auth, { audience: TEST_AUDIENCE }, { [oauth.allowInsecureRequests]: true })
+      const auth =
+        method === 'client_secret_post'
+          ? oauth.ClientSecretPost(creds.client_secret)
+          : oauth.ClientSecretBasic(creds.client_secret)
+      const response = await oauth.clientCredentialsGrantRequest(
+        as,
+        client,
+        auth,
+        { audience: TEST_AUDIENCE },
+        { [oauth.allowInsecureRequests]: true },
+      )
       assert.equal(response.headers.get('cache-control'), 'no-store')
       const result = await oauth.processClientCredentialsResponse(as, client, response)
       assert.equal(result.token_type, 'bearer')
@@ -40,7 +58,10 @@ describe('a real OAuth client library against the running server', () => {
         headers: { authorization: `Bearer ${result.access_token}`, 'x-service-client': 'api' },
       })
       assert.equal(vendors.status, 200)
-      assert.equal(((await vendors.json()) as { metadata: { pagination: { count: number } } }).metadata.pagination.count, 28)
+      assert.equal(
+        ((await vendors.json()) as { metadata: { pagination: { count: number } } }).metadata.pagination.count,
+        28,
+      )
     })
   }
 })
@@ -65,28 +86,92 @@ describe('token endpoint', () => {
     const form = new URLSearchParams({ ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' }).toString()
     const viaForm = await tokenRequest(form, { 'content-type': 'application/x-www-form-urlencoded' })
     assert.equal(viaForm.statusCode, 200)
-    const viaBasic = await tokenRequest({ audience: TEST_AUDIENCE, grant_type: 'client_credentials' }, { authorization: basic(creds.client_id, creds.client_secret) })
+    const viaBasic = await tokenRequest(
+      { audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
+      { authorization: basic(creds.client_id, creds.client_secret) },
+    )
     assert.equal(viaBasic.statusCode, 200)
   })
 
   test('every error path has its exact status and error code', async () => {
     const creds = await clientFor(ctx, await sampleTenant(ctx))
     const good = { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' }
-    const cases: { name: string; payload: unknown; headers?: Record<string, string>; status: number; error: string }[] = [
-      { name: 'wrong grant type', payload: { ...good, grant_type: 'password' }, status: 400, error: 'unsupported_grant_type' },
-      { name: 'missing grant type', payload: { ...good, grant_type: undefined }, status: 400, error: 'invalid_request' },
-      { name: 'missing audience', payload: { ...good, audience: undefined }, status: 400, error: 'invalid_request' },
-      { name: 'missing client secret', payload: { ...good, client_secret: undefined }, status: 401, error: 'invalid_client' },
-      { name: 'wrong audience', payload: { ...good, audience: 'https://elsewhere' }, status: 403, error: 'access_denied' },
-      { name: 'unknown client', payload: { ...good, client_id: 'pc_nobody' }, status: 401, error: 'invalid_client' },
-      { name: 'wrong secret', payload: { ...good, client_secret: 'x'.repeat(43) }, status: 401, error: 'invalid_client' },
-      { name: 'both auth methods', payload: good, headers: { authorization: basic(creds.client_id, creds.client_secret) }, status: 400, error: 'invalid_request' },
-      { name: 'wrong content type', payload: 'client_id=x', headers: { 'content-type': 'text/plain' }, status: 400, error: 'invalid_request' },
-      { name: 'malformed JSON', payload: '{"client_id": ', headers: { 'content-type': 'application/json' }, status: 400, error: 'invalid_request' },
-      { name: 'JSON that is not an object', payload: '[1,2]', headers: { 'content-type': 'application/json' }, status: 400, error: 'invalid_request' },
-      { name: 'a field of the wrong type', payload: { ...good, client_id: 7 }, status: 400, error: 'invalid_request' },
-      { name: 'repeated form parameter', payload: 'grant_type=client_credentials&grant_type=x', headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 400, error: 'invalid_request' },
-    ]
+    const cases: { name: string; payload: unknown; headers?: Record<string, string>; status: number; error: string }[] =
+      [
+        {
+          name: 'wrong grant type',
+          payload: { ...good, grant_type: 'password' },
+          status: 400,
+          error: 'unsupported_grant_type',
+        },
+        {
+          name: 'missing grant type',
+          payload: { ...good, grant_type: undefined },
+          status: 400,
+          error: 'invalid_request',
+        },
+        { name: 'missing audience', payload: { ...good, audience: undefined }, status: 400, error: 'invalid_request' },
+        {
+          name: 'missing client secret',
+          payload: { ...good, client_secret: undefined },
+          status: 401,
+          error: 'invalid_client',
+        },
+        {
+          name: 'wrong audience',
+          payload: { ...good, audience: 'https://elsewhere' },
+          status: 403,
+          error: 'access_denied',
+        },
+        { name: 'unknown client', payload: { ...good, client_id: 'pc_nobody' }, status: 401, error: 'invalid_client' },
+        {
+          name: 'wrong secret',
+          payload: { ...good, client_secret: 'x'.repeat(43) },
+          status: 401,
+          error: 'invalid_client',
+        },
+        {
+          name: 'both auth methods',
+          payload: good,
+          headers: { authorization: basic(creds.client_id, creds.client_secret) },
+          status: 400,
+          error: 'invalid_request',
+        },
+        {
+          name: 'wrong content type',
+          payload: 'client_id=x',
+          headers: { 'content-type': 'text/plain' },
+          status: 400,
+          error: 'invalid_request',
+        },
+        {
+          name: 'malformed JSON',
+          payload: '{"client_id": ',
+          headers: { 'content-type': 'application/json' },
+          status: 400,
+          error: 'invalid_request',
+        },
+        {
+          name: 'JSON that is not an object',
+          payload: '[1,2]',
+          headers: { 'content-type': 'application/json' },
+          status: 400,
+          error: 'invalid_request',
+        },
+        {
+          name: 'a field of the wrong type',
+          payload: { ...good, client_id: 7 },
+          status: 400,
+          error: 'invalid_request',
+        },
+        {
+          name: 'repeated form parameter',
+          payload: 'grant_type=client_credentials&grant_type=x',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          status: 400,
+          error: 'invalid_request',
+        },
+      ]
     for (const c of cases) {
       const response = await tokenRequest(c.payload, c.headers)
       assert.equal(response.statusCode, c.status, `${c.name}: ${response.body}`)
@@ -114,10 +199,22 @@ describe('token endpoint', () => {
     const creds = await clientFor(ctx, tenant, 'requester')
     const body = { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' }
     assert.equal((await tokenRequest(body)).statusCode, 200)
-    await ctx.database.db.updateTable('users').set({ is_active: false }).where('id', '=', tenant.users.requester).execute()
+    await ctx.database.db
+      .updateTable('users')
+      .set({ is_active: false })
+      .where('id', '=', tenant.users.requester)
+      .execute()
     assert.equal((await tokenRequest(body)).json().error, 'invalid_client')
-    await ctx.database.db.updateTable('users').set({ is_active: true }).where('id', '=', tenant.users.requester).execute()
-    await ctx.database.db.updateTable('applications').set({ revoked_at: new Date() }).where('client_id', '=', creds.client_id).execute()
+    await ctx.database.db
+      .updateTable('users')
+      .set({ is_active: true })
+      .where('id', '=', tenant.users.requester)
+      .execute()
+    await ctx.database.db
+      .updateTable('applications')
+      .set({ revoked_at: new Date() })
+      .where('client_id', '=', creds.client_id)
+      .execute()
     assert.equal((await tokenRequest(body)).json().error, 'invalid_client')
   })
 })
@@ -128,11 +225,20 @@ describe('brute-force brake', () => {
     try {
       const creds = await clientFor(strict, await sampleTenant(strict))
       const attempt = (client_id: string, client_secret: string, remoteAddress = '10.0.0.1') =>
-        strict.app.inject({ method: 'POST', url: '/oauth/token', remoteAddress, payload: { client_id, client_secret, audience: TEST_AUDIENCE, grant_type: 'client_credentials' } })
+        strict.app.inject({
+          method: 'POST',
+          url: '/oauth/token',
+          remoteAddress,
+          payload: { client_id, client_secret, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
+        })
       for (let i = 0; i < 2; i++) assert.equal((await attempt(creds.client_id, 'wrong', `10.1.0.${i}`)).statusCode, 401)
       const limited = await attempt(creds.client_id, 'wrong', '10.1.0.9')
       assert.equal(limited.statusCode, 429, 'the third failure for this client id, from any address')
-      assert.equal((await attempt(creds.client_id, creds.client_secret)).statusCode, 200, 'failing on purpose cannot lock the real client out')
+      assert.equal(
+        (await attempt(creds.client_id, creds.client_secret)).statusCode,
+        200,
+        'failing on purpose cannot lock the real client out',
+      )
       assert.ok(Number(limited.headers['retry-after']) > 0)
       assert.equal(limited.json().error, 'temporarily_unavailable')
       // Another address is limited per address after 5 failures across made-up ids.
@@ -152,24 +258,43 @@ describe('the brake is never used against the owner', () => {
     try {
       const creds = await clientFor(strict, await sampleTenant(strict))
       const attempt = (client_id: string, client_secret: string) =>
-        strict.app.inject({ method: 'POST', url: '/oauth/token', remoteAddress: '10.9.9.9', payload: { client_id, client_secret, audience: TEST_AUDIENCE, grant_type: 'client_credentials' } })
+        strict.app.inject({
+          method: 'POST',
+          url: '/oauth/token',
+          remoteAddress: '10.9.9.9',
+          payload: { client_id, client_secret, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
+        })
       let limited = 0
       for (let i = 0; i < 1000; i++) if ((await attempt(`pc_junk${i}`, 'nope')).statusCode === 429) limited++
       assert.ok(limited >= 900, `most junk is braked (${limited})`)
       assert.equal((await attempt(creds.client_id, creds.client_secret)).statusCode, 200)
-      assert.equal((await attempt(creds.client_id, 'wrong')).statusCode, 429, 'a wrong secret from that address is still braked')
+      assert.equal(
+        (await attempt(creds.client_id, 'wrong')).statusCode,
+        429,
+        'a wrong secret from that address is still braked',
+      )
     } finally {
       await strict.close()
     }
   })
 
   test('a correct secret on another tenant’s host is refused but is not counted as a failure', async () => {
-    const multi = await testApp({ BASE_DOMAIN: 'example.test', TOKEN_FAILURES_PER_CLIENT: '2', TOKEN_FAILURES_PER_ADDRESS: '2' })
+    const multi = await testApp({
+      BASE_DOMAIN: 'example.test',
+      TOKEN_FAILURES_PER_CLIENT: '2',
+      TOKEN_FAILURES_PER_ADDRESS: '2',
+    })
     try {
       const tenant = await sampleTenant(multi)
       const creds = await clientFor(multi, tenant)
       const attempt = (host: string) =>
-        multi.app.inject({ method: 'POST', url: '/oauth/token', remoteAddress: '10.8.8.8', headers: { host }, payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' } })
+        multi.app.inject({
+          method: 'POST',
+          url: '/oauth/token',
+          remoteAddress: '10.8.8.8',
+          headers: { host },
+          payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
+        })
       for (let i = 0; i < 5; i++) assert.equal((await attempt('other.example.test')).statusCode, 401)
       assert.equal((await attempt(`${tenant.domain}.example.test`)).statusCode, 200)
     } finally {
@@ -182,7 +307,9 @@ describe('the brake is never used against the owner', () => {
 function apiCalls(app: TestContext['app']) {
   return app.routeTable
     .filter((r) => r.url.startsWith('/api/'))
-    .flatMap((r) => [...r.methods].filter((m) => m !== 'HEAD').map((method) => ({ method, url: r.url.replace(/:[A-Za-z_]+/g, '1') })))
+    .flatMap((r) =>
+      [...r.methods].filter((m) => m !== 'HEAD').map((method) => ({ method, url: r.url.replace(/:[A-Za-z_]+/g, '1') })),
+    )
 }
 
 async function assertRefusedEverywhere(token: string, why: string, app = ctx.app, host?: string) {
@@ -208,7 +335,10 @@ describe('bearer authentication on every /api/ route', () => {
     const noHeader = await ctx.app.inject({ url: '/api/v3/vendors/', headers: { authorization: `Bearer ${token}` } })
     assert.equal(noHeader.statusCode, 400)
     assert.match(noHeader.json().detail, /X-Service-Client/)
-    const wrongHeader = await ctx.app.inject({ url: '/api/v3/vendors/', headers: { authorization: `Bearer ${token}`, 'x-service-client': 'web' } })
+    const wrongHeader = await ctx.app.inject({
+      url: '/api/v3/vendors/',
+      headers: { authorization: `Bearer ${token}`, 'x-service-client': 'web' },
+    })
     assert.equal(wrongHeader.statusCode, 400)
     const noToken = await ctx.app.inject({ url: '/api/v3/vendors/', headers: { 'x-service-client': 'api' } })
     assert.equal(noToken.statusCode, 401)
@@ -218,12 +348,33 @@ describe('bearer authentication on every /api/ route', () => {
   test('forged, expired and wrong-audience tokens are refused', async () => {
     const { tenant } = await signedIn(ctx)
     const claims = { tid: tenant.tenantId, dom: tenant.domain, aid: 1, client_id: 'pc_x', ver: 1 }
-    const unsigned = new UnsecuredJWT(claims).setIssuer(ctx.config.TOKEN_ISSUER).setAudience(TEST_AUDIENCE).setSubject(String(tenant.users.admin)).setJti(crypto.randomUUID()).setIssuedAt().setExpirationTime('1h').encode()
+    const unsigned = new UnsecuredJWT(claims)
+      .setIssuer(ctx.config.TOKEN_ISSUER)
+      .setAudience(TEST_AUDIENCE)
+      .setSubject(String(tenant.users.admin))
+      .setJti(crypto.randomUUID())
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .encode()
     await assertRefusedEverywhere(unsigned, 'alg none')
     const sign = (key: Uint8Array, audience: string, exp: string | number) =>
-      new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer(ctx.config.TOKEN_ISSUER).setAudience(audience).setSubject(String(tenant.users.admin)).setJti(crypto.randomUUID()).setIssuedAt().setExpirationTime(exp).sign(key)
-    await assertRefusedEverywhere(await sign(crypto.getRandomValues(new Uint8Array(32)), TEST_AUDIENCE, '1h'), 'another key')
-    await assertRefusedEverywhere(await sign(ctx.keys.signingKey, TEST_AUDIENCE, Math.floor(Date.now() / 1000) - 10), 'expired')
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+        .setIssuer(ctx.config.TOKEN_ISSUER)
+        .setAudience(audience)
+        .setSubject(String(tenant.users.admin))
+        .setJti(crypto.randomUUID())
+        .setIssuedAt()
+        .setExpirationTime(exp)
+        .sign(key)
+    await assertRefusedEverywhere(
+      await sign(crypto.getRandomValues(new Uint8Array(32)), TEST_AUDIENCE, '1h'),
+      'another key',
+    )
+    await assertRefusedEverywhere(
+      await sign(ctx.keys.signingKey, TEST_AUDIENCE, Math.floor(Date.now() / 1000) - 10),
+      'expired',
+    )
     await assertRefusedEverywhere(await sign(ctx.keys.signingKey, 'another-api', '1h'), 'another audience')
     await assertRefusedEverywhere('not-a-jwt', 'garbage')
   })
@@ -234,16 +385,27 @@ describe('bearer authentication on every /api/ route', () => {
     const revoke = (by: { client_id: string; client_secret: string }) =>
       ctx.app.inject({ method: 'POST', url: '/oauth/revoke', payload: { ...by, token } })
     assert.equal((await revoke(stranger)).statusCode, 200)
-    const stillGood = await ctx.app.inject({ url: '/api/v3/vendors/', headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' } })
+    const stillGood = await ctx.app.inject({
+      url: '/api/v3/vendors/',
+      headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' },
+    })
     assert.equal(stillGood.statusCode, 200, 'another client cannot revoke it')
     const revoked = await revoke(creds)
     assert.equal(revoked.statusCode, 200)
     assert.equal(revoked.headers['cache-control'], 'no-store')
     await assertRefusedEverywhere(token, 'revoked token')
     assert.equal((await revoke(creds)).statusCode, 200, 'revoking twice is fine')
-    const unknown = await ctx.app.inject({ method: 'POST', url: '/oauth/revoke', payload: { ...creds, token: 'garbage' } })
+    const unknown = await ctx.app.inject({
+      method: 'POST',
+      url: '/oauth/revoke',
+      payload: { ...creds, token: 'garbage' },
+    })
     assert.equal(unknown.statusCode, 200)
-    const badClient = await ctx.app.inject({ method: 'POST', url: '/oauth/revoke', payload: { client_id: creds.client_id, client_secret: 'no', token } })
+    const badClient = await ctx.app.inject({
+      method: 'POST',
+      url: '/oauth/revoke',
+      payload: { client_id: creds.client_id, client_secret: 'no', token },
+    })
     assert.equal(badClient.statusCode, 401)
     assert.equal(badClient.json().error, 'invalid_client')
   })
@@ -259,16 +421,36 @@ describe('bearer authentication on every /api/ route', () => {
     const second = await clientFor(ctx, admin.tenant, 'admin')
     const before = await tokenFor(ctx, second)
     const notYours = await clientFor(ctx, admin.tenant, 'requester')
-    assert.equal((await admin.api({ method: 'POST', url: `/api/v3/applications/${notYours.client_id}/rotate/` })).statusCode, 403, 'only the owner rotates')
+    assert.equal(
+      (await admin.api({ method: 'POST', url: `/api/v3/applications/${notYours.client_id}/rotate/` })).statusCode,
+      403,
+      'only the owner rotates',
+    )
     const rotated = await admin.api({ method: 'POST', url: `/api/v3/applications/${second.client_id}/rotate/` })
     assert.equal(rotated.statusCode, 200)
     await assertRefusedEverywhere(before, 'rotated application')
-    const oldSecret = await ctx.app.inject({ method: 'POST', url: '/oauth/token', payload: { ...second, audience: TEST_AUDIENCE, grant_type: 'client_credentials' } })
+    const oldSecret = await ctx.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      payload: { ...second, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
+    })
     assert.equal(oldSecret.statusCode, 401, 'the old secret stops working')
     const fresh = await tokenFor(ctx, rotated.json().data)
-    assert.equal((await ctx.app.inject({ url: '/api/v3/vendors/', headers: { authorization: `Bearer ${fresh}`, 'x-service-client': 'api' } })).statusCode, 200)
+    assert.equal(
+      (
+        await ctx.app.inject({
+          url: '/api/v3/vendors/',
+          headers: { authorization: `Bearer ${fresh}`, 'x-service-client': 'api' },
+        })
+      ).statusCode,
+      200,
+    )
 
-    await ctx.database.db.updateTable('users').set({ is_active: false }).where('id', '=', admin.tenant.users.requester).execute()
+    await ctx.database.db
+      .updateTable('users')
+      .set({ is_active: false })
+      .where('id', '=', admin.tenant.users.requester)
+      .execute()
     await assertRefusedEverywhere(requester.token, 'deactivated user')
   })
 
@@ -277,7 +459,11 @@ describe('bearer authentication on every /api/ route', () => {
     const other = await buildApp({ config: ctx.config, database: ctx.database, keys: ctx.keys, logStream })
     try {
       const { token, creds } = await signedIn(ctx)
-      const call = () => other.inject({ url: '/api/v3/vendors/', headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' } })
+      const call = () =>
+        other.inject({
+          url: '/api/v3/vendors/',
+          headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' },
+        })
       assert.equal((await call()).statusCode, 200)
       await ctx.app.inject({ method: 'POST', url: '/oauth/revoke', payload: { ...creds, token } })
       assert.equal((await call()).statusCode, 401)
@@ -299,13 +485,22 @@ describe('multi-tenant hosts (BASE_DOMAIN set)', () => {
     await sampleTenant(multi, 'beta')
     const creds = await clientFor(multi, a)
     const ask = (host: string) =>
-      multi.app.inject({ method: 'POST', url: '/oauth/token', headers: { host }, payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' } })
+      multi.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { host },
+        payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
+      })
     assert.equal((await ask('beta.procure.test')).json().error, 'invalid_client')
     assert.equal((await ask('procure.test')).json().error, 'invalid_client')
     const granted = await ask('alpha.procure.test:8443')
     assert.equal(granted.statusCode, 200)
     const token = granted.json().access_token as string
-    const call = (host: string) => multi.app.inject({ url: '/api/v3/vendors/', headers: { host, authorization: `Bearer ${token}`, 'x-service-client': 'api' } })
+    const call = (host: string) =>
+      multi.app.inject({
+        url: '/api/v3/vendors/',
+        headers: { host, authorization: `Bearer ${token}`, 'x-service-client': 'api' },
+      })
     assert.equal((await call('alpha.procure.test')).statusCode, 200)
     await assertRefusedEverywhere(token, 'another tenant’s host', multi.app, 'beta.procure.test')
   })
@@ -314,7 +509,11 @@ describe('multi-tenant hosts (BASE_DOMAIN set)', () => {
 describe('applications API', () => {
   test('a settings user creates, lists (without secrets), rotates and revokes; others get 403', async () => {
     const admin = await signedIn(ctx)
-    const created = await admin.api({ method: 'POST', url: '/api/v3/applications/', payload: { description: 'ERP sync' } })
+    const created = await admin.api({
+      method: 'POST',
+      url: '/api/v3/applications/',
+      payload: { description: 'ERP sync' },
+    })
     assert.equal(created.statusCode, 201)
     assert.equal(created.headers['cache-control'], 'no-store')
     const { client_id, client_secret } = created.json().data
@@ -324,8 +523,15 @@ describe('applications API', () => {
     assert.equal(listed.statusCode, 200)
     assert.ok(!listed.body.includes(client_secret))
     assert.doesNotMatch(listed.body, /secret/)
-    assert.equal(listed.json().data.find((a: { client_id: string }) => a.client_id === client_id).description, 'ERP sync')
-    const unknownField = await admin.api({ method: 'POST', url: '/api/v3/applications/', payload: { description: 'x', owner: 1 } })
+    assert.equal(
+      listed.json().data.find((a: { client_id: string }) => a.client_id === client_id).description,
+      'ERP sync',
+    )
+    const unknownField = await admin.api({
+      method: 'POST',
+      url: '/api/v3/applications/',
+      payload: { description: 'x', owner: 1 },
+    })
     assert.equal(unknownField.statusCode, 400)
     assert.deepEqual(unknownField.json().errors, { owner: ['is not a known field'] })
 
@@ -340,7 +546,11 @@ describe('applications API', () => {
     }
     assert.equal((await tokenFor(ctx, { client_id, client_secret })).length > 0, true, 'nothing changed')
     const outsider = await signedIn(ctx)
-    assert.equal((await outsider.api({ method: 'DELETE', url: `/api/v3/applications/${client_id}/` })).statusCode, 404, 'another tenant sees 404')
+    assert.equal(
+      (await outsider.api({ method: 'DELETE', url: `/api/v3/applications/${client_id}/` })).statusCode,
+      404,
+      'another tenant sees 404',
+    )
   })
 })
 
@@ -348,12 +558,31 @@ describe('secrets stay secret', () => {
   test('no client secret, secret hash or access token appears in any log line', async () => {
     const { creds, token, api } = await signedIn(ctx)
     await api({ method: 'GET', url: '/api/v3/vendors/' })
-    await ctx.app.inject({ method: 'POST', url: '/oauth/token', payload: { ...creds, audience: 'wrong', grant_type: 'client_credentials' } })
-    await ctx.app.inject({ method: 'POST', url: '/oauth/token', headers: { authorization: basic(creds.client_id, creds.client_secret) }, payload: { grant_type: 'client_credentials', audience: TEST_AUDIENCE } })
-    const row = await ctx.database.db.selectFrom('applications').select('secret_hash').where('client_id', '=', creds.client_id).executeTakeFirstOrThrow()
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      payload: { ...creds, audience: 'wrong', grant_type: 'client_credentials' },
+    })
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { authorization: basic(creds.client_id, creds.client_secret) },
+      payload: { grant_type: 'client_credentials', audience: TEST_AUDIENCE },
+    })
+    const row = await ctx.database.db
+      .selectFrom('applications')
+      .select('secret_hash')
+      .where('client_id', '=', creds.client_id)
+      .executeTakeFirstOrThrow()
     const logs = ctx.logs.join('')
     assert.ok(logs.includes(creds.client_id), 'the logs do record which client called')
-    for (const secret of [creds.client_secret, token, row.secret_hash.toString('hex'), row.secret_hash.toString('base64'), token.split('.')[2]!]) {
+    for (const secret of [
+      creds.client_secret,
+      token,
+      row.secret_hash.toString('hex'),
+      row.secret_hash.toString('base64'),
+      token.split('.')[2]!,
+    ]) {
       assert.ok(!logs.includes(secret), 'a secret leaked into the logs')
     }
   })

@@ -24,7 +24,10 @@ test('GET /openapi.json is a valid OpenAPI 3.1 document (swagger-parser)', async
 })
 
 test('every route is documented; every /api/ operation has security, X-Service-Client and problem responses', async () => {
-  const document = (await ctx.app.inject('/openapi.json')).json<{ paths: Record<string, Record<string, Operation>>; components: { securitySchemes: object } }>()
+  const document = (await ctx.app.inject('/openapi.json')).json<{
+    paths: Record<string, Record<string, Operation>>
+    components: { securitySchemes: object }
+  }>()
   assert.ok('bearerAuth' in document.components.securitySchemes)
   const routes = ctx.app.routeTable.filter((r) => !r.url.startsWith('/docs') && r.url !== '/openapi.json')
   for (const route of routes) {
@@ -35,8 +38,12 @@ test('every route is documented; every /api/ operation has security, X-Service-C
       assert.ok(operation.summary, `${method} ${path} has a summary`)
       if (!path.startsWith('/api/')) continue
       assert.ok(operation.security?.length, `${method} ${path} declares security`)
-      assert.ok(operation.parameters?.some((p) => p.in === 'header' && p.name === 'x-service-client' && p.required), `${method} ${path} documents X-Service-Client`)
-      for (const status of ['400', '401', '403', '404', '503']) assert.ok(operation.responses[status], `${method} ${path} documents ${status}`)
+      assert.ok(
+        operation.parameters?.some((p) => p.in === 'header' && p.name === 'x-service-client' && p.required),
+        `${method} ${path} documents X-Service-Client`,
+      )
+      for (const status of ['400', '401', '403', '404', '503'])
+        assert.ok(operation.responses[status], `${method} ${path} documents ${status}`)
     }
   }
 })

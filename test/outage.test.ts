@@ -36,7 +36,10 @@ class Proxy {
       client.pipe(upstream).pipe(client)
     })
   }
-  listen = () => new Promise<number>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve((this.server.address() as net.AddressInfo).port)))
+  listen = () =>
+    new Promise<number>((resolve) =>
+      this.server.listen(0, '127.0.0.1', () => resolve((this.server.address() as net.AddressInfo).port)),
+    )
   cut() {
     this.forwarding = false
     for (const socket of this.sockets) socket.destroy()
@@ -44,10 +47,11 @@ class Proxy {
   restore() {
     this.forwarding = true
   }
-  close = () => new Promise<void>((resolve) => {
-    for (const socket of this.sockets) socket.destroy()
-    this.server.close(() => resolve())
-  })
+  close = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of this.sockets) socket.destroy()
+      this.server.close(() => resolve())
+    })
 }
 
 let direct: TestDatabase
@@ -63,10 +67,30 @@ before(async () => {
   const viaProxy = new URL(direct.url!)
   viaProxy.host = `127.0.0.1:${port}`
   const database = openPostgres({ url: viaProxy.toString(), timeoutMs: TIMEOUT_MS, onError: () => undefined })
-  const config = loadConfig({ API_AUDIENCE: TEST_AUDIENCE, LOG_LEVEL: 'silent', DATABASE_TIMEOUT_MS: String(TIMEOUT_MS) })
+  const config = loadConfig({
+    API_AUDIENCE: TEST_AUDIENCE,
+    LOG_LEVEL: 'silent',
+    DATABASE_TIMEOUT_MS: String(TIMEOUT_MS),
+  })
   const keys = testKeys()
-  const app = await buildApp({ config, database, keys, logStream: new Writable({ write: (_c, _e, done) => done() }), checkResponses: true })
-  ctx = { app, database, config, keys, logs: [], close: async () => { await app.close(); await database.close() } }
+  const app = await buildApp({
+    config,
+    database,
+    keys,
+    logStream: new Writable({ write: (_c, _e, done) => done() }),
+    checkResponses: true,
+  })
+  ctx = {
+    app,
+    database,
+    config,
+    keys,
+    logs: [],
+    close: async () => {
+      await app.close()
+      await database.close()
+    },
+  }
 })
 after(async () => {
   if (engineUnderTest !== 'postgres') return
@@ -78,7 +102,9 @@ after(async () => {
 /** Fails the test if the request has not answered by the deadline (a hang), instead of waiting forever. */
 async function answered<T>(promise: Promise<T>, deadlineMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined
-  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${deadlineMs} ms`)), deadlineMs)))
+  const deadline = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${deadlineMs} ms`)), deadlineMs)),
+  )
   try {
     return await Promise.race([promise, deadline])
   } finally {
@@ -86,57 +112,94 @@ async function answered<T>(promise: Promise<T>, deadlineMs: number): Promise<T> 
   }
 }
 
-test('database cut: 503 within the timeout, no crash; restored: back to normal without a restart', { skip: engineUnderTest !== 'postgres' && 'PostgreSQL-only' }, async () => {
-  const tenant = await sampleTenant(ctx)
-  const creds = await clientFor(ctx, tenant)
-  const token = (await ctx.app.inject({ method: 'POST', url: '/oauth/token', payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' } })).json().access_token as string
-  const vendors = () => ctx.app.inject({ url: '/api/v3/vendors/', headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' } })
-  assert.equal((await vendors()).statusCode, 200)
+test(
+  'database cut: 503 within the timeout, no crash; restored: back to normal without a restart',
+  { skip: engineUnderTest !== 'postgres' && 'PostgreSQL-only' },
+  async () => {
+    const tenant = await sampleTenant(ctx)
+    const creds = await clientFor(ctx, tenant)
+    const token = (
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
+      })
+    ).json().access_token as string
+    const vendors = () =>
+      ctx.app.inject({
+        url: '/api/v3/vendors/',
+        headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' },
+      })
+    assert.equal((await vendors()).statusCode, 200)
 
-  proxy.cut()
-  for (const call of [vendors, () => ctx.app.inject('/readyz'), vendors]) {
-    const response = await answered(call(), TIMEOUT_MS * 3 + 2000)
-    assert.equal(response.statusCode, 503, response.body)
-    assert.match(String(response.headers['content-type']), /problem\+json/)
-    assert.ok(response.headers['retry-after'])
-    assert.doesNotMatch(response.body, /ECONN|timeout exceeded|pg|SELECT/i, 'no internals')
-  }
-  const tokenDuringOutage = await answered(ctx.app.inject({ method: 'POST', url: '/oauth/token', payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' } }), TIMEOUT_MS * 3 + 2000)
-  assert.equal(tokenDuringOutage.statusCode, 503)
-  assert.equal(tokenDuringOutage.json().error, 'temporarily_unavailable')
-
-  proxy.restore()
-  assert.equal((await ctx.app.inject('/readyz')).statusCode, 200)
-  assert.equal((await vendors()).statusCode, 200)
-})
-
-test('a database that refuses connections (55000) or drops them (57P01): 503 everywhere, then back without a restart', { skip: engineUnderTest !== 'postgres' && 'PostgreSQL-only' }, async () => {
-  const tenant = await sampleTenant(ctx)
-  const creds = await clientFor(ctx, tenant)
-  const tokenRequest = () => ctx.app.inject({ method: 'POST', url: '/oauth/token', payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' } })
-  const token = (await tokenRequest()).json().access_token as string
-  const vendors = () => ctx.app.inject({ url: '/api/v3/vendors/', headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' } })
-  assert.equal((await vendors()).statusCode, 200)
-  const name = new URL(direct.url!).pathname.slice(1)
-  const admin = new pg.Client({ connectionString: adminUrl(direct.url!) })
-  await admin.connect()
-  try {
-    await admin.query(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS false`)
-    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name])
+    proxy.cut()
     for (const call of [vendors, () => ctx.app.inject('/readyz'), vendors]) {
       const response = await answered(call(), TIMEOUT_MS * 3 + 2000)
       assert.equal(response.statusCode, 503, response.body)
       assert.match(String(response.headers['content-type']), /problem\+json/)
       assert.ok(response.headers['retry-after'])
+      assert.doesNotMatch(response.body, /ECONN|timeout exceeded|pg|SELECT/i, 'no internals')
     }
-    const refusedToken = await answered(tokenRequest(), TIMEOUT_MS * 3 + 2000)
-    assert.equal(refusedToken.statusCode, 503, refusedToken.body)
-    assert.equal(refusedToken.json().error, 'temporarily_unavailable')
-  } finally {
-    await admin.query(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS true`)
-    await admin.end()
-  }
-  assert.equal((await ctx.app.inject('/readyz')).statusCode, 200)
-  assert.equal((await vendors()).statusCode, 200)
-  assert.equal((await tokenRequest()).statusCode, 200)
-})
+    const tokenDuringOutage = await answered(
+      ctx.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
+      }),
+      TIMEOUT_MS * 3 + 2000,
+    )
+    assert.equal(tokenDuringOutage.statusCode, 503)
+    assert.equal(tokenDuringOutage.json().error, 'temporarily_unavailable')
+
+    proxy.restore()
+    assert.equal((await ctx.app.inject('/readyz')).statusCode, 200)
+    assert.equal((await vendors()).statusCode, 200)
+  },
+)
+
+test(
+  'a database that refuses connections (55000) or drops them (57P01): 503 everywhere, then back without a restart',
+  { skip: engineUnderTest !== 'postgres' && 'PostgreSQL-only' },
+  async () => {
+    const tenant = await sampleTenant(ctx)
+    const creds = await clientFor(ctx, tenant)
+    const tokenRequest = () =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
+      })
+    const token = (await tokenRequest()).json().access_token as string
+    const vendors = () =>
+      ctx.app.inject({
+        url: '/api/v3/vendors/',
+        headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' },
+      })
+    assert.equal((await vendors()).statusCode, 200)
+    const name = new URL(direct.url!).pathname.slice(1)
+    const admin = new pg.Client({ connectionString: adminUrl(direct.url!) })
+    await admin.connect()
+    try {
+      await admin.query(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS false`)
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [name],
+      )
+      for (const call of [vendors, () => ctx.app.inject('/readyz'), vendors]) {
+        const response = await answered(call(), TIMEOUT_MS * 3 + 2000)
+        assert.equal(response.statusCode, 503, response.body)
+        assert.match(String(response.headers['content-type']), /problem\+json/)
+        assert.ok(response.headers['retry-after'])
+      }
+      const refusedToken = await answered(tokenRequest(), TIMEOUT_MS * 3 + 2000)
+      assert.equal(refusedToken.statusCode, 503, refusedToken.body)
+      assert.equal(refusedToken.json().error, 'temporarily_unavailable')
+    } finally {
+      await admin.query(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS true`)
+      await admin.end()
+    }
+    assert.equal((await ctx.app.inject('/readyz')).statusCode, 200)
+    assert.equal((await vendors()).statusCode, 200)
+    assert.equal((await tokenRequest()).statusCode, 200)
+  },
+)

@@ -21,7 +21,10 @@ test('headers on every response; past the limit 429 with Retry-After; other appl
   await awayFromMinuteBoundary()
   const responses = []
   for (let i = 0; i < 6; i++) responses.push(await vendors(first.api))
-  assert.deepEqual(responses.map((r) => r.statusCode), [200, 200, 200, 200, 200, 429])
+  assert.deepEqual(
+    responses.map((r) => r.statusCode),
+    [200, 200, 200, 200, 200, 429],
+  )
   assert.equal(responses[0]!.headers['ratelimit-policy'], '"per-application";q=5;w=60')
   assert.match(String(responses[0]!.headers.ratelimit), /^"per-application";r=4;t=\d+$/)
   const limited = responses[5]!
@@ -31,21 +34,29 @@ test('headers on every response; past the limit 429 with Retry-After; other appl
   assert.equal((await vendors(second.api)).statusCode, 200)
 })
 
-test('processes sharing PostgreSQL enforce one limit', { skip: engineUnderTest !== 'postgres' && 'PostgreSQL-only' }, async () => {
-  const quiet = new Writable({ write: (_c, _e, done) => done() })
-  const other = await buildApp({ config: ctx.config, database: ctx.database, keys: ctx.keys, logStream: quiet })
-  try {
-    const { api, token } = await signedIn(ctx)
-    const onOther = () => other.inject({ url: '/api/v3/vendors/', headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' } })
-    await awayFromMinuteBoundary()
-    const statuses: number[] = []
-    for (let i = 0; i < 3; i++) statuses.push((await vendors(api)).statusCode)
-    await new Promise((resolve) => setTimeout(resolve, 400))
-    statuses.push((await onOther()).statusCode)
-    await new Promise((resolve) => setTimeout(resolve, 400))
-    statuses.push((await onOther()).statusCode, (await onOther()).statusCode)
-    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429])
-  } finally {
-    await other.close()
-  }
-})
+test(
+  'processes sharing PostgreSQL enforce one limit',
+  { skip: engineUnderTest !== 'postgres' && 'PostgreSQL-only' },
+  async () => {
+    const quiet = new Writable({ write: (_c, _e, done) => done() })
+    const other = await buildApp({ config: ctx.config, database: ctx.database, keys: ctx.keys, logStream: quiet })
+    try {
+      const { api, token } = await signedIn(ctx)
+      const onOther = () =>
+        other.inject({
+          url: '/api/v3/vendors/',
+          headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' },
+        })
+      await awayFromMinuteBoundary()
+      const statuses: number[] = []
+      for (let i = 0; i < 3; i++) statuses.push((await vendors(api)).statusCode)
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      statuses.push((await onOther()).statusCode)
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      statuses.push((await onOther()).statusCode, (await onOther()).statusCode)
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429])
+    } finally {
+      await other.close()
+    }
+  },
+)

@@ -60,7 +60,10 @@ async function dropRunDatabases(): Promise<void> {
   if (url === undefined) return
   const prefix = runPrefix(url, runId)
   await withAdmin(async (admin) => {
-    const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE starts_with(datname, $1)", [prefix])
+    const { rows } = await admin.query<{ datname: string }>(
+      'SELECT datname FROM pg_database WHERE starts_with(datname, $1)',
+      [prefix],
+    )
     for (const { datname } of rows) {
       await admin.query(`ALTER DATABASE "${datname}" WITH IS_TEMPLATE false`)
       await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`)
@@ -71,15 +74,28 @@ async function dropRunDatabases(): Promise<void> {
 async function main(): Promise<number> {
   if (url === undefined) await buildPgliteTemplate()
   else await buildPostgresTemplate()
-  const testFiles = files.length > 0 ? files : fs.readdirSync(import.meta.dirname).filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join('test', f))
-  const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...testFiles], {
-    stdio: 'inherit',
-    env: { ...process.env, TEST_RUN_ID: runId },
-  })
+  const testFiles =
+    files.length > 0
+      ? files
+      : fs
+          .readdirSync(import.meta.dirname)
+          .filter((f) => f.endsWith('.test.ts'))
+          .sort()
+          .map((f) => path.join('test', f))
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...testFiles],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, TEST_RUN_ID: runId },
+    },
+  )
   const forward = (signal: NodeJS.Signals) => child.kill(signal)
   process.on('SIGINT', forward)
   process.on('SIGTERM', forward)
-  const code = await new Promise<number>((resolve) => child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))))
+  const code = await new Promise<number>((resolve) =>
+    child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))),
+  )
   return code
 }
 

@@ -34,14 +34,21 @@ async function token(base: string, id: string, secret: string): Promise<string> 
   const response = await fetch(`${base}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: id, client_secret: secret, audience: 'procurement-api', grant_type: 'client_credentials' }),
+    body: JSON.stringify({
+      client_id: id,
+      client_secret: secret,
+      audience: 'procurement-api',
+      grant_type: 'client_credentials',
+    }),
   })
   assert.equal(response.status, 200, await response.clone().text())
   return ((await response.json()) as { access_token: string }).access_token
 }
 
 async function vendorCount(base: string, accessToken: string): Promise<number> {
-  const response = await fetch(`${base}/api/v3/vendors/`, { headers: { authorization: `Bearer ${accessToken}`, 'x-service-client': 'api' } })
+  const response = await fetch(`${base}/api/v3/vendors/`, {
+    headers: { authorization: `Bearer ${accessToken}`, 'x-service-client': 'api' },
+  })
   assert.equal(response.status, 200)
   return ((await response.json()) as { metadata: { pagination: { count: number } } }).metadata.pagination.count
 }
@@ -76,9 +83,15 @@ describe('embedded database, as an operator runs it', { skip: engineUnderTest !=
     first.child.kill('SIGTERM')
     assert.equal(await first.exited, 0)
 
-    const created = await runToEnd(['clients', 'create', '--email', 'buyer@example.com', '--description', 'ci', '--json'], { DATA_DIR: dataDir })
+    const created = await runToEnd(
+      ['clients', 'create', '--email', 'buyer@example.com', '--description', 'ci', '--json'],
+      { DATA_DIR: dataDir },
+    )
     assert.equal(created.code, 0, created.output)
-    const cliCreds = JSON.parse(created.output.trim().split('\n').at(-1)!) as { client_id: string; client_secret: string }
+    const cliCreds = JSON.parse(created.output.trim().split('\n').at(-1)!) as {
+      client_id: string
+      client_secret: string
+    }
 
     const again = start({ DATA_DIR: dataDir })
     const base2 = (await again.waitFor(LISTENING))[1]!
@@ -94,18 +107,35 @@ describe('embedded database, as an operator runs it', { skip: engineUnderTest !=
     const revoked = await runToEnd(['clients', 'revoke', id!], { DATA_DIR: dataDir })
     assert.equal(revoked.code, 0, revoked.output)
     const listed = await runToEnd(['clients', 'list', '--json'], { DATA_DIR: dataDir })
-    const rows = JSON.parse(listed.output.trim().split('\n').at(-1)!) as { client_id: string; revoked_at: string | null }[]
+    const rows = JSON.parse(listed.output.trim().split('\n').at(-1)!) as {
+      client_id: string
+      revoked_at: string | null
+    }[]
     assert.equal(rows.find((r) => r.client_id === id)?.revoked_at !== null, true)
     assert.doesNotMatch(listed.output, /client_secret|secret_hash/)
     const outbox = await runToEnd(['outbox', '--json'], { DATA_DIR: dataDir })
     assert.equal(outbox.code, 0, outbox.output)
-    const queued = JSON.parse(outbox.output.trim().split('\n').at(-1)!) as { to_address: string; status: string; body_text: string }[]
-    assert.deepEqual(queued.map((m) => [m.to_address, m.status]), [['invitee@example.org', 'queued']], 'without SMTP_URL the invitation waits in the outbox')
+    const queued = JSON.parse(outbox.output.trim().split('\n').at(-1)!) as {
+      to_address: string
+      status: string
+      body_text: string
+    }[]
+    assert.deepEqual(
+      queued.map((m) => [m.to_address, m.status]),
+      [['invitee@example.org', 'queued']],
+      'without SMTP_URL the invitation waits in the outbox',
+    )
     assert.match(queued[0]!.body_text, /\/invitations\/[A-Za-z0-9_-]+\/accept/)
     const audit = await runToEnd(['audit', '--since', '1h', '--json'], { DATA_DIR: dataDir })
     assert.equal(audit.code, 0, audit.output)
-    const entries = JSON.parse(audit.output.trim().split('\n').at(-1)!) as { action: string; changes: { via?: string } }[]
-    assert.deepEqual(entries.map((e) => e.action), ['user.create', 'application.create', 'application.rotate', 'application.revoke'])
+    const entries = JSON.parse(audit.output.trim().split('\n').at(-1)!) as {
+      action: string
+      changes: { via?: string }
+    }[]
+    assert.deepEqual(
+      entries.map((e) => e.action),
+      ['user.create', 'application.create', 'application.rotate', 'application.revoke'],
+    )
     assert.ok(entries.slice(1).every((e) => e.changes.via === 'cli'))
     assert.ok(!listed.output.includes(secret!) && !listed.output.includes(cliCreds.client_secret))
   })
@@ -133,13 +163,25 @@ describe('clients CLI on PostgreSQL', { skip: engineUnderTest !== 'postgres' && 
     const database = await testDatabase()
     try {
       await database.db.transaction().execute((tx) => createSampleTenant(tx, 'cli-tenant', 'CLI'))
-      const env = { DATABASE_URL: database.url!, TOKEN_SIGNING_KEY: 'k'.repeat(40), SECRET_PEPPER: 'p'.repeat(40), DEMO_SEED: 'false' }
-      const created = await runToEnd(['clients', 'create', '--email', 'requester@example.com', '--domain', 'cli-tenant', '--json'], env)
+      const env = {
+        DATABASE_URL: database.url!,
+        TOKEN_SIGNING_KEY: 'k'.repeat(40),
+        SECRET_PEPPER: 'p'.repeat(40),
+        DEMO_SEED: 'false',
+      }
+      const created = await runToEnd(
+        ['clients', 'create', '--email', 'requester@example.com', '--domain', 'cli-tenant', '--json'],
+        env,
+      )
       assert.equal(created.code, 0, created.output)
       const creds = JSON.parse(created.output.trim()) as { client_id: string; client_secret: string }
       assert.match(creds.client_id, /^pc_/)
       assert.ok(Buffer.from(creds.client_secret, 'base64url').length >= 32)
-      const row = await database.db.selectFrom('applications').select(['secret_hash']).where('client_id', '=', creds.client_id).executeTakeFirstOrThrow()
+      const row = await database.db
+        .selectFrom('applications')
+        .select(['secret_hash'])
+        .where('client_id', '=', creds.client_id)
+        .executeTakeFirstOrThrow()
       assert.ok(!row.secret_hash.toString('utf8').includes(creds.client_secret))
       const unknown = await runToEnd(['clients', 'create', '--email', 'nobody@example.com', '--json'], env)
       assert.equal(unknown.code, 1)

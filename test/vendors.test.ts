@@ -67,7 +67,14 @@ function parseCsv(text: string): string[][] {
 describe('pagination', () => {
   test('metadata, next/previous links followed to the end and back give every row once, in order', async () => {
     const { api, tenant } = await signedIn(ctx)
-    const ids = (await ctx.database.db.selectFrom('vendors').select('id').where('tenant_id', '=', tenant.tenantId).orderBy('id').execute()).map((r) => r.id)
+    const ids = (
+      await ctx.database.db
+        .selectFrom('vendors')
+        .select('id')
+        .where('tenant_id', '=', tenant.tenantId)
+        .orderBy('id')
+        .execute()
+    ).map((r) => r.id)
     assert.equal(ids.length, 28)
     for (const size of [1, 3, 10, 28, 100]) {
       const { forward, backward } = await walk(api, `page_size=${size}`)
@@ -100,14 +107,20 @@ describe('pagination', () => {
 
   test('filters and search combine with paging and keep every other parameter in the links', async () => {
     const { api } = await signedIn(ctx)
-    const page1 = (await api({ method: 'GET', url: '/api/v3/vendors/?search=O&active=true&page_size=4&order_by=-name' })).json()
+    const page1 = (
+      await api({ method: 'GET', url: '/api/v3/vendors/?search=O&active=true&page_size=4&order_by=-name' })
+    ).json()
     const next = new URL(page1.metadata.pagination.next, 'http://localhost')
     assert.equal(next.searchParams.get('search'), 'O')
     assert.equal(next.searchParams.get('active'), 'true')
     assert.equal(next.searchParams.get('order_by'), '-name')
     assert.equal(next.searchParams.get('page'), '2')
     const { forward } = await walk(api, 'search=o&active=true&page_size=4&order_by=-name')
-    const all = (await api({ method: 'GET', url: '/api/v3/vendors/?page_size=100' })).json().data as { id: number; name: string; active: boolean }[]
+    const all = (await api({ method: 'GET', url: '/api/v3/vendors/?page_size=100' })).json().data as {
+      id: number
+      name: string
+      active: boolean
+    }[]
     const expected = all
       .filter((v) => v.active && v.name.toLowerCase().includes('o'))
       .sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : b.id - a.id))
@@ -118,7 +131,14 @@ describe('pagination', () => {
     const byExternal = (await api({ method: 'GET', url: '/api/v3/vendors/?external_id=V-1003' })).json()
     assert.equal(byExternal.metadata.pagination.count, 1)
     const empty = (await api({ method: 'GET', url: '/api/v3/vendors/?search=%25' })).json()
-    assert.deepEqual(empty.metadata.pagination, { count: 0, next: null, previous: null, page_size: 10, num_pages: 1, current_page: 1 })
+    assert.deepEqual(empty.metadata.pagination, {
+      count: 0,
+      next: null,
+      previous: null,
+      page_size: 10,
+      num_pages: 1,
+      current_page: 1,
+    })
   })
 
   test('format=csv returns the page as CSV that parses back to the same rows', async () => {
@@ -145,12 +165,26 @@ describe('pagination', () => {
 })
 
 describe('vendor writes', () => {
-  const body = { name: 'Quill & Ink, "Ltd"', type: 4, email: ['sales@quill.example.com'], addressLineOne: '1 Pen Road', overall_score: '4.5' }
+  const body = {
+    name: 'Quill & Ink, "Ltd"',
+    type: 4,
+    email: ['sales@quill.example.com'],
+    addressLineOne: '1 Pen Road',
+    overall_score: '4.5',
+  }
 
   test('create (201), get, full replace (omitted → defaults), partial update', async () => {
     const { api, tenant } = await signedIn(ctx, 'buyer')
-    const term = await ctx.database.db.selectFrom('payment_terms').select('id').where('tenant_id', '=', tenant.tenantId).executeTakeFirstOrThrow()
-    const created = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { ...body, payment_term_ref: term.id } })
+    const term = await ctx.database.db
+      .selectFrom('payment_terms')
+      .select('id')
+      .where('tenant_id', '=', tenant.tenantId)
+      .executeTakeFirstOrThrow()
+    const created = await api({
+      method: 'POST',
+      url: '/api/v3/vendors/',
+      payload: { ...body, payment_term_ref: term.id },
+    })
     assert.equal(created.statusCode, 201, created.body)
     const vendor = created.json().data
     assert.equal(vendor.name, body.name)
@@ -161,47 +195,99 @@ describe('vendor writes', () => {
 
     const roundTrip = await api({ method: 'PUT', url: `/api/v3/vendors/${vendor.id}/`, payload: vendor })
     assert.equal(roundTrip.statusCode, 200, roundTrip.body)
-    assert.deepEqual({ ...roundTrip.json().data, dateModified: null }, { ...vendor, dateModified: null }, 'a GET body PUT back keeps every field')
+    assert.deepEqual(
+      { ...roundTrip.json().data, dateModified: null },
+      { ...vendor, dateModified: null },
+      'a GET body PUT back keeps every field',
+    )
 
-    const replaced = (await api({ method: 'PUT', url: `/api/v3/vendors/${vendor.id}/`, payload: { name: 'Quill' } })).json().data
+    const replaced = (
+      await api({ method: 'PUT', url: `/api/v3/vendors/${vendor.id}/`, payload: { name: 'Quill' } })
+    ).json().data
     assert.equal(replaced.addressLineOne, '')
     assert.deepEqual(replaced.email, [])
     assert.equal(replaced.payment_term_ref, null)
     assert.equal(replaced.type, 3)
 
-    const patched = (await api({ method: 'PATCH', url: `/api/v3/vendors/${vendor.id}/`, payload: { active: false, city: 'Leeds' } })).json().data
+    const patched = (
+      await api({ method: 'PATCH', url: `/api/v3/vendors/${vendor.id}/`, payload: { active: false, city: 'Leeds' } })
+    ).json().data
     assert.equal(patched.name, 'Quill')
     assert.equal(patched.active, false)
     assert.equal(patched.city, 'Leeds')
-    assert.equal((await api({ method: 'GET', url: `/api/v3/vendors/?active=false&search=quill` })).json().metadata.pagination.count, 1)
+    assert.equal(
+      (await api({ method: 'GET', url: `/api/v3/vendors/?active=false&search=quill` })).json().metadata.pagination
+        .count,
+      1,
+    )
   })
 
   test('references must exist in the tenant; bad bodies are 400 and write nothing', async () => {
     const { api } = await signedIn(ctx)
     const other = await signedIn(ctx)
-    const foreignCurrency = await ctx.database.db.selectFrom('currencies').select('id').where('tenant_id', '=', other.tenant.tenantId).executeTakeFirstOrThrow()
+    const foreignCurrency = await ctx.database.db
+      .selectFrom('currencies')
+      .select('id')
+      .where('tenant_id', '=', other.tenant.tenantId)
+      .executeTakeFirstOrThrow()
     const count = async () => (await api({ method: 'GET', url: '/api/v3/vendors/' })).json().metadata.pagination.count
     const before = await count()
-    const refs = await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'X', currency: foreignCurrency.id, shipping_method_ref: 999999 } })
+    const refs = await api({
+      method: 'POST',
+      url: '/api/v3/vendors/',
+      payload: { name: 'X', currency: foreignCurrency.id, shipping_method_ref: 999999 },
+    })
     assert.equal(refs.statusCode, 400)
     assert.deepEqual(Object.keys(refs.json().errors).sort(), ['currency', 'shipping_method_ref'])
-    for (const payload of [{}, { name: '' }, { name: 'X', type: 9 }, { name: 'X', email: ['not-an-email'] }, { name: 'X', overall_score: '123.4' }, { name: 'X', overall_score: '' }, { name: 'X', overall_score: '-' }, { name: 'X', overall_score: '.' }, { name: 'X', currency: 2147483648 }, { name: 'X', payment_term_ref: { id: 99999999999 } }, { name: 'X', vendor_group: 'all' }]) {
+    for (const payload of [
+      {},
+      { name: '' },
+      { name: 'X', type: 9 },
+      { name: 'X', email: ['not-an-email'] },
+      { name: 'X', overall_score: '123.4' },
+      { name: 'X', overall_score: '' },
+      { name: 'X', overall_score: '-' },
+      { name: 'X', overall_score: '.' },
+      { name: 'X', currency: 2147483648 },
+      { name: 'X', payment_term_ref: { id: 99999999999 } },
+      { name: 'X', vendor_group: 'all' },
+    ]) {
       const response = await api({ method: 'POST', url: '/api/v3/vendors/', payload })
       assert.equal(response.statusCode, 400, JSON.stringify(payload))
     }
     assert.equal(await count(), before)
     const foreignVendor = (await other.api({ method: 'GET', url: '/api/v3/vendors/?page_size=1' })).json().data[0]
     assert.equal((await api({ method: 'GET', url: `/api/v3/vendors/${foreignVendor.id}/` })).statusCode, 404)
-    assert.equal((await api({ method: 'PATCH', url: `/api/v3/vendors/${foreignVendor.id}/`, payload: { name: 'Mine' } })).statusCode, 404)
-    assert.equal((await api({ method: 'PUT', url: `/api/v3/vendors/${foreignVendor.id}/`, payload: { name: 'Mine', currency: 999999 } })).statusCode, 404, '404 before any reference check')
+    assert.equal(
+      (await api({ method: 'PATCH', url: `/api/v3/vendors/${foreignVendor.id}/`, payload: { name: 'Mine' } }))
+        .statusCode,
+      404,
+    )
+    assert.equal(
+      (
+        await api({
+          method: 'PUT',
+          url: `/api/v3/vendors/${foreignVendor.id}/`,
+          payload: { name: 'Mine', currency: 999999 },
+        })
+      ).statusCode,
+      404,
+      '404 before any reference check',
+    )
   })
 
   test('a Requester cannot create or change vendors (403, nothing written)', async () => {
     const { api } = await signedIn(ctx, 'requester')
     const vendor = (await api({ method: 'GET', url: '/api/v3/vendors/?page_size=1' })).json().data[0]
     assert.equal((await api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Nope' } })).statusCode, 403)
-    assert.equal((await api({ method: 'PUT', url: `/api/v3/vendors/${vendor.id}/`, payload: { name: 'Nope' } })).statusCode, 403)
-    assert.equal((await api({ method: 'PATCH', url: `/api/v3/vendors/${vendor.id}/`, payload: { name: 'Nope' } })).statusCode, 403)
+    assert.equal(
+      (await api({ method: 'PUT', url: `/api/v3/vendors/${vendor.id}/`, payload: { name: 'Nope' } })).statusCode,
+      403,
+    )
+    assert.equal(
+      (await api({ method: 'PATCH', url: `/api/v3/vendors/${vendor.id}/`, payload: { name: 'Nope' } })).statusCode,
+      403,
+    )
     assert.deepEqual((await api({ method: 'GET', url: `/api/v3/vendors/${vendor.id}/` })).json().data, vendor)
   })
 })

@@ -31,7 +31,9 @@ export const applicationRoutes =
         },
       },
       async (request, reply) => {
-        const data = await service.createApplication(request.db, pepper, request.actor, { description: request.body.description ?? '' })
+        const data = await service.createApplication(request.db, pepper, request.actor, {
+          description: request.body.description ?? '',
+        })
         return reply.code(201).header('cache-control', 'no-store').send({ metadata: {}, data })
       },
     )

@@ -36,7 +36,12 @@ const toApplication = (r: repo.ApplicationRow): Application => ({
  * Writes a new application with fresh credentials, without permission check or audit entry: for seed data
  * (the demo application) and test fixtures. Everything else goes through `createApplication`.
  */
-export async function insertWithCredentials(db: Kysely<DB>, pepper: Buffer, owner: { tenantId: number; userId: number }, description = '') {
+export async function insertWithCredentials(
+  db: Kysely<DB>,
+  pepper: Buffer,
+  owner: { tenantId: number; userId: number },
+  description = '',
+) {
   const client_secret = newClientSecret()
   const row = await repo.insertApplication(db, {
     tenant_id: owner.tenantId,
@@ -63,7 +68,12 @@ export function createApplication(
   const owner = options.ownerUserId ?? actingUser(actor)
   return inTransaction(db, async (tx) => {
     const created = await insertWithCredentials(tx, pepper, { tenantId: actor.tenantId, userId: owner }, description)
-    await audit(tx, actor, { action: 'application.create', resourceType: 'application', resourceId: created.client_id, changes: { description } })
+    await audit(tx, actor, {
+      action: 'application.create',
+      resourceType: 'application',
+      resourceId: created.client_id,
+      changes: { description },
+    })
     return { client_id: created.client_id, client_secret: created.client_secret }
   })
 }
@@ -73,13 +83,20 @@ export function createApplication(
  * (the new secret acts as the owner, so handing it to anyone else would let them act with the owner's
  * permissions); the operator may rotate any.
  */
-export function rotateApplication(db: Kysely<DB>, pepper: Buffer, actor: Actor, clientId: string): Promise<IssuedCredentials> {
+export function rotateApplication(
+  db: Kysely<DB>,
+  pepper: Buffer,
+  actor: Actor,
+  clientId: string,
+): Promise<IssuedCredentials> {
   requireAny(actor, ...MANAGERS)
   return inTransaction(db, async (tx) => {
     const owner = await repo.ownerOf(tx, actor.tenantId, clientId)
     if (owner === undefined) throw notFound(`No active application ${clientId}.`)
     if (actor.userId !== null && owner.user_id !== actor.userId) {
-      throw forbidden('Only the owner of an application can rotate its secret; revoke it and let its owner create a new one.')
+      throw forbidden(
+        'Only the owner of an application can rotate its secret; revoke it and let its owner create a new one.',
+      )
     }
     const client_secret = newClientSecret()
     const row = await repo.setSecret(tx, actor.tenantId, clientId, hashSecret(pepper, client_secret))
@@ -93,7 +110,8 @@ export function rotateApplication(db: Kysely<DB>, pepper: Buffer, actor: Actor, 
 export function revokeApplication(db: Kysely<DB>, actor: Actor, clientId: string): Promise<void> {
   requireAny(actor, ...MANAGERS)
   return inTransaction(db, async (tx) => {
-    if ((await repo.revokeApplication(tx, actor.tenantId, clientId)) === undefined) throw notFound(`No active application ${clientId}.`)
+    if ((await repo.revokeApplication(tx, actor.tenantId, clientId)) === undefined)
+      throw notFound(`No active application ${clientId}.`)
     await audit(tx, actor, { action: 'application.revoke', resourceType: 'application', resourceId: clientId })
   })
 }
@@ -103,10 +121,13 @@ export async function findOwner(db: Kysely<DB>, email: string, domain?: string) 
   const matches = await usersByEmail(db, email, domain)
   if (matches.length === 0) throw notFound(`No user ${email}${domain ? ` in domain ${domain}` : ''}.`)
   if (matches.length > 1) {
-    throw badRequest(`${email} exists in several domains (${matches.map((m) => m.domain).join(', ')}); name one with --domain.`)
+    throw badRequest(
+      `${email} exists in several domains (${matches.map((m) => m.domain).join(', ')}); name one with --domain.`,
+    )
   }
   const owner = matches[0]!
-  if (!owner.is_active) throw badRequest(`${email} is deactivated; an application acts as its owner, so it needs an active one.`)
+  if (!owner.is_active)
+    throw badRequest(`${email} is deactivated; an application acts as its owner, so it needs an active one.`)
   return owner
 }
 

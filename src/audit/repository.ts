@@ -32,13 +32,27 @@ export async function appendAudit(db: Kysely<DB>, entries: AuditEntry[]): Promis
     .execute()
 }
 
-export function readAudit(db: Kysely<DB>, options: { since?: Date | undefined; domain?: string | undefined; limit?: number }) {
+export function readAudit(
+  db: Kysely<DB>,
+  options: { since?: Date | undefined; domain?: string | undefined; limit?: number },
+) {
   let q = db
     .selectFrom('audit_log as a')
     .innerJoin('tenants as t', 't.id', 'a.tenant_id')
     .leftJoin('users as u', 'u.id', 'a.actor_user_id')
     .leftJoin('applications as app', 'app.id', 'a.application_id')
-    .select(['a.id', 'a.created_at', 't.domain', 'u.email as actor', 'app.client_id', 'a.action', 'a.resource_type', 'a.resource_id', 'a.changes', 'a.request_id'])
+    .select([
+      'a.id',
+      'a.created_at',
+      't.domain',
+      'u.email as actor',
+      'app.client_id',
+      'a.action',
+      'a.resource_type',
+      'a.resource_id',
+      'a.changes',
+      'a.request_id',
+    ])
     .orderBy('a.id')
   if (options.since !== undefined) q = q.where('a.created_at', '>=', options.since)
   if (options.domain !== undefined) q = q.where('t.domain', '=', options.domain)

@@ -11,21 +11,27 @@ export const AUDIT_HELP = `  audit [--since <ISO date|30m|24h|7d>] [--domain <d>
 function parseSince(text: string | undefined): Date | undefined {
   if (text === undefined) return undefined
   const span = /^(\d+)([mhd])$/.exec(text)
-  if (span) return new Date(Date.now() - Number(span[1]) * { m: 60_000, h: 3600_000, d: 86400_000 }[span[2] as 'm' | 'h' | 'd'])
+  if (span)
+    return new Date(Date.now() - Number(span[1]) * { m: 60_000, h: 3600_000, d: 86400_000 }[span[2] as 'm' | 'h' | 'd'])
   const date = new Date(text)
   if (Number.isNaN(date.getTime())) throw new UsageError(`--since takes an ISO date or 30m, 24h, 7d; not ${text}`)
   return date
 }
 
 export async function audit(config: Readonly<Config>, args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { since: { type: 'string' }, domain: { type: 'string' }, json: { type: 'boolean' } } })
+  const { values } = parseArgs({
+    args,
+    options: { since: { type: 'string' }, domain: { type: 'string' }, json: { type: 'boolean' } },
+  })
   const since = parseSince(values.since)
   await withDatabase(config, 'audit', async (db) => {
     const rows = await readAudit(db, { since, domain: values.domain })
     if (values.json) return console.log(JSON.stringify(rows))
     for (const r of rows) {
       const who = `${r.actor ?? 'operator'}${r.client_id ? ` via ${r.client_id}` : ''}`
-      console.log(`${r.created_at.toISOString()}  ${r.domain}  ${who}  ${r.action} ${r.resource_type}/${r.resource_id}  ${JSON.stringify(r.changes)}`)
+      console.log(
+        `${r.created_at.toISOString()}  ${r.domain}  ${who}  ${r.action} ${r.resource_type}/${r.resource_id}  ${JSON.stringify(r.changes)}`,
+      )
     }
   })
 }

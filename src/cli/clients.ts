@@ -25,7 +25,12 @@ export async function clients(config: Readonly<Config>, args: string[]): Promise
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { email: { type: 'string' }, description: { type: 'string' }, domain: { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      email: { type: 'string' },
+      description: { type: 'string' },
+      domain: { type: 'string' },
+      json: { type: 'boolean' },
+    },
   })
   const [action, clientId] = positionals
   const pepper = serverKeys(config).pepper
@@ -40,7 +45,10 @@ export async function clients(config: Readonly<Config>, args: string[]): Promise
           ownerUserId: owner.userId,
           description: values.description ?? '',
         })
-        return print(creds, `Client ID: ${creds.client_id}\nClient Secret: ${creds.client_secret}\n(The secret is shown only this once.)`)
+        return print(
+          creds,
+          `Client ID: ${creds.client_id}\nClient Secret: ${creds.client_secret}\n(The secret is shown only this once.)`,
+        )
       }
       case 'list': {
         const tenant = values.domain === undefined ? undefined : await findTenantByDomain(db, values.domain)
@@ -48,7 +56,8 @@ export async function clients(config: Readonly<Config>, args: string[]): Promise
         const tenants = tenant ? [tenant] : await allTenants(db)
         const rows = (await Promise.all(tenants.map((t) => applications.allApplications(db, operatorActor(t))))).flat()
         const lines = rows.map(
-          (r) => `${r.client_id}  ${r.owner_email}  ${r.revoked_at ? 'revoked' : 'active'}  ${r.created_at}  ${r.description}`,
+          (r) =>
+            `${r.client_id}  ${r.owner_email}  ${r.revoked_at ? 'revoked' : 'active'}  ${r.created_at}  ${r.description}`,
         )
         return print(rows, lines.join('\n'))
       }
@@ -63,7 +72,10 @@ export async function clients(config: Readonly<Config>, args: string[]): Promise
           return print({ client_id: clientId, revoked: true }, `Revoked ${clientId}.`)
         }
         const creds = await applications.rotateApplication(db, pepper, actor, clientId)
-        return print(creds, `Client ID: ${creds.client_id}\nClient Secret: ${creds.client_secret}\n(The old secret and its tokens no longer work.)`)
+        return print(
+          creds,
+          `Client ID: ${creds.client_id}\nClient Secret: ${creds.client_secret}\n(The old secret and its tokens no longer work.)`,
+        )
       }
       case undefined:
       default:

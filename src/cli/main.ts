@@ -41,7 +41,9 @@ async function main(argv: string[]): Promise<void> {
         'seed',
         async (db) => {
           const created = await seedDemo(db)
-          console.log(created ? 'Created the demo tenant (domain "demo").' : 'The demo tenant already exists; nothing changed.')
+          console.log(
+            created ? 'Created the demo tenant (domain "demo").' : 'The demo tenant already exists; nothing changed.',
+          )
         },
         migrateOnly,
       )

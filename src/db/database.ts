@@ -138,4 +138,3 @@ async function openEmbedded(dir: string, prepare: OpenOptions['prepare']): Promi
   }
   return database
 }
-

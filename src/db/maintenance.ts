@@ -21,7 +21,10 @@ export async function purgeExpired(database: Database, now = new Date()): Promis
   const { db } = database
   await db.deleteFrom('idempotency_keys').where('expires_at', '<', now).execute()
   await db.deleteFrom('token_revocations').where('expires_at', '<', now).execute()
-  await db.deleteFrom('rate_limit_windows').where('window_start', '<', new Date(now.getTime() - 3600_000)).execute()
+  await db
+    .deleteFrom('rate_limit_windows')
+    .where('window_start', '<', new Date(now.getTime() - 3600_000))
+    .execute()
 }
 
 async function housekeeping(database: Database): Promise<void> {
@@ -32,17 +35,26 @@ async function housekeeping(database: Database): Promise<void> {
 const FIRST_ROUND_AFTER_MS = 60_000
 
 /** Starts periodic housekeeping; returns a stop function that waits for a round in progress. */
-export function startMaintenance(database: Database, log: { error(obj: object, msg: string): void }, intervalMs = MAINTENANCE_INTERVAL_MS): () => Promise<void> {
+export function startMaintenance(
+  database: Database,
+  log: { error(obj: object, msg: string): void },
+  intervalMs = MAINTENANCE_INTERVAL_MS,
+): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve()
   let repeat: NodeJS.Timeout | undefined
   const round = () => {
-    running = running.then(() => housekeeping(database)).catch((error: unknown) => log.error({ err: error }, 'maintenance failed'))
+    running = running
+      .then(() => housekeeping(database))
+      .catch((error: unknown) => log.error({ err: error }, 'maintenance failed'))
   }
-  const first = setTimeout(() => {
-    round()
-    repeat = setInterval(round, intervalMs)
-    repeat.unref()
-  }, Math.min(FIRST_ROUND_AFTER_MS, intervalMs))
+  const first = setTimeout(
+    () => {
+      round()
+      repeat = setInterval(round, intervalMs)
+      repeat.unref()
+    },
+    Math.min(FIRST_ROUND_AFTER_MS, intervalMs),
+  )
   first.unref()
   return async () => {
     clearTimeout(first)

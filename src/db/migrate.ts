@@ -14,8 +14,14 @@ const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migra
 /** Applies pending migrations; returns the names applied. Throws if one fails. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see the schema before the table types apply
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock' })
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'schema_migrations',
+    migrationLockTableName: 'schema_migrations_lock',
+  })
   const { error, results } = await migrator.migrateToLatest()
-  if (error !== undefined) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`)
+  if (error !== undefined)
+    throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`)
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
 }

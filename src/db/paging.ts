@@ -95,7 +95,13 @@ export interface ListSpec<F> {
 type AnySelect<O> = SelectQueryBuilder<any, any, O>
 
 /** Restricts `query` to the tenant, the filters that are set and the search. */
-export function applyFilters<O, F extends object>(query: AnySelect<O>, spec: ListSpec<F>, tenantId: number, filters: F, search: string | undefined) {
+export function applyFilters<O, F extends object>(
+  query: AnySelect<O>,
+  spec: ListSpec<F>,
+  tenantId: number,
+  filters: F,
+  search: string | undefined,
+) {
   let q = query.where(sql.ref(spec.tenant), '=', tenantId)
   for (const [name, filter] of Object.entries(spec.filters) as [string, Filter<unknown>][]) {
     const value: unknown = (filters as Record<string, unknown>)[name]
@@ -131,7 +137,11 @@ export async function fetchPage<O, F extends object>(
   const column = page.orderBy.field === 'id' ? undefined : spec.order[page.orderBy.field]
   let q = filtered.select(total.as('total_count'))
   if (column !== undefined) q = q.orderBy(sql.ref(column), page.orderBy.direction)
-  const rows = await q.orderBy(sql.ref(spec.id), page.orderBy.direction).limit(page.pageSize).offset(page.offset).execute()
+  const rows = await q
+    .orderBy(sql.ref(spec.id), page.orderBy.direction)
+    .limit(page.pageSize)
+    .offset(page.offset)
+    .execute()
   const first = rows[0] as { total_count?: string | number | null } | undefined
   if (first !== undefined) {
     const count = Number(first.total_count ?? 0)
@@ -141,7 +151,10 @@ export async function fetchPage<O, F extends object>(
   if (page.page === 1) return { rows, count: 0, page }
   const counted =
     kept === undefined
-      ? await filtered.clearSelect().select(sql<string>`count(*)`.as('n')).executeTakeFirst()
+      ? await filtered
+          .clearSelect()
+          .select(sql<string>`count(*)`.as('n'))
+          .executeTakeFirst()
       : await db.selectNoFrom(keptTotal(tenantId, kept).as('n')).executeTakeFirst()
   return { rows, count: Number((counted as { n?: string | number | null } | undefined)?.n ?? 0), page }
 }

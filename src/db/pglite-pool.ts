@@ -12,21 +12,21 @@ export function pglitePool(pglite: PGlite): PostgresPool {
 
   const client = (release: () => void): PostgresPoolClient =>
     ({
-    async query<R>(sql: string, parameters: readonly unknown[]) {
-      // Without parameters the simple protocol is used, which also runs multi-statement scripts (migrations).
-      const result =
-        parameters.length === 0
-          ? ((await pglite.exec(sql)).at(-1) ?? { rows: [], affectedRows: 0 })
-          : await pglite.query<R>(sql, parameters as unknown[], { rowMode: 'object' })
-      const command = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SELECT'
-      return {
-        command: command as 'SELECT',
-        rowCount: result.affectedRows ?? result.rows.length,
-        rows: result.rows as R[],
-      }
-    },
-    release,
-  }) as unknown as PostgresPoolClient
+      async query<R>(sql: string, parameters: readonly unknown[]) {
+        // Without parameters the simple protocol is used, which also runs multi-statement scripts (migrations).
+        const result =
+          parameters.length === 0
+            ? ((await pglite.exec(sql)).at(-1) ?? { rows: [], affectedRows: 0 })
+            : await pglite.query<R>(sql, parameters as unknown[], { rowMode: 'object' })
+        const command = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SELECT'
+        return {
+          command: command as 'SELECT',
+          rowCount: result.affectedRows ?? result.rows.length,
+          rows: result.rows as R[],
+        }
+      },
+      release,
+    }) as unknown as PostgresPoolClient
 
   return {
     async connect() {

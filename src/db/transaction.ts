@@ -18,7 +18,10 @@ export async function inTransaction<T>(db: Kysely<DB>, work: (tx: Kysely<DB>) =>
       await inner.releaseSavepoint(name).execute()
       return result
     } catch (error) {
-      await inner.rollbackToSavepoint(name).execute().catch(() => undefined)
+      await inner
+        .rollbackToSavepoint(name)
+        .execute()
+        .catch(() => undefined)
       throw error
     }
   }

@@ -29,7 +29,16 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
  * refuses our credentials (28000, 28P01).
  */
 const UNAVAILABLE_CODES = /^(08|53|57P0[1-3]$|55000$|3D000$|28000$|28P01$)/
-const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH'])
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+])
 /** Driver and pool messages for the same: node-postgres's pool and client, and the embedded PGlite. */
 const UNAVAILABLE_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout|Cannot use a pool after calling end|not queryable|the database system is (starting up|shutting down)|too many (clients|connections)|PGlite is closed|PGlite is not ready|Aborted\(/i
@@ -116,6 +125,10 @@ export function toFieldErrors(
     const messages = (target[field] ??= [])
     if (!messages.includes(message)) messages.push(message)
   }
-  if (isBatch) return Array.from({ length: Math.max(itemCount, perItem.length) }, (_, i) => perItem[i] ?? (Object.create(null) as FieldErrors))
+  if (isBatch)
+    return Array.from(
+      { length: Math.max(itemCount, perItem.length) },
+      (_, i) => perItem[i] ?? (Object.create(null) as FieldErrors),
+    )
   return flat
 }

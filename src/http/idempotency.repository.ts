@@ -32,12 +32,20 @@ export const findLive = (db: Kysely<DB>, s: Scope) =>
  */
 export async function tryLock(db: Kysely<DB>, s: Scope): Promise<boolean> {
   const name = `idempotency ${s.tenantId} ${s.applicationId} ${s.key}`
-  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${name}, 0)) as locked`.execute(db)
+  const { rows } = await sql<{
+    locked: boolean
+  }>`select pg_try_advisory_xact_lock(hashtextextended(${name}, 0)) as locked`.execute(db)
   return rows[0]?.locked === true
 }
 
 /** Stores the response, replacing an expired record of the same key. Runs in the write's own transaction. */
-export async function store(db: Kysely<DB>, s: Scope, requestHash: string, response: StoredResponse, ttlMs: number): Promise<void> {
+export async function store(
+  db: Kysely<DB>,
+  s: Scope,
+  requestHash: string,
+  response: StoredResponse,
+  ttlMs: number,
+): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
     .where('tenant_id', '=', s.tenantId)

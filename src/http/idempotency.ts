@@ -73,7 +73,8 @@ export function idempotency(app: FastifyInstance, db: Kysely<DB>): void {
       .digest('hex')
     const check = (stored: Awaited<ReturnType<typeof repo.findLive>>) => {
       if (stored === undefined) return undefined
-      if (stored.request_hash !== hash) throw unprocessable('This Idempotency-Key was already used with a different request.')
+      if (stored.request_hash !== hash)
+        throw unprocessable('This Idempotency-Key was already used with a different request.')
       return stored
     }
     const done = check(await repo.findLive(db, scope))
@@ -81,7 +82,8 @@ export function idempotency(app: FastifyInstance, db: Kysely<DB>): void {
 
     const trx = await db.startTransaction().execute()
     try {
-      if (!(await repo.tryLock(trx, scope))) throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.')
+      if (!(await repo.tryLock(trx, scope)))
+        throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.')
       // It may have finished between the first look and the lock.
       const finished = check(await repo.findLive(trx, scope))
       if (finished !== undefined) {
@@ -89,7 +91,10 @@ export function idempotency(app: FastifyInstance, db: Kysely<DB>): void {
         return replay(reply, finished)
       }
     } catch (error) {
-      await trx.rollback().execute().catch(() => undefined)
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined)
       throw error
     }
     request.idempotent = { scope, hash, trx }
@@ -108,9 +113,16 @@ export function idempotency(app: FastifyInstance, db: Kysely<DB>): void {
       return payload
     }
     try {
-      const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (reply.hasHeader(name) ? [[name, String(reply.getHeader(name))]] : [])))
+      const headers = Object.fromEntries(
+        REPLAYED_HEADERS.flatMap((name) => (reply.hasHeader(name) ? [[name, String(reply.getHeader(name))]] : [])),
+      )
       const type = reply.getHeader('content-type')
-      const response = { status: reply.statusCode, type: type === undefined ? null : String(type), headers, body: payload ?? '' }
+      const response = {
+        status: reply.statusCode,
+        type: type === undefined ? null : String(type),
+        headers,
+        body: payload ?? '',
+      }
       await repo.store(running.trx, running.scope, running.hash, response, IDEMPOTENCY_TTL_MS)
       await finish(running, true)
     } catch (error) {

@@ -58,7 +58,10 @@ export function jsonBody(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase()
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      return done(new Problem(415, 'Unsupported Media Type', `Send JSON in UTF-8; charset=${charset} is not accepted.`), undefined)
+      return done(
+        new Problem(415, 'Unsupported Media Type', `Send JSON in UTF-8; charset=${charset} is not accepted.`),
+        undefined,
+      )
     }
     const text = body as string
     if (text.trim() === '') return done(null, undefined)
@@ -66,7 +69,13 @@ export function jsonBody(app: FastifyInstance): void {
       if (error !== null) return done(error, undefined)
       const repeated = typeof value === 'object' && value !== null ? duplicateKey(text) : undefined
       if (repeated !== undefined) {
-        return done(validationFailed({ [repeated]: ['appears more than once in one object'] }, `The body repeats the key ${repeated}.`), undefined)
+        return done(
+          validationFailed(
+            { [repeated]: ['appears more than once in one object'] },
+            `The body repeats the key ${repeated}.`,
+          ),
+          undefined,
+        )
       }
       done(null, value)
     })

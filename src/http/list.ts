@@ -145,7 +145,13 @@ export function listRoute<Q extends TObject, I extends TObject>(
   app.get(
     url,
     {
-      schema: { summary, tags, querystring: query, response: { 200: ListEnvelope(item) }, produces: ['application/json', 'text/csv'] },
+      schema: {
+        summary,
+        tags,
+        querystring: query,
+        response: { 200: ListEnvelope(item) },
+        produces: ['application/json', 'text/csv'],
+      },
     },
     async (request, reply) => {
       const page = await list({ actor: request.actor, db: request.db, query: request.query as Static<Q> })

@@ -29,7 +29,14 @@ export function metrics(app: FastifyInstance): void {
   })
   app.get(
     '/metrics',
-    { schema: { summary: 'Prometheus metrics', tags: ['operations'], produces: ['text/plain'], response: { 200: { type: 'string' } } } },
+    {
+      schema: {
+        summary: 'Prometheus metrics',
+        tags: ['operations'],
+        produces: ['text/plain'],
+        response: { 200: { type: 'string' } },
+      },
+    },
     async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()),
   )
 }

@@ -16,13 +16,25 @@ Obtain a token with client credentials at \`POST /oauth/token\`, then call every
 \`application/problem+json\` documents (RFC 9457) with \`detail\` always set and field errors under \`errors\`.`
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
-  app.addSchema({ ...ProblemSchema, $id: 'Problem', title: 'Problem', description: 'An error (RFC 9457 problem document).' })
+  app.addSchema({
+    ...ProblemSchema,
+    $id: 'Problem',
+    title: 'Problem',
+    description: 'An error (RFC 9457 problem document).',
+  })
   await app.register(swagger, {
     transform: documentApi,
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Procurement service', version: '1.0.0', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+      info: {
+        title: 'Procurement service',
+        version: '1.0.0',
+        description: DESCRIPTION,
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
       servers: [{ url: '/', description: 'This server' }],
       tags: [
         { name: 'oauth', description: 'Access tokens (client credentials) and their revocation' },
@@ -35,7 +47,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       ],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /oauth/token.' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'Access token from POST /oauth/token.',
+          },
           clientCredentials: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: {} } } },
         },
       },
@@ -50,7 +67,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
 }
 
 /** Problem responses refer to one shared schema (components/schemas/Problem) instead of repeating it. */
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } } })
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
+})
 const API_ERRORS: Record<number, string> = {
   400: 'Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header',
   401: 'Missing, invalid, expired or revoked access token (with WWW-Authenticate: Bearer error="invalid_token")',
@@ -68,7 +88,10 @@ const API_ERRORS: Record<number, string> = {
  * serializers for it: the bearer security requirement, the X-Service-Client header, Idempotency-Key on
  * POST, and the problem responses any API call can get.
  */
-function documentApi({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }): { schema: FastifySchema; url: string } {
+function documentApi({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }): {
+  schema: FastifySchema
+  url: string
+} {
   if (!url.startsWith('/api/')) return { schema, url }
   const methods = [route.method].flat()
   const headers: Record<string, TSchema> = {
@@ -77,7 +100,11 @@ function documentApi({ schema, url, route }: { schema: FastifySchema; url: strin
   }
   if (methods.includes('POST')) {
     headers['idempotency-key'] = Type.Optional(
-      Type.String({ minLength: 1, maxLength: 255, description: 'Retry-safe POST: the same key and body within 24 h replay the first response.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'Retry-safe POST: the same key and body within 24 h replay the first response.',
+      }),
     )
   }
   const responses: Record<string, unknown> = { ...(schema.response as Record<string, unknown> | undefined) }
@@ -89,6 +116,11 @@ function documentApi({ schema, url, route }: { schema: FastifySchema; url: strin
   }
   return {
     url,
-    schema: { ...schema, security: [{ bearerAuth: [] }, { clientCredentials: [] }], headers: Type.Object(headers), response: responses },
+    schema: {
+      ...schema,
+      security: [{ bearerAuth: [] }, { clientCredentials: [] }],
+      headers: Type.Object(headers),
+      response: responses,
+    },
   }
 }

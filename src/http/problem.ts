@@ -50,7 +50,9 @@ const FieldErrorsSchema = Type.Record(Type.String(), Type.Array(Type.String()))
 export const ProblemSchema = Type.Object(
   {
     type: Type.Union(
-      Object.entries(PROBLEM_TYPES).map(([kind, uri]) => Type.Literal(uri, { description: TYPE_DESCRIPTIONS[kind as ProblemKind] })),
+      Object.entries(PROBLEM_TYPES).map(([kind, uri]) =>
+        Type.Literal(uri, { description: TYPE_DESCRIPTIONS[kind as ProblemKind] }),
+      ),
       { description: 'What kind of error this is; stable, so clients can branch on it.' },
     ),
     title: Type.String({ description: 'The HTTP status text.' }),
@@ -86,7 +88,12 @@ export class Problem extends Error {
   }
 
   toBody(): ProblemBody {
-    const body: ProblemBody = { type: this.type as ProblemBody['type'], title: this.title, status: this.status, detail: this.detail }
+    const body: ProblemBody = {
+      type: this.type as ProblemBody['type'],
+      title: this.title,
+      status: this.status,
+      detail: this.detail,
+    }
     if (this.extra.errors !== undefined) body.errors = this.extra.errors
     return body
   }
@@ -113,8 +120,10 @@ export function kindOfStatus(status: number): ProblemKind {
 
 export const badRequest = (detail: string, errors?: FieldErrors | FieldErrors[]) =>
   new Problem(400, 'Bad Request', detail, errors ? { errors } : {})
-export const validationFailed = (errors: FieldErrors | FieldErrors[], detail = 'The request is not valid; see errors.') =>
-  new Problem(400, 'Bad Request', detail, { errors })
+export const validationFailed = (
+  errors: FieldErrors | FieldErrors[],
+  detail = 'The request is not valid; see errors.',
+) => new Problem(400, 'Bad Request', detail, { errors })
 export const unauthorized = (detail: string) =>
   new Problem(401, 'Unauthorized', detail, { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } })
 export const forbidden = (detail: string) => new Problem(403, 'Forbidden', detail)
@@ -128,4 +137,5 @@ export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
   new Problem(429, 'Too Many Requests', detail, { headers: { 'retry-after': String(retryAfterSeconds) } })
 export const serviceUnavailable = (detail: string) =>
   new Problem(503, 'Service Unavailable', detail, { headers: { 'retry-after': '1' } })
-export const internalError = () => new Problem(500, 'Internal Server Error', 'The service failed to handle the request.')
+export const internalError = () =>
+  new Problem(500, 'Internal Server Error', 'The service failed to handle the request.')

@@ -41,10 +41,15 @@ export class RateLimiter {
   }
 
   /** Counts one request; says whether it is allowed, how many remain, and seconds until the window resets. */
-  hit(applicationId: number, tenantId: number, now = Date.now()): { allowed: boolean; remaining: number; reset: number } {
+  hit(
+    applicationId: number,
+    tenantId: number,
+    now = Date.now(),
+  ): { allowed: boolean; remaining: number; reset: number } {
     const window = Math.floor(now / WINDOW_MS)
     let entry = this.#entries.get(applicationId)
-    if (entry === undefined || entry.window !== window) this.#entries.set(applicationId, (entry = { tenantId, window, pending: 0, shared: 0 }))
+    if (entry === undefined || entry.window !== window)
+      this.#entries.set(applicationId, (entry = { tenantId, window, pending: 0, shared: 0 }))
     const used = entry.shared + entry.pending
     const reset = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000))
     if (used >= this.limit) return { allowed: false, remaining: 0, reset }
@@ -67,8 +72,15 @@ export class RateLimiter {
         try {
           const row = await db
             .insertInto('rate_limit_windows')
-            .values({ tenant_id: entry.tenantId, application_id: applicationId, window_start: new Date(entry.window * WINDOW_MS), n: pending })
-            .onConflict((oc) => oc.columns(['application_id', 'window_start']).doUpdateSet({ n: sql`rate_limit_windows.n + ${pending}` }))
+            .values({
+              tenant_id: entry.tenantId,
+              application_id: applicationId,
+              window_start: new Date(entry.window * WINDOW_MS),
+              n: pending,
+            })
+            .onConflict((oc) =>
+              oc.columns(['application_id', 'window_start']).doUpdateSet({ n: sql`rate_limit_windows.n + ${pending}` }),
+            )
             .returning('n')
             .executeTakeFirstOrThrow()
           entry.pending -= pending
@@ -77,7 +89,11 @@ export class RateLimiter {
           return
         }
       }
-      await db.deleteFrom('rate_limit_windows').where('window_start', '<', new Date((current - 60) * WINDOW_MS)).execute().catch(() => undefined)
+      await db
+        .deleteFrom('rate_limit_windows')
+        .where('window_start', '<', new Date((current - 60) * WINDOW_MS))
+        .execute()
+        .catch(() => undefined)
     })
     return this.#syncing
   }
@@ -95,7 +111,11 @@ export function rateLimit(app: FastifyInstance, limiter: RateLimiter): void {
   app.addHook('onRequest', async (request, reply) => {
     const { allowed, remaining, reset } = limiter.hit(request.actor.applicationId!, request.actor.tenantId)
     reply.header('ratelimit-policy', policy).header('ratelimit', `"per-application";r=${remaining};t=${reset}`)
-    if (!allowed) throw tooManyRequests(`This application made more than ${limiter.limit} requests this minute; retry in ${reset} s.`, reset)
+    if (!allowed)
+      throw tooManyRequests(
+        `This application made more than ${limiter.limit} requests this minute; retry in ${reset} s.`,
+        reset,
+      )
   })
   app.addHook('onClose', () => limiter.close())
 }

@@ -33,16 +33,22 @@ export function checkResponses(app: FastifyInstance): void {
   app.addHook('preSerialization', async (request, reply, body: unknown) => {
     const type = String(reply.getHeader('content-type') ?? 'application/json')
     if (body === null || typeof body !== 'object' || !/json/.test(type)) return body
-    const validate = /problem\+json/.test(type) ? problem : ((s) => (s ? compiled(s) : undefined))(schemaFor(request, reply.statusCode))
+    const validate = /problem\+json/.test(type)
+      ? problem
+      : ((s) => (s ? compiled(s) : undefined))(schemaFor(request, reply.statusCode))
     if (validate === undefined) {
       const documentation = (request.routeOptions.url ?? '').startsWith('/docs')
       if (reply.statusCode < 400 && request.routeOptions.url !== undefined && !documentation) {
-        throw new ResponseSchemaMismatch(`${request.method} ${request.routeOptions.url} → ${reply.statusCode} has no response schema`)
+        throw new ResponseSchemaMismatch(
+          `${request.method} ${request.routeOptions.url} → ${reply.statusCode} has no response schema`,
+        )
       }
       return body
     }
     if (!validate(body)) {
-      throw new ResponseSchemaMismatch(`${request.method} ${request.url} → ${reply.statusCode} does not match its schema: ${ajv.errorsText(validate.errors)}`)
+      throw new ResponseSchemaMismatch(
+        `${request.method} ${request.url} → ${reply.statusCode} does not match its schema: ${ajv.errorsText(validate.errors)}`,
+      )
     }
     return body
   })

@@ -36,7 +36,17 @@ export async function securityHeaders(app: FastifyInstance, corsOrigins: string 
     origin: corsOrigins.split(',').map((origin) => origin.trim()),
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['authorization', 'content-type', 'x-service-client', 'idempotency-key', 'if-match'],
-    exposedHeaders: ['location', 'etag', 'link', 'x-total-count', 'retry-after', 'ratelimit', 'ratelimit-policy', 'idempotent-replayed', 'x-request-id'],
+    exposedHeaders: [
+      'location',
+      'etag',
+      'link',
+      'x-total-count',
+      'retry-after',
+      'ratelimit',
+      'ratelimit-policy',
+      'idempotent-replayed',
+      'x-request-id',
+    ],
     maxAge: 600,
   })
 }

@@ -43,7 +43,10 @@ export function textGuard(app: FastifyInstance): void {
       const bad = findBadText(value, [])
       if (bad !== undefined) {
         const field = bad.path.join('.') || part
-        throw validationFailed({ [field]: [bad.fault] }, `The ${part} has text that cannot be stored: ${field} ${bad.fault}.`)
+        throw validationFailed(
+          { [field]: [bad.fault] },
+          `The ${part} has text that cannot be stored: ${field} ${bad.fault}.`,
+        )
       }
     }
   })

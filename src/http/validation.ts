@@ -26,7 +26,10 @@ export const compileBodyValidator = (schema: object) => strict.compile(schema)
 const CANONICAL_INTEGER = /^(0|-?[1-9][0-9]*)$/
 
 /** Path parameters declared as integers must be written as plain decimal digits before coercion reads them. */
-function canonicalIntegers(schema: { properties?: Record<string, { type?: unknown }> }, validate: ValidateFunction): ValidateFunction {
+function canonicalIntegers(
+  schema: { properties?: Record<string, { type?: unknown }> },
+  validate: ValidateFunction,
+): ValidateFunction {
   const integers = Object.entries(schema.properties ?? {})
     .filter(([, property]) => property.type === 'integer')
     .map(([name]) => name)

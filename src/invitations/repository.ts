@@ -5,11 +5,17 @@ import type { DB } from '../db/schema.ts'
 export const tenantName = async (db: Kysely<DB>, tenantId: number) =>
   (await db.selectFrom('tenants').select('name').where('id', '=', tenantId).executeTakeFirstOrThrow()).name
 
-export async function insertInvitations(db: Kysely<DB>, rows: { tenant_id: number; user_id: number; token_hash: Buffer; expires_at: Date }[]) {
+export async function insertInvitations(
+  db: Kysely<DB>,
+  rows: { tenant_id: number; user_id: number; token_hash: Buffer; expires_at: Date }[],
+) {
   if (rows.length > 0) await db.insertInto('invitations').values(rows).execute()
 }
 
-export async function queueEmails(db: Kysely<DB>, rows: { tenant_id: number; to_address: string; subject: string; body_text: string }[]) {
+export async function queueEmails(
+  db: Kysely<DB>,
+  rows: { tenant_id: number; to_address: string; subject: string; body_text: string }[],
+) {
   if (rows.length > 0) await db.insertInto('email_outbox').values(rows).execute()
 }
 

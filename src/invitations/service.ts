@@ -13,14 +13,24 @@ import * as repo from './repository.ts'
 const VALID_DAYS = 14
 const hashToken = (token: string) => createHash('sha256').update(token).digest()
 
-export async function queueInvitations(db: Kysely<DB>, tenantId: number, invitees: { userId: number; email: string }[], origin: string): Promise<void> {
+export async function queueInvitations(
+  db: Kysely<DB>,
+  tenantId: number,
+  invitees: { userId: number; email: string }[],
+  origin: string,
+): Promise<void> {
   if (invitees.length === 0) return
   const tenant = await repo.tenantName(db, tenantId)
   const expires = new Date(Date.now() + VALID_DAYS * 86400_000)
   const tokens = invitees.map(() => randomBytes(32).toString('base64url'))
   await repo.insertInvitations(
     db,
-    invitees.map((i, k) => ({ tenant_id: tenantId, user_id: i.userId, token_hash: hashToken(tokens[k]!), expires_at: expires })),
+    invitees.map((i, k) => ({
+      tenant_id: tenantId,
+      user_id: i.userId,
+      token_hash: hashToken(tokens[k]!),
+      expires_at: expires,
+    })),
   )
   await repo.queueEmails(
     db,

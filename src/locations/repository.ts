@@ -6,10 +6,14 @@ import type { LocationListQuery } from './schema.ts'
 
 export type AddressRow = Selectable<AddressTable>
 /** An active address as a location's view carries it. */
-export type ViewAddress = Pick<AddressRow, 'id' | 'kind' | 'name' | 'address_line_one' | 'city' | 'postal_code' | 'state_province' | 'country'>
+export type ViewAddress = Pick<
+  AddressRow,
+  'id' | 'kind' | 'name' | 'address_line_one' | 'city' | 'postal_code' | 'state_province' | 'country'
+>
 
 /** The tenant's headquarters: its first location. */
-const headquarterId = (tenantId: number) => sql<number>`(select min(h.id) from locations h where h.tenant_id = ${tenantId})`
+const headquarterId = (tenantId: number) =>
+  sql<number>`(select min(h.id) from locations h where h.tenant_id = ${tenantId})`
 
 const LIST: ListSpec<ListFilters<LocationListQuery>> = {
   tenant: 'l.tenant_id',
@@ -18,7 +22,8 @@ const LIST: ListSpec<ListFilters<LocationListQuery>> = {
   search: ['l.name'],
   filters: {
     active: 'l.active',
-    headquarter: (is: boolean) => sql<boolean>`(l.id = (select min(h.id) from locations h where h.tenant_id = l.tenant_id)) = ${is}`,
+    headquarter: (is: boolean) =>
+      sql<boolean>`(l.id = (select min(h.id) from locations h where h.tenant_id = l.tenant_id)) = ${is}`,
   },
   counted: 'locations',
 }
@@ -31,10 +36,18 @@ function selectViews(db: Kysely<DB>, tenantId: number) {
     .leftJoin('legal_entities as le', 'le.id', 'l.legal_entity_id')
     .selectAll('l')
     .select([
-      'c.id as c_id', 'c.name as c_name', 'c.description as c_description', 'c.rate as c_rate', 'c.base as c_base', 'c.active as c_active',
-      'le.uuid as le_uuid', 'le.name as le_name',
+      'c.id as c_id',
+      'c.name as c_name',
+      'c.description as c_description',
+      'c.rate as c_rate',
+      'c.base as c_base',
+      'c.active as c_active',
+      'le.uuid as le_uuid',
+      'le.name as le_name',
       sql<boolean>`l.id = ${headquarterId(tenantId)}`.as('headquarter'),
-      sql<number>`(select count(*)::int from departments d where d.location_id = l.id and d.active)`.as('department_count'),
+      sql<number>`(select count(*)::int from departments d where d.location_id = l.id and d.active)`.as(
+        'department_count',
+      ),
       sql<ViewAddress[]>`coalesce((
         select json_agg(json_build_object('id', a.id, 'kind', a.kind, 'name', a.name, 'address_line_one', a.address_line_one,
           'city', a.city, 'postal_code', a.postal_code, 'state_province', a.state_province, 'country', a.country) order by a.id)
@@ -44,8 +57,12 @@ function selectViews(db: Kysely<DB>, tenantId: number) {
 export type LocationRow = Awaited<ReturnType<ReturnType<typeof selectViews>['executeTakeFirstOrThrow']>>
 
 /** One page, its addresses and the exact total in one round trip. */
-export const pageOfLocations = (db: Kysely<DB>, tenantId: number, f: ListFilters<LocationListQuery>, page: PageRequest) =>
-  fetchPage(db, selectViews(db, tenantId), LIST, tenantId, f, page)
+export const pageOfLocations = (
+  db: Kysely<DB>,
+  tenantId: number,
+  f: ListFilters<LocationListQuery>,
+  page: PageRequest,
+) => fetchPage(db, selectViews(db, tenantId), LIST, tenantId, f, page)
 
 export function findLocation(db: Kysely<DB>, tenantId: number, id: number): Promise<LocationRow | undefined> {
   return selectViews(db, tenantId).where('l.tenant_id', '=', tenantId).where('l.id', '=', id).executeTakeFirst()
@@ -53,13 +70,25 @@ export function findLocation(db: Kysely<DB>, tenantId: number, id: number): Prom
 
 /** Locks the location's row for the rest of the transaction (serialises concurrent replacements). */
 export async function lockLocation(db: Kysely<DB>, tenantId: number, id: number): Promise<boolean> {
-  const row = await db.selectFrom('locations').select('id').where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().executeTakeFirst()
+  const row = await db
+    .selectFrom('locations')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
   return row !== undefined
 }
 
 /** Every address of a location, deactivated ones included (a replacement may reactivate them). */
 export function allAddressesOf(db: Kysely<DB>, tenantId: number, locationId: number): Promise<AddressRow[]> {
-  return db.selectFrom('addresses').selectAll().where('tenant_id', '=', tenantId).where('location_id', '=', locationId).orderBy('id').execute()
+  return db
+    .selectFrom('addresses')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('location_id', '=', locationId)
+    .orderBy('id')
+    .execute()
 }
 
 export const findCurrencyByName = (db: Kysely<DB>, tenantId: number, name: string) =>
@@ -84,11 +113,20 @@ export interface LocationValues {
 }
 
 export async function insertLocation(db: Kysely<DB>, tenantId: number, values: LocationValues): Promise<number> {
-  const row = await db.insertInto('locations').values({ tenant_id: tenantId, ...values }).returning('id').executeTakeFirstOrThrow()
+  const row = await db
+    .insertInto('locations')
+    .values({ tenant_id: tenantId, ...values })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   return row.id
 }
 
-export async function updateLocation(db: Kysely<DB>, tenantId: number, id: number, values: Partial<LocationValues>): Promise<void> {
+export async function updateLocation(
+  db: Kysely<DB>,
+  tenantId: number,
+  id: number,
+  values: Partial<LocationValues>,
+): Promise<void> {
   await db
     .updateTable('locations')
     .set({ ...values, updated_at: new Date(), version: sql`version + 1` })
@@ -119,18 +157,33 @@ export async function insertAddresses(
     .execute()
 }
 
-export async function updateAddress(db: Kysely<DB>, tenantId: number, id: number, values: Partial<AddressValues> & { active?: boolean }): Promise<void> {
+export async function updateAddress(
+  db: Kysely<DB>,
+  tenantId: number,
+  id: number,
+  values: Partial<AddressValues> & { active?: boolean },
+): Promise<void> {
   await db.updateTable('addresses').set(values).where('tenant_id', '=', tenantId).where('id', '=', id).execute()
 }
 
 /** Deactivates (never deletes) the given alternate addresses. */
 export async function deactivateAddresses(db: Kysely<DB>, tenantId: number, ids: number[]): Promise<void> {
   if (ids.length === 0) return
-  await db.updateTable('addresses').set({ active: false }).where('tenant_id', '=', tenantId).where('id', 'in', ids).execute()
+  await db
+    .updateTable('addresses')
+    .set({ active: false })
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', ids)
+    .execute()
 }
 
 /** Which of `ids` are alternate addresses of another location (or of no location of this tenant). */
-export async function foreignAddressIds(db: Kysely<DB>, tenantId: number, locationId: number, ids: number[]): Promise<Set<number>> {
+export async function foreignAddressIds(
+  db: Kysely<DB>,
+  tenantId: number,
+  locationId: number,
+  ids: number[],
+): Promise<Set<number>> {
   if (ids.length === 0) return new Set()
   const mine = await db
     .selectFrom('addresses')

@@ -5,7 +5,11 @@ import { ItemEnvelope, listRoute } from '../http/list.ts'
 import { LocationInput, LocationListQuery, LocationParams, LocationView } from './schema.ts'
 import * as service from './service.ts'
 
-const IfMatch = Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 1000, description: 'ETag from a GET; the replacement happens only if it still matches.' })) })
+const IfMatch = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({ maxLength: 1000, description: 'ETag from a GET; the replacement happens only if it still matches.' }),
+  ),
+})
 
 export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const version of ['v2', 'v3']) {
@@ -19,15 +23,33 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     })
     app.post(
       `/${version}/locations/`,
-      { schema: { summary: 'Create a location (superuser)', tags, body: LocationInput, response: { 201: ItemEnvelope(LocationView) } } },
+      {
+        schema: {
+          summary: 'Create a location (superuser)',
+          tags,
+          body: LocationInput,
+          response: { 201: ItemEnvelope(LocationView) },
+        },
+      },
       async (request, reply) => {
         const { view, etag } = await service.createLocation(request.db, request.actor, request.body)
-        return reply.code(201).header('etag', etag).header('location', `${request.linkBase}/api/${version}/locations/${view.id}/`).send({ metadata: {}, data: view })
+        return reply
+          .code(201)
+          .header('etag', etag)
+          .header('location', `${request.linkBase}/api/${version}/locations/${view.id}/`)
+          .send({ metadata: {}, data: view })
       },
     )
     app.get(
       `/${version}/locations/:id/`,
-      { schema: { summary: 'Get a location', tags, params: LocationParams, response: { 200: ItemEnvelope(LocationView) } } },
+      {
+        schema: {
+          summary: 'Get a location',
+          tags,
+          params: LocationParams,
+          response: { 200: ItemEnvelope(LocationView) },
+        },
+      },
       async (request, reply) => {
         const { view, etag } = await service.getLocation(request.db, request.actor, request.params.id)
         return reply.header('etag', etag).send({ metadata: {}, data: view })
@@ -46,7 +68,13 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
       async (request, reply) => {
-        const { view, etag } = await service.replaceLocation(request.db, request.actor, request.params.id, request.body, request.headers['if-match'])
+        const { view, etag } = await service.replaceLocation(
+          request.db,
+          request.actor,
+          request.params.id,
+          request.body,
+          request.headers['if-match'],
+        )
         return reply.header('etag', etag).send({ metadata: {}, data: view })
       },
     )

@@ -30,7 +30,10 @@ const addressFields = {
 }
 
 /** A primary address in a request. An `id` (as GET returns it) is accepted and ignored: primaries are updated in place. */
-export const AddressInput = Type.Object({ id: Type.Optional(Type.Integer()), ...addressFields }, { additionalProperties: false })
+export const AddressInput = Type.Object(
+  { id: Type.Optional(Type.Integer()), ...addressFields },
+  { additionalProperties: false },
+)
 /** An alternate shipping address in a request: with `id` it updates that address of this location, without it creates one. */
 export const ShippingAddressInput = Type.Object(
   { id: Type.Optional(Id), ...addressFields },
@@ -66,14 +69,18 @@ export const LocationInput = Type.Object(
     name: Text(150, 1),
     url: Type.Optional(Text(200)),
     logo: Type.Optional(Text(2000)),
-    currency: Type.Union([Text(10, 1), Type.Object({ name: Text(10, 1) })], { description: 'Currency name, e.g. "USD" (the object GET returns is accepted too).' }),
+    currency: Type.Union([Text(10, 1), Type.Object({ name: Text(10, 1) })], {
+      description: 'Currency name, e.g. "USD" (the object GET returns is accepted too).',
+    }),
     phoneOne: Text(20, 1),
     fax: Type.Optional(Text(20)),
     email: Type.Optional(Type.Union([Type.Literal(''), Type.String({ format: 'email', maxLength: 254 })])),
     primary_billing_address: AddressInput,
     primary_shipping_address: AddressInput,
     shipping_addresses: Type.Optional(Type.Array(ShippingAddressInput, { maxItems: MAX_SHIPPING_ADDRESSES })),
-    language: Type.Optional(Type.Integer({ minimum: 1, maximum: 1, description: '1 = English (the only language so far).' })),
+    language: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1, description: '1 = English (the only language so far).' }),
+    ),
     locationTimezone: Type.Optional(Text(64)),
     active: Type.Optional(Type.Boolean()),
     external_id: Type.Optional(Text(100)),

@@ -46,7 +46,14 @@ function toView(row: repo.LocationRow): LocationView {
     name: row.name,
     url: row.url,
     logo: row.logo,
-    currency: { id: row.c_id, name: row.c_name, description: row.c_description, rate: row.c_rate, base: row.c_base, active: row.c_active },
+    currency: {
+      id: row.c_id,
+      name: row.c_name,
+      description: row.c_description,
+      rate: row.c_rate,
+      base: row.c_base,
+      active: row.c_active,
+    },
     phoneOne: row.phone_one,
     fax: row.fax,
     email: row.email,
@@ -59,19 +66,25 @@ function toView(row: repo.LocationRow): LocationView {
     department_count: row.department_count,
     active: row.active,
     external_id: row.external_id,
-    legal_entity: row.legal_entity_id === null ? null : { id: row.legal_entity_id, uuid: row.le_uuid!, name: row.le_name! },
+    legal_entity:
+      row.legal_entity_id === null ? null : { id: row.legal_entity_id, uuid: row.le_uuid!, name: row.le_name! },
   }
 }
 
 /** A strong validator of the whole representation: it changes whenever anything a client sees changes. */
-export const etagOf = (view: LocationView): string => `"${createHash('sha256').update(JSON.stringify(view)).digest('base64url').slice(0, 27)}"`
+export const etagOf = (view: LocationView): string =>
+  `"${createHash('sha256').update(JSON.stringify(view)).digest('base64url').slice(0, 27)}"`
 
 async function loadView(db: Kysely<DB>, tenantId: number, id: number): Promise<LocationView | undefined> {
   const row = await repo.findLocation(db, tenantId, id)
   return row === undefined ? undefined : toView(row)
 }
 
-export async function listLocations(db: Kysely<DB>, actor: Actor, query: LocationListQuery): Promise<Page<LocationView>> {
+export async function listLocations(
+  db: Kysely<DB>,
+  actor: Actor,
+  query: LocationListQuery,
+): Promise<Page<LocationView>> {
   const { page, filters } = splitListQuery(query)
   const result = await repo.pageOfLocations(db, actor.tenantId, filters, page)
   return { ...result, rows: result.rows.map(toView) }
@@ -98,7 +111,12 @@ async function resolve(db: Kysely<DB>, tenantId: number, input: LocationInput, l
   const currencyName = typeof input.currency === 'string' ? input.currency : input.currency.name
   const currency = await repo.findCurrencyByName(db, tenantId, currencyName)
   if (currency === undefined) errors.currency = [`no currency named ${JSON.stringify(currencyName)}`]
-  const legalEntityId = input.legal_entity === undefined || input.legal_entity === null ? null : typeof input.legal_entity === 'number' ? input.legal_entity : input.legal_entity.id
+  const legalEntityId =
+    input.legal_entity === undefined || input.legal_entity === null
+      ? null
+      : typeof input.legal_entity === 'number'
+        ? input.legal_entity
+        : input.legal_entity.id
   if (legalEntityId !== null && (await repo.findLegalEntity(db, tenantId, legalEntityId)) === undefined) {
     errors.legal_entity = [`no legal entity ${legalEntityId}`]
   }
@@ -110,7 +128,12 @@ async function resolve(db: Kysely<DB>, tenantId: number, input: LocationInput, l
   const seen = new Set<number>()
   alternates.forEach((a, i) => {
     if (a.id === undefined) return
-    if (foreign.has(a.id)) errors[`shipping_addresses.${i}.id`] = [locationId === undefined ? 'a new location has no addresses to update; leave id out' : `address ${a.id} is not a shipping address of this location`]
+    if (foreign.has(a.id))
+      errors[`shipping_addresses.${i}.id`] = [
+        locationId === undefined
+          ? 'a new location has no addresses to update; leave id out'
+          : `address ${a.id} is not a shipping address of this location`,
+      ]
     else if (seen.has(a.id)) errors[`shipping_addresses.${i}.id`] = [`address ${a.id} appears twice`]
     seen.add(a.id)
   })
@@ -154,8 +177,12 @@ export async function createLocation(db: Kysely<DB>, actor: Actor, input: Locati
 }
 
 const sameAddress = (row: repo.AddressRow, v: repo.AddressValues) =>
-  row.name === v.name && row.address_line_one === v.address_line_one && row.city === v.city && row.postal_code === v.postal_code &&
-  row.state_province === v.state_province && row.country === v.country
+  row.name === v.name &&
+  row.address_line_one === v.address_line_one &&
+  row.city === v.city &&
+  row.postal_code === v.postal_code &&
+  row.state_province === v.state_province &&
+  row.country === v.country
 
 /** `If-Match` holds when absent, `*`, or naming the current ETag (strong comparison). */
 function ifMatchHolds(header: string | undefined, etag: string): boolean {
@@ -164,20 +191,30 @@ function ifMatchHolds(header: string | undefined, etag: string): boolean {
   return tags.includes('*') || tags.includes(etag)
 }
 
-export async function replaceLocation(db: Kysely<DB>, actor: Actor, id: number, input: LocationInput, ifMatch: string | undefined) {
+export async function replaceLocation(
+  db: Kysely<DB>,
+  actor: Actor,
+  id: number,
+  input: LocationInput,
+  ifMatch: string | undefined,
+) {
   requireAny(actor, 'superuser')
   return inTransaction(db, async (tx) => {
     if (!(await repo.lockLocation(tx, actor.tenantId, id))) throw notFound(`No location ${id}.`)
     const current = (await repo.findLocation(tx, actor.tenantId, id))!
     const addresses = await repo.allAddressesOf(tx, actor.tenantId, id)
     if (!ifMatchHolds(ifMatch, etagOf(toView(current)))) {
-      throw preconditionFailed('The location changed since you read it (If-Match does not match its ETag); read it again.')
+      throw preconditionFailed(
+        'The location changed since you read it (If-Match does not match its ETag); read it again.',
+      )
     }
     const r = await resolve(tx, actor.tenantId, input, id)
     let changed = false
 
     const columns = Object.keys(r.values) as (keyof repo.LocationValues)[]
-    const locationChanges = Object.fromEntries(columns.filter((c) => current[c] !== r.values[c]).map((c) => [c, r.values[c]]))
+    const locationChanges = Object.fromEntries(
+      columns.filter((c) => current[c] !== r.values[c]).map((c) => [c, r.values[c]]),
+    )
     for (const kind of ['billing', 'shipping'] as const) {
       const row = addresses.find((a) => a.kind === kind)!
       if (!sameAddress(row, r[kind])) {
@@ -199,7 +236,12 @@ export async function replaceLocation(db: Kysely<DB>, actor: Actor, id: number, 
         changed = true
       }
     }
-    await repo.insertAddresses(tx, actor.tenantId, id, created.map((values) => ({ kind: 'alternate' as const, values })))
+    await repo.insertAddresses(
+      tx,
+      actor.tenantId,
+      id,
+      created.map((values) => ({ kind: 'alternate' as const, values })),
+    )
     const dropped = addresses.filter((a) => a.kind === 'alternate' && a.active && !kept.has(a.id)).map((a) => a.id)
     await repo.deactivateAddresses(tx, actor.tenantId, dropped)
     changed ||= created.length > 0 || dropped.length > 0 || Object.keys(locationChanges).length > 0
@@ -209,7 +251,10 @@ export async function replaceLocation(db: Kysely<DB>, actor: Actor, id: number, 
         action: 'location.replace',
         resourceType: 'location',
         resourceId: id,
-        changes: { ...locationChanges, shipping_addresses: { created: created.length, deactivated: dropped, kept: [...kept] } },
+        changes: {
+          ...locationChanges,
+          shipping_addresses: { created: created.length, deactivated: dropped, kept: [...kept] },
+        },
       })
     }
     const view = (await loadView(tx, actor.tenantId, id))!

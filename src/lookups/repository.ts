@@ -19,8 +19,20 @@ const CURRENCIES: ListSpec<ListFilters<CurrencyListQuery>> = {
   search: ['c.name', 'c.description'],
   filters: { active: 'c.active', base: 'c.base', name: 'c.name' },
 }
-export const pageOfCurrencies = (db: Kysely<DB>, tenantId: number, f: ListFilters<CurrencyListQuery>, page: PageRequest) =>
-  fetchPage(db, db.selectFrom('currencies as c').select(['c.id', 'c.name', 'c.description', 'c.rate', 'c.base', 'c.active']), CURRENCIES, tenantId, f, page)
+export const pageOfCurrencies = (
+  db: Kysely<DB>,
+  tenantId: number,
+  f: ListFilters<CurrencyListQuery>,
+  page: PageRequest,
+) =>
+  fetchPage(
+    db,
+    db.selectFrom('currencies as c').select(['c.id', 'c.name', 'c.description', 'c.rate', 'c.base', 'c.active']),
+    CURRENCIES,
+    tenantId,
+    f,
+    page,
+  )
 
 const LEGAL_ENTITIES: ListSpec<ListFilters<LegalEntityListQuery>> = {
   tenant: 'e.tenant_id',
@@ -29,8 +41,20 @@ const LEGAL_ENTITIES: ListSpec<ListFilters<LegalEntityListQuery>> = {
   search: ['e.name'],
   filters: { active: 'e.active' },
 }
-export const pageOfLegalEntities = (db: Kysely<DB>, tenantId: number, f: ListFilters<LegalEntityListQuery>, page: PageRequest) =>
-  fetchPage(db, db.selectFrom('legal_entities as e').select(['e.id', 'e.uuid', 'e.name', 'e.active']), LEGAL_ENTITIES, tenantId, f, page)
+export const pageOfLegalEntities = (
+  db: Kysely<DB>,
+  tenantId: number,
+  f: ListFilters<LegalEntityListQuery>,
+  page: PageRequest,
+) =>
+  fetchPage(
+    db,
+    db.selectFrom('legal_entities as e').select(['e.id', 'e.uuid', 'e.name', 'e.active']),
+    LEGAL_ENTITIES,
+    tenantId,
+    f,
+    page,
+  )
 
 const DEPARTMENTS: ListSpec<ListFilters<DepartmentListQuery>> = {
   tenant: 'd.tenant_id',
@@ -39,18 +63,39 @@ const DEPARTMENTS: ListSpec<ListFilters<DepartmentListQuery>> = {
   search: ['d.name'],
   filters: { location: 'd.location_id', active: 'd.active' },
 }
-export function pageOfDepartments(db: Kysely<DB>, tenantId: number, f: ListFilters<DepartmentListQuery>, page: PageRequest) {
+export function pageOfDepartments(
+  db: Kysely<DB>,
+  tenantId: number,
+  f: ListFilters<DepartmentListQuery>,
+  page: PageRequest,
+) {
   const query = db
     .selectFrom('departments as d')
     // The composite key keeps the join inside the tenant even if a row ever pointed elsewhere.
-    .innerJoin('locations as l', (join) => join.onRef('l.id', '=', 'd.location_id').onRef('l.tenant_id', '=', 'd.tenant_id'))
-    .select(['d.id', 'd.name', 'd.external_id', 'd.active', 'd.punchout_email', 'l.id as branch_id', 'l.name as branch_name'])
+    .innerJoin('locations as l', (join) =>
+      join.onRef('l.id', '=', 'd.location_id').onRef('l.tenant_id', '=', 'd.tenant_id'),
+    )
+    .select([
+      'd.id',
+      'd.name',
+      'd.external_id',
+      'd.active',
+      'd.punchout_email',
+      'l.id as branch_id',
+      'l.name as branch_name',
+    ])
     // The headquarter is the tenant's first location; the subquery is uncorrelated, so it runs once.
     .select(sql<boolean>`l.id = (select min(h.id) from locations h where h.tenant_id = ${tenantId})`.as('headquarter'))
   return fetchPage(db, query, DEPARTMENTS, tenantId, f, page)
 }
 
-const ROLES: ListSpec<ListFilters<RoleListQuery>> = { tenant: 'r.tenant_id', id: 'r.id', order: { name: 'r.name' }, search: ['r.name'], filters: {} }
+const ROLES: ListSpec<ListFilters<RoleListQuery>> = {
+  tenant: 'r.tenant_id',
+  id: 'r.id',
+  order: { name: 'r.name' },
+  search: ['r.name'],
+  filters: {},
+}
 /** Each role with its permission keys gathered by an array subquery: one query per page, not one per role. */
 export function pageOfRoles(db: Kysely<DB>, tenantId: number, f: ListFilters<RoleListQuery>, page: PageRequest) {
   const query = db
@@ -82,7 +127,15 @@ export const pageOfVendorLookups = (
   tenantId: number,
   f: ListFilters<VendorLookupListQuery>,
   page: PageRequest,
-) => fetchPage(db, db.selectFrom(`${table} as x` as 'payment_terms as x').select(['x.id', 'x.name', 'x.description', 'x.active']), VENDOR_LOOKUPS, tenantId, f, page)
+) =>
+  fetchPage(
+    db,
+    db.selectFrom(`${table} as x` as 'payment_terms as x').select(['x.id', 'x.name', 'x.description', 'x.active']),
+    VENDOR_LOOKUPS,
+    tenantId,
+    f,
+    page,
+  )
 
 /** Which of the referenced look-up rows exist in the tenant (one query per reference). */
 export async function missingLookups(
@@ -92,7 +145,12 @@ export async function missingLookups(
 ): Promise<string[]> {
   const missing: string[] = []
   for (const ref of refs) {
-    const row = await db.selectFrom(ref.table).select('id').where('tenant_id', '=', tenantId).where('id', '=', ref.id).executeTakeFirst()
+    const row = await db
+      .selectFrom(ref.table)
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', ref.id)
+      .executeTakeFirst()
     if (row === undefined) missing.push(ref.field)
   }
   return missing

@@ -10,7 +10,10 @@ export const Currency = Type.Object({
   name: Type.String({ maxLength: 10, description: 'ISO 4217 code, e.g. "USD"; how locations refer to the currency.' }),
   description: Type.String({ maxLength: 100 }),
   // A decimal string, never a JSON number: rates keep all six decimals exactly ("1.350000").
-  rate: Type.String({ pattern: '^-?\\d{1,9}(\\.\\d{1,6})?$', description: 'Exchange rate to the base currency, as a decimal string.' }),
+  rate: Type.String({
+    pattern: '^-?\\d{1,9}(\\.\\d{1,6})?$',
+    description: 'Exchange rate to the base currency, as a decimal string.',
+  }),
   base: Type.Boolean({ description: "Whether this is the tenant's base currency." }),
   active: Type.Boolean(),
 })
@@ -27,7 +30,11 @@ export type LegalEntity = Static<typeof LegalEntity>
 export const LegalEntitySummary = Type.Pick(LegalEntity, ['id', 'uuid', 'name'])
 
 /** The department's location; `headquarter` marks the tenant's first location. */
-export const LocationSummary = Type.Object({ id: Type.Integer(), name: Type.String({ maxLength: 150 }), headquarter: Type.Boolean() })
+export const LocationSummary = Type.Object({
+  id: Type.Integer(),
+  name: Type.String({ maxLength: 150 }),
+  headquarter: Type.Boolean(),
+})
 
 export const Department = Type.Object({
   id: Type.Integer(),
@@ -66,7 +73,9 @@ export const CurrencyListQuery = listQuery(['id', 'name'], {
 })
 export const LegalEntityListQuery = listQuery(['id', 'name'], { active: Active })
 export const DepartmentListQuery = listQuery(['id', 'name'], {
-  location: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Only departments of this location.' })),
+  location: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Only departments of this location.' }),
+  ),
   active: Active,
 })
 export const RoleListQuery = listQuery(['id', 'name'], {})

@@ -7,7 +7,9 @@ import * as repo from './repository.ts'
 import type { Department, DepartmentListQuery, VendorLookupListQuery } from './schema.ts'
 
 const read =
-  <Q extends ListParams, R>(pageOf: (db: Kysely<DB>, tenantId: number, f: ListFilters<Q>, page: PageRequest) => Promise<Page<R>>) =>
+  <Q extends ListParams, R>(
+    pageOf: (db: Kysely<DB>, tenantId: number, f: ListFilters<Q>, page: PageRequest) => Promise<Page<R>>,
+  ) =>
   (db: Kysely<DB>, actor: Actor, query: Q): Promise<Page<R>> => {
     const { page, filters } = splitListQuery(query)
     return pageOf(db, actor.tenantId, filters, page)
@@ -17,7 +19,11 @@ export const listCurrencies = read(repo.pageOfCurrencies)
 export const listLegalEntities = read(repo.pageOfLegalEntities)
 export const listRoles = read(repo.pageOfRoles)
 
-export async function listDepartments(db: Kysely<DB>, actor: Actor, query: DepartmentListQuery): Promise<Page<Department>> {
+export async function listDepartments(
+  db: Kysely<DB>,
+  actor: Actor,
+  query: DepartmentListQuery,
+): Promise<Page<Department>> {
   const result = await read(repo.pageOfDepartments)(db, actor, query)
   return {
     ...result,
@@ -28,5 +34,12 @@ export async function listDepartments(db: Kysely<DB>, actor: Actor, query: Depar
   }
 }
 
-export const listVendorLookups = (db: Kysely<DB>, table: repo.VendorLookupTable, actor: Actor, query: VendorLookupListQuery) =>
-  read((conn, tenantId, f: ListFilters<VendorLookupListQuery>, page) => repo.pageOfVendorLookups(conn, table, tenantId, f, page))(db, actor, query)
+export const listVendorLookups = (
+  db: Kysely<DB>,
+  table: repo.VendorLookupTable,
+  actor: Actor,
+  query: VendorLookupListQuery,
+) =>
+  read((conn, tenantId, f: ListFilters<VendorLookupListQuery>, page) =>
+    repo.pageOfVendorLookups(conn, table, tenantId, f, page),
+  )(db, actor, query)

@@ -21,12 +21,17 @@ export interface Transport {
 export function smtpTransport(url: string): Transport {
   const timeouts = new URLSearchParams({ connectionTimeout: '30000', greetingTimeout: '30000', socketTimeout: '60000' })
   const withTimeouts = new URL(url)
-  for (const [name, value] of timeouts) if (!withTimeouts.searchParams.has(name)) withTimeouts.searchParams.set(name, value)
+  for (const [name, value] of timeouts)
+    if (!withTimeouts.searchParams.has(name)) withTimeouts.searchParams.set(name, value)
   return nodemailer.createTransport(withTimeouts.toString())
 }
 
 /** Sends what is due; returns how many were sent and how many failed this round. */
-export async function deliverDue(db: Kysely<DB>, transport: Transport, from: string): Promise<{ sent: number; failed: number }> {
+export async function deliverDue(
+  db: Kysely<DB>,
+  transport: Transport,
+  from: string,
+): Promise<{ sent: number; failed: number }> {
   let sent = 0
   let failed = 0
   for (const message of await outbox.leaseDue(db, BATCH, LEASE_SECONDS)) {
@@ -37,7 +42,12 @@ export async function deliverDue(db: Kysely<DB>, transport: Transport, from: str
     } catch (error) {
       const attempts = message.attempts + 1
       const delay = Math.min(3600_000, 10_000 * 2 ** (attempts - 1))
-      await outbox.markFailed(db, message.id, (error as Error).message, attempts >= MAX_ATTEMPTS ? null : new Date(Date.now() + delay))
+      await outbox.markFailed(
+        db,
+        message.id,
+        (error as Error).message,
+        attempts >= MAX_ATTEMPTS ? null : new Date(Date.now() + delay),
+      )
       failed++
     }
   }

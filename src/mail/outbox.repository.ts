@@ -18,12 +18,20 @@ export async function leaseDue(db: Kysely<DB>, limit: number, leaseSeconds: numb
 }
 
 export const markSent = (db: Kysely<DB>, id: number) =>
-  db.updateTable('email_outbox').set({ status: 'sent', sent_at: new Date(), attempts: sql`attempts + 1`, last_error: null }).where('id', '=', id).execute()
+  db
+    .updateTable('email_outbox')
+    .set({ status: 'sent', sent_at: new Date(), attempts: sql`attempts + 1`, last_error: null })
+    .where('id', '=', id)
+    .execute()
 
 export const markFailed = (db: Kysely<DB>, id: number, error: string, retryAt: Date | null) =>
   db
     .updateTable('email_outbox')
-    .set({ attempts: sql`attempts + 1`, last_error: error.slice(0, 1000), ...(retryAt ? { next_attempt_at: retryAt } : { status: 'failed' as const }) })
+    .set({
+      attempts: sql`attempts + 1`,
+      last_error: error.slice(0, 1000),
+      ...(retryAt ? { next_attempt_at: retryAt } : { status: 'failed' as const }),
+    })
     .where('id', '=', id)
     .execute()
 
@@ -31,7 +39,18 @@ export const listOutbox = (db: Kysely<DB>, all: boolean) => {
   let q = db
     .selectFrom('email_outbox as m')
     .innerJoin('tenants as t', 't.id', 'm.tenant_id')
-    .select(['m.id', 't.domain', 'm.to_address', 'm.subject', 'm.body_text', 'm.status', 'm.attempts', 'm.last_error', 'm.created_at', 'm.next_attempt_at'])
+    .select([
+      'm.id',
+      't.domain',
+      'm.to_address',
+      'm.subject',
+      'm.body_text',
+      'm.status',
+      'm.attempts',
+      'm.last_error',
+      'm.created_at',
+      'm.next_attempt_at',
+    ])
     .orderBy('m.id')
   if (!all) q = q.where('m.status', '=', 'queued')
   return q.execute()

@@ -34,7 +34,9 @@ export class AttemptCounter {
 
   #wait(key: string, limit: number, now: number): number {
     const entry = this.#counts.get(key)
-    return entry !== undefined && entry.resetAt > now && entry.failures >= limit ? Math.ceil((entry.resetAt - now) / 1000) : 0
+    return entry !== undefined && entry.resetAt > now && entry.failures >= limit
+      ? Math.ceil((entry.resetAt - now) / 1000)
+      : 0
   }
 
   fail(clientId: string | undefined, address: string, now = Date.now()): void {

@@ -19,7 +19,11 @@ export const invalidClient = (basic: boolean) =>
     basic ? { 'www-authenticate': 'Basic realm="oauth", charset="UTF-8"' } : {},
   )
 export const unsupportedGrantType = (grant: string) =>
-  new OAuthError('unsupported_grant_type', `Grant type ${JSON.stringify(grant)} is not supported; use client_credentials.`, 400)
+  new OAuthError(
+    'unsupported_grant_type',
+    `Grant type ${JSON.stringify(grant)} is not supported; use client_credentials.`,
+    400,
+  )
 export const accessDenied = () => new OAuthError('access_denied', 'The audience is not this API.', 403)
 export const tooManyAttempts = (retryAfter: number) =>
   new OAuthError('temporarily_unavailable', `Too many failed attempts; retry after ${retryAfter} seconds.`, 429, {

@@ -38,7 +38,10 @@ const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Ty
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' }
 
 /** Client authentication from the body or from HTTP Basic (RFC 6749 §2.3.1), never both. */
-function clientAuth(request: FastifyRequest, body: { client_id?: string | undefined; client_secret?: string | undefined }): ClientAuth {
+function clientAuth(
+  request: FastifyRequest,
+  body: { client_id?: string | undefined; client_secret?: string | undefined },
+): ClientAuth {
   const header = request.headers.authorization
   if (header !== undefined && /^basic(\s|$)/i.test(header)) {
     if (body.client_secret !== undefined) {
@@ -71,14 +74,18 @@ function clientAuth(request: FastifyRequest, body: { client_id?: string | undefi
 function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply) {
   let oauth: OAuthError
   if (error instanceof OAuthError) oauth = error
-  else if ('validation' in error && error.validation !== undefined) oauth = invalidRequest(`The request body is not valid: ${error.message}.`)
+  else if ('validation' in error && error.validation !== undefined)
+    oauth = invalidRequest(`The request body is not valid: ${error.message}.`)
   else if (error.statusCode === 413) oauth = new OAuthError('invalid_request', 'The request body is too large.', 413)
   else if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    const detail = error.statusCode === 415 ? 'Send application/json or application/x-www-form-urlencoded.' : error.message
+    const detail =
+      error.statusCode === 415 ? 'Send application/json or application/x-www-form-urlencoded.' : error.message
     oauth = invalidRequest(detail)
   } else if (isDatabaseUnavailable(error)) {
     request.log.error({ err: { message: error.message } }, 'database unavailable')
-    oauth = new OAuthError('temporarily_unavailable', 'The service cannot reach its database; retry shortly.', 503, { 'retry-after': '1' })
+    oauth = new OAuthError('temporarily_unavailable', 'The service cannot reach its database; retry shortly.', 503, {
+      'retry-after': '1',
+    })
   } else {
     request.log.error({ err: error }, 'token endpoint failed')
     oauth = new OAuthError('server_error', 'The server failed to handle the request.', 500)
@@ -90,7 +97,15 @@ function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyReq
 }
 
 export const oauthRoutes =
-  ({ config, database, keys }: { config: Readonly<Config>; database: Database; keys: ServerKeys }): FastifyPluginAsyncTypebox =>
+  ({
+    config,
+    database,
+    keys,
+  }: {
+    config: Readonly<Config>
+    database: Database
+    keys: ServerKeys
+  }): FastifyPluginAsyncTypebox =>
   async (app) => {
     const deps: OAuthDeps = {
       db: database.db,
@@ -103,13 +118,20 @@ export const oauthRoutes =
       }),
     }
     app.setErrorHandler(oauthErrorHandler)
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16384 }, (_req, body, done) => {
-      const params = new URLSearchParams(body as string)
-      const keys = [...params.keys()]
-      if (new Set(keys).size !== keys.length) return done(invalidRequest('A parameter is repeated.'))
-      done(null, Object.fromEntries(params))
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 16384 },
+      (_req, body, done) => {
+        const params = new URLSearchParams(body as string)
+        const keys = [...params.keys()]
+        if (new Set(keys).size !== keys.length) return done(invalidRequest('A parameter is repeated.'))
+        done(null, Object.fromEntries(params))
+      },
+    )
+    const origin = (request: FastifyRequest) => ({
+      host: tenantOfHost(config.BASE_DOMAIN, request.host),
+      address: request.ip,
     })
-    const origin = (request: FastifyRequest) => ({ host: tenantOfHost(config.BASE_DOMAIN, request.host), address: request.ip })
     const requireBody = (body: unknown) => {
       if (body === undefined || body === null) throw invalidRequest('The request has no body.')
     }

@@ -44,7 +44,8 @@ async function authenticate(deps: OAuthDeps, auth: ClientAuth, origin: ClientOri
   const app = await repo.findByClientId(deps.db, auth.clientId)
   const matches = secretMatches(deps.keys.pepper, auth.clientSecret, app?.secret_hash ?? DUMMY_HASH)
   if (app !== undefined && matches) {
-    if (app.revoked_at === null && app.user_active && app.tenant_active && hostAllows(origin.host, app.domain)) return app
+    if (app.revoked_at === null && app.user_active && app.tenant_active && hostAllows(origin.host, app.domain))
+      return app
     throw invalidClient(auth.basic)
   }
   // An address gets its full allowance of failures; a client id is braked from the failure that reaches its limit.
@@ -66,7 +67,8 @@ export async function issueToken(deps: OAuthDeps, auth: ClientAuth, audience: st
     secretVersion: app.secret_version,
   })
   // last_used_at is for people ("is this integration still in use?"); minute precision spares a write per token.
-  if (app.last_used_at === null || Date.now() - app.last_used_at.getTime() > 60_000) await repo.touchLastUsed(deps.db, app.id)
+  if (app.last_used_at === null || Date.now() - app.last_used_at.getTime() > 60_000)
+    await repo.touchLastUsed(deps.db, app.id)
   return {
     access_token: token,
     scope: `urn:service-api:domain:${app.domain} urn:service-api:email:${app.email}`,
@@ -76,7 +78,12 @@ export async function issueToken(deps: OAuthDeps, auth: ClientAuth, audience: st
 }
 
 /** RFC 7009: revokes `token` if it is a valid access token of the authenticated client; silent otherwise. */
-export async function revokeToken(deps: OAuthDeps, auth: ClientAuth, token: string, origin: ClientOrigin): Promise<void> {
+export async function revokeToken(
+  deps: OAuthDeps,
+  auth: ClientAuth,
+  token: string,
+  origin: ClientOrigin,
+): Promise<void> {
   const app = await authenticate(deps, auth, origin)
   const claims = await verifyAccessToken(deps.keys, deps.config, token)
   if (claims === undefined || claims.applicationId !== app.id) return
@@ -86,6 +93,15 @@ export async function revokeToken(deps: OAuthDeps, auth: ClientAuth, token: stri
     .onConflict((oc) => oc.column('jti').doNothing())
     .execute()
   await appendAudit(deps.db, [
-    { tenantId: app.tenant_id, actorUserId: app.user_id, applicationId: app.id, requestId: null, action: 'token.revoke', resourceType: 'token', resourceId: claims.jti, changes: {} },
+    {
+      tenantId: app.tenant_id,
+      actorUserId: app.user_id,
+      applicationId: app.id,
+      requestId: null,
+      action: 'token.revoke',
+      resourceType: 'token',
+      resourceId: claims.jti,
+      changes: {},
+    },
   ])
 }

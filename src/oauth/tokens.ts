@@ -70,7 +70,13 @@ export async function verifyAccessToken(
     if (!isInt(userId) || !isInt(tid) || !isInt(aid) || !isInt(ver) || !isInt(exp)) return undefined
     if (typeof dom !== 'string' || typeof client_id !== 'string' || typeof jti !== 'string') return undefined
     return {
-      tenantId: tid, domain: dom, userId, applicationId: aid, clientId: client_id, secretVersion: ver, jti,
+      tenantId: tid,
+      domain: dom,
+      userId,
+      applicationId: aid,
+      clientId: client_id,
+      secretVersion: ver,
+      jti,
       expiresAt: new Date(exp * 1000),
     }
   } catch {

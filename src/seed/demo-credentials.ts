@@ -19,7 +19,12 @@ interface State {
 /** Credentials to print now, or undefined when they were already shown (or there is no demo tenant). */
 export async function demoCredentialsToShow(db: Kysely<DB>, pepper: Buffer): Promise<IssuedCredentials | undefined> {
   return db.transaction().execute(async (tx) => {
-    const row = await tx.selectFrom('system_state').select('value').where('key', '=', KEY).forUpdate().executeTakeFirst()
+    const row = await tx
+      .selectFrom('system_state')
+      .select('value')
+      .where('key', '=', KEY)
+      .forUpdate()
+      .executeTakeFirst()
     const state = row?.value as State | undefined
     if (state?.shown === true) return undefined
     const owner = await tx
@@ -31,15 +36,33 @@ export async function demoCredentialsToShow(db: Kysely<DB>, pepper: Buffer): Pro
       .executeTakeFirst()
     if (owner === undefined) return undefined
     // The lost secret is replaced, as the operator would at the command line (and audited so).
-    if (state !== undefined) return rotateApplication(tx, pepper, operatorActor({ id: owner.tenant_id, domain: owner.domain }), state.client_id)
-    const created = await insertWithCredentials(tx, pepper, { tenantId: owner.tenant_id, userId: owner.id }, 'Demo application (created on first start)')
+    if (state !== undefined)
+      return rotateApplication(
+        tx,
+        pepper,
+        operatorActor({ id: owner.tenant_id, domain: owner.domain }),
+        state.client_id,
+      )
+    const created = await insertWithCredentials(
+      tx,
+      pepper,
+      { tenantId: owner.tenant_id, userId: owner.id },
+      'Demo application (created on first start)',
+    )
     const value: State = { client_id: created.client_id, shown: false }
-    await tx.insertInto('system_state').values({ key: KEY, value: JSON.stringify(value) }).execute()
+    await tx
+      .insertInto('system_state')
+      .values({ key: KEY, value: JSON.stringify(value) })
+      .execute()
     return { client_id: created.client_id, client_secret: created.client_secret }
   })
 }
 
 export async function markDemoCredentialsShown(db: Kysely<DB>, clientId: string): Promise<void> {
   const value: State = { client_id: clientId, shown: true }
-  await db.updateTable('system_state').set({ value: JSON.stringify(value) }).where('key', '=', KEY).execute()
+  await db
+    .updateTable('system_state')
+    .set({ value: JSON.stringify(value) })
+    .where('key', '=', KEY)
+    .execute()
 }

@@ -15,25 +15,80 @@ const ROLES: { name: string; type: number; tier: 'Basic' | 'Pro'; permissions: P
     name: 'Administrator',
     type: 7,
     tier: 'Pro',
-    permissions: ['superuser', 'nav_request', 'nav_approval', 'nav_purchase', 'nav_receive', 'nav_manage', 'nav_setting', 'nav_report'],
+    permissions: [
+      'superuser',
+      'nav_request',
+      'nav_approval',
+      'nav_purchase',
+      'nav_receive',
+      'nav_manage',
+      'nav_setting',
+      'nav_report',
+    ],
   },
   { name: 'Buyer', type: 2, tier: 'Basic', permissions: ['nav_request', 'nav_purchase', 'nav_receive'] },
   { name: 'Requester', type: 0, tier: 'Basic', permissions: ['nav_request'] },
 ]
 
 const LOCATIONS = [
-  { name: 'Head Office', currency: 'USD', city: 'Chicago', state: 'IL', country: 'United States', postal: '60601', tz: 'America/Chicago' },
-  { name: 'East Warehouse', currency: 'USD', city: 'Newark', state: 'NJ', country: 'United States', postal: '07102', tz: 'America/New_York' },
-  { name: 'Berlin Office', currency: 'EUR', city: 'Berlin', state: '', country: 'Germany', postal: '10115', tz: 'Europe/Berlin' },
+  {
+    name: 'Head Office',
+    currency: 'USD',
+    city: 'Chicago',
+    state: 'IL',
+    country: 'United States',
+    postal: '60601',
+    tz: 'America/Chicago',
+  },
+  {
+    name: 'East Warehouse',
+    currency: 'USD',
+    city: 'Newark',
+    state: 'NJ',
+    country: 'United States',
+    postal: '07102',
+    tz: 'America/New_York',
+  },
+  {
+    name: 'Berlin Office',
+    currency: 'EUR',
+    city: 'Berlin',
+    state: '',
+    country: 'Germany',
+    postal: '10115',
+    tz: 'Europe/Berlin',
+  },
 ]
 
 const VENDOR_NAMES = [
-  'Acme Office Supply', 'Blue Ridge Paper', 'Cascade Electronics', 'Delta Freight', 'Evergreen Janitorial',
-  'Falcon IT Services', 'Granite Furniture', 'Harbor Logistics', 'Ironwood Tools', 'Juniper Catering',
-  'Keystone Printing', 'Lakeside Water Co.', 'Maple Security', 'Northwind Traders', 'Orchard Software',
-  'Pioneer Safety Gear', 'Quarry Building Materials', 'Redwood Consulting', 'Summit Telecom', 'Timberline Uniforms',
-  'Union Courier', 'Vantage Hardware', 'Willow Health Supplies', 'Xeno Lab Equipment', 'Yellowstone Energy',
-  'Zephyr Cleaning', 'Atlas Travel', 'Beacon Marketing',
+  'Acme Office Supply',
+  'Blue Ridge Paper',
+  'Cascade Electronics',
+  'Delta Freight',
+  'Evergreen Janitorial',
+  'Falcon IT Services',
+  'Granite Furniture',
+  'Harbor Logistics',
+  'Ironwood Tools',
+  'Juniper Catering',
+  'Keystone Printing',
+  'Lakeside Water Co.',
+  'Maple Security',
+  'Northwind Traders',
+  'Orchard Software',
+  'Pioneer Safety Gear',
+  'Quarry Building Materials',
+  'Redwood Consulting',
+  'Summit Telecom',
+  'Timberline Uniforms',
+  'Union Courier',
+  'Vantage Hardware',
+  'Willow Health Supplies',
+  'Xeno Lab Equipment',
+  'Yellowstone Energy',
+  'Zephyr Cleaning',
+  'Atlas Travel',
+  'Beacon Marketing',
 ]
 
 /** Creates the demo tenant unless it exists. Returns whether it created it. */
@@ -93,13 +148,25 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
       .executeTakeFirstOrThrow()
     locationIds.push(location_id)
     const street = `${100 + index * 10} Main Street`
-    const address = { tenant_id, location_id, city: place.city, state_province: place.state, country: place.country, postal_code: place.postal }
+    const address = {
+      tenant_id,
+      location_id,
+      city: place.city,
+      state_province: place.state,
+      country: place.country,
+      postal_code: place.postal,
+    }
     await tx
       .insertInto('addresses')
       .values([
         { ...address, kind: 'billing', name: `${place.name} billing`, address_line_one: street },
         { ...address, kind: 'shipping', name: `${place.name} receiving`, address_line_one: street },
-        { ...address, kind: 'alternate', name: `${place.name} loading dock`, address_line_one: `${200 + index} Dock Road` },
+        {
+          ...address,
+          kind: 'alternate',
+          name: `${place.name} loading dock`,
+          address_line_one: `${200 + index} Dock Road`,
+        },
         ...(index === 0
           ? [{ ...address, kind: 'alternate' as const, name: 'Head Office annex', address_line_one: '12 Annex Lane' }]
           : []),
@@ -107,7 +174,14 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
       .execute()
     const departments = await tx
       .insertInto('departments')
-      .values(['Operations', 'Finance', 'IT'].map((name) => ({ tenant_id, location_id, name, external_id: `${name.slice(0, 3).toUpperCase()}-${index + 1}` })))
+      .values(
+        ['Operations', 'Finance', 'IT'].map((name) => ({
+          tenant_id,
+          location_id,
+          name,
+          external_id: `${name.slice(0, 3).toUpperCase()}-${index + 1}`,
+        })),
+      )
       .returning('id')
       .execute()
     departmentIds.push(...departments.map((d) => d.id))
@@ -133,11 +207,22 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
   const people = [
     { email: DEMO_ADMIN_EMAIL, first: 'Ada', last: 'Admin', role: 'Administrator', position: 'Controller', dept: 1 },
     { email: 'buyer@example.com', first: 'Bo', last: 'Buyer', role: 'Buyer', position: 'Purchasing Agent', dept: 0 },
-    { email: 'requester@example.com', first: 'Rita', last: 'Requester', role: 'Requester', position: 'Analyst', dept: 2 },
+    {
+      email: 'requester@example.com',
+      first: 'Rita',
+      last: 'Requester',
+      role: 'Requester',
+      position: 'Analyst',
+      dept: 2,
+    },
   ]
   const userIds: number[] = []
   for (const person of people) {
-    const { id: user_id } = await tx.insertInto('users').values({ tenant_id, email: person.email }).returning('id').executeTakeFirstOrThrow()
+    const { id: user_id } = await tx
+      .insertInto('users')
+      .values({ tenant_id, email: person.email })
+      .returning('id')
+      .executeTakeFirstOrThrow()
     userIds.push(user_id)
     const role_id = roleIds.get(person.role)!
     await tx
@@ -164,18 +249,35 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
   }
   const [adminId, buyerId] = userIds as [number, number, number]
   // Per-location roles: the buyer also approves at the East Warehouse.
-  await tx.insertInto('role_grants').values({ tenant_id, user_id: buyerId, location_id: locationIds[1]!, role_id: roleIds.get('Requester')! }).execute()
+  await tx
+    .insertInto('role_grants')
+    .values({ tenant_id, user_id: buyerId, location_id: locationIds[1]!, role_id: roleIds.get('Requester')! })
+    .execute()
 
   const kinds = ['order', 'expense', 'travel', 'bill', 'payment'] as const
   await tx
     .insertInto('approvals')
-    .values(kinds.flatMap((kind, k) => Array.from({ length: k + 1 }, (_, i) => ({ tenant_id, approver_id: adminId, kind, subject: `Demo ${kind} #${i + 1}` }))))
+    .values(
+      kinds.flatMap((kind, k) =>
+        Array.from({ length: k + 1 }, (_, i) => ({
+          tenant_id,
+          approver_id: adminId,
+          kind,
+          subject: `Demo ${kind} #${i + 1}`,
+        })),
+      ),
+    )
     .execute()
   const inTwoWeeks = new Date(Date.now() + 14 * 86400_000).toISOString().slice(0, 10)
-  await tx.insertInto('delegations').values({ tenant_id, user_id: buyerId, delegatee_id: adminId, expected_return_date: inTwoWeeks }).execute()
+  await tx
+    .insertInto('delegations')
+    .values({ tenant_id, user_id: buyerId, delegatee_id: adminId, expected_return_date: inTwoWeeks })
+    .execute()
 
-  const lookup = async (table: 'payment_terms' | 'shipping_terms' | 'payment_methods' | 'shipping_methods', name: string) =>
-    (await tx.insertInto(table).values({ tenant_id, name }).returning('id').executeTakeFirstOrThrow()).id
+  const lookup = async (
+    table: 'payment_terms' | 'shipping_terms' | 'payment_methods' | 'shipping_methods',
+    name: string,
+  ) => (await tx.insertInto(table).values({ tenant_id, name }).returning('id').executeTakeFirstOrThrow()).id
   const payment_term_id = await lookup('payment_terms', 'Net 30')
   const shipping_term_id = await lookup('shipping_terms', 'FOB Destination')
   const payment_method_id = await lookup('payment_methods', 'Cheque')

@@ -28,7 +28,12 @@ export async function grantsOf(db: Kysely<DB>, userId: number): Promise<GrantRow
 }
 
 export async function isDelegatee(db: Kysely<DB>, userId: number): Promise<boolean> {
-  const row = await db.selectFrom('delegations').select('id').where('delegatee_id', '=', userId).where('active', '=', true).executeTakeFirst()
+  const row = await db
+    .selectFrom('delegations')
+    .select('id')
+    .where('delegatee_id', '=', userId)
+    .where('active', '=', true)
+    .executeTakeFirst()
   return row !== undefined
 }
 

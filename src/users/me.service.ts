@@ -35,7 +35,10 @@ const withoutId = <T extends { id: unknown }>(value: T): Omit<T, 'id'> =>
 /** The department's location as `me` shows it (its fields, currency and addresses without ids). */
 function branchOf(view: LocationView): NonNullable<Me['department']>['branch'] {
   return {
-    ...(Object.fromEntries(BRANCH_FIELDS.map((field) => [field, view[field]])) as Pick<LocationView, (typeof BRANCH_FIELDS)[number]>),
+    ...(Object.fromEntries(BRANCH_FIELDS.map((field) => [field, view[field]])) as Pick<
+      LocationView,
+      (typeof BRANCH_FIELDS)[number]
+    >),
     currency: withoutId(view.currency),
     primary_billing_address: withoutId(view.primary_billing_address),
     primary_shipping_address: withoutId(view.primary_shipping_address),
@@ -66,7 +69,15 @@ export async function me(db: Kysely<DB>, actor: Actor): Promise<Me> {
     systemaccess_cache: accessCache(grants),
     approval_delegatee: profile.approval_delegatee,
     is_approval_delegatee: delegatee,
-    department: department === undefined ? null : { branch: branchOf(department.view), external_id: department.external_id, name: department.name, active: department.active },
+    department:
+      department === undefined
+        ? null
+        : {
+            branch: branchOf(department.view),
+            external_id: department.external_id,
+            name: department.name,
+            active: department.active,
+          },
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     firstName: row.first_name,

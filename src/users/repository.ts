@@ -31,16 +31,43 @@ function selectProfiles(db: Kysely<DB>, tenantId: number) {
     .leftJoin('users as du', 'du.id', 'del.delegatee_id')
     .leftJoin('roles as dr', 'dr.id', 'dp.role_id')
     .select([
-      'p.id', 'p.user_id', 'p.first_name', 'p.last_name', 'p.phone', 'p.position', 'p.address', 'p.profile_image', 'p.notifications',
-      'p.mobile', 'p.chat_user_id', 'p.is_sso_enabled', 'p.last_changed_by', 'p.created_at', 'p.updated_at', 'p.department_id', 'p.role_id',
-      'u.email', 'u.is_active', 'u.pending_invite',
-      'r.name as role_name', 'r.type as role_type', 'r.tier as role_tier',
+      'p.id',
+      'p.user_id',
+      'p.first_name',
+      'p.last_name',
+      'p.phone',
+      'p.position',
+      'p.address',
+      'p.profile_image',
+      'p.notifications',
+      'p.mobile',
+      'p.chat_user_id',
+      'p.is_sso_enabled',
+      'p.last_changed_by',
+      'p.created_at',
+      'p.updated_at',
+      'p.department_id',
+      'p.role_id',
+      'u.email',
+      'u.is_active',
+      'u.pending_invite',
+      'r.name as role_name',
+      'r.type as role_type',
+      'r.tier as role_tier',
       'del.expected_return_date',
       sql<Department | null>`case when d.id is null then null else
-        json_build_object('id', d.id, 'name', d.name, 'location', json_build_object('id', dl.id, 'name', dl.name, 'headquarter', dl.id = ${hq})) end`.as('department'),
-      sql<Summary | null>`case when pl.id is null then null else json_build_object('id', pl.id, 'name', pl.name, 'headquarter', pl.id = ${hq}) end`.as('location'),
-      sql<Static<typeof Delegatee> | null>`case when dp.id is null then null else json_build_object('id', dp.id, 'firstName', dp.first_name,
-        'lastName', dp.last_name, 'email', du.email, 'role', json_build_object('name', dr.name, 'type', dr.type), 'profile_image', dp.profile_image) end`.as('delegatee'),
+        json_build_object('id', d.id, 'name', d.name, 'location', json_build_object('id', dl.id, 'name', dl.name, 'headquarter', dl.id = ${hq})) end`.as(
+        'department',
+      ),
+      sql<Summary | null>`case when pl.id is null then null else json_build_object('id', pl.id, 'name', pl.name, 'headquarter', pl.id = ${hq}) end`.as(
+        'location',
+      ),
+      sql<Static<
+        typeof Delegatee
+      > | null>`case when dp.id is null then null else json_build_object('id', dp.id, 'firstName', dp.first_name,
+        'lastName', dp.last_name, 'email', du.email, 'role', json_build_object('name', dr.name, 'type', dr.type), 'profile_image', dp.profile_image) end`.as(
+        'delegatee',
+      ),
       pendingCounts.as('pending'),
     ])
 }
@@ -72,12 +99,20 @@ export const findProfileOfUser = (db: Kysely<DB>, tenantId: number, userId: numb
   selectProfiles(db, tenantId).where('p.tenant_id', '=', tenantId).where('p.user_id', '=', userId).executeTakeFirst()
 
 export const profilesOfUsers = (db: Kysely<DB>, tenantId: number, userIds: number[]) =>
-  userIds.length === 0 ? Promise.resolve([]) : selectProfiles(db, tenantId).where('p.tenant_id', '=', tenantId).where('p.user_id', 'in', userIds).execute()
+  userIds.length === 0
+    ? Promise.resolve([])
+    : selectProfiles(db, tenantId).where('p.tenant_id', '=', tenantId).where('p.user_id', 'in', userIds).execute()
 
 /** What a create or update may refer to, loaded once for a whole batch. */
 export async function referenceData(db: Kysely<DB>, tenantId: number) {
   const [roles, locations, departments, legalEntities] = await Promise.all([
-    db.selectFrom('roles').select(['id', 'type']).where('tenant_id', '=', tenantId).orderBy('type').orderBy('id').execute(),
+    db
+      .selectFrom('roles')
+      .select(['id', 'type'])
+      .where('tenant_id', '=', tenantId)
+      .orderBy('type')
+      .orderBy('id')
+      .execute(),
     db.selectFrom('locations').select('id').where('tenant_id', '=', tenantId).execute(),
     db.selectFrom('departments').select(['id', 'location_id']).where('tenant_id', '=', tenantId).execute(),
     db.selectFrom('legal_entities').select('id').where('tenant_id', '=', tenantId).execute(),
@@ -94,9 +129,18 @@ export async function referenceData(db: Kysely<DB>, tenantId: number) {
 export type ReferenceData = Awaited<ReturnType<typeof referenceData>>
 
 /** Which of these e-mails (lower-cased) already belong to a user of the tenant, other than `exceptUserId`. */
-export async function takenEmails(db: Kysely<DB>, tenantId: number, emails: string[], exceptUserId?: number): Promise<Set<string>> {
+export async function takenEmails(
+  db: Kysely<DB>,
+  tenantId: number,
+  emails: string[],
+  exceptUserId?: number,
+): Promise<Set<string>> {
   if (emails.length === 0) return new Set()
-  let q = db.selectFrom('users').select(sql<string>`lower(email)`.as('email')).where('tenant_id', '=', tenantId).where(sql`lower(email)`, 'in', emails)
+  let q = db
+    .selectFrom('users')
+    .select(sql<string>`lower(email)`.as('email'))
+    .where('tenant_id', '=', tenantId)
+    .where(sql`lower(email)`, 'in', emails)
   if (exceptUserId !== undefined) q = q.where('id', '<>', exceptUserId)
   return new Set((await q.execute()).map((r) => r.email))
 }

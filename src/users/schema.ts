@@ -61,7 +61,15 @@ export const BatchUser = Type.Object(
         Type.Union([
           Id,
           Type.Object(
-            { id: Id, all_departments: Type.Optional(Type.Boolean()), departments: Type.Optional(Type.Array(Type.Union([Id, Type.Object({ id: Id }, { additionalProperties: false })]), { maxItems: 500 })) },
+            {
+              id: Id,
+              all_departments: Type.Optional(Type.Boolean()),
+              departments: Type.Optional(
+                Type.Array(Type.Union([Id, Type.Object({ id: Id }, { additionalProperties: false })]), {
+                  maxItems: 500,
+                }),
+              ),
+            },
             { additionalProperties: false },
           ),
         ]),
@@ -122,7 +130,18 @@ export const AddressNoId = Type.Omit(Address, ['id'])
 export type AddressNoId = Static<typeof AddressNoId>
 
 /** A department's location as `me` shows it: the location's own fields, currency and addresses without ids. */
-export const BRANCH_FIELDS = ['name', 'url', 'logo', 'phoneOne', 'fax', 'email', 'language', 'locationTimezone', 'active', 'external_id'] as const
+export const BRANCH_FIELDS = [
+  'name',
+  'url',
+  'logo',
+  'phoneOne',
+  'fax',
+  'email',
+  'language',
+  'locationTimezone',
+  'active',
+  'external_id',
+] as const
 const Branch = Type.Object({
   ...Type.Pick(LocationView, BRANCH_FIELDS).properties,
   currency: Type.Omit(Currency, ['id']),
@@ -133,9 +152,14 @@ const Branch = Type.Object({
 /** The current user's account: profile, tenant, permissions per location, department with its location. */
 export const Me = Type.Object({
   id: Type.Integer(),
-  domains: Type.Object({ active: Type.Boolean(), service_domains: Type.Array(Type.Object({ subdomain: Type.String(), name: Type.String() })) }),
+  domains: Type.Object({
+    active: Type.Boolean(),
+    service_domains: Type.Array(Type.Object({ subdomain: Type.String(), name: Type.String() })),
+  }),
   systemaccess_cache: Type.Object({
-    structured: Type.Record(Type.String(), AccessEntry, { description: 'Keyed by location id, and "system" for system-wide roles.' }),
+    structured: Type.Record(Type.String(), AccessEntry, {
+      description: 'Keyed by location id, and "system" for system-wide roles.',
+    }),
     flattened: Type.Array(Type.String()),
   }),
   approval_delegatee: Nullable(Delegatee),

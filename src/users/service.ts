@@ -69,7 +69,11 @@ function mergeLocations(items: NonNullable<BatchUser['locations']>): writes.NewU
     for (const d of l.departments ?? []) entry.departments.add(typeof d === 'number' ? d : d.id)
     merged.set(l.id, entry)
   }
-  return [...merged.values()].map((e) => ({ id: e.id, allDepartments: e.allDepartments, departments: [...e.departments] }))
+  return [...merged.values()].map((e) => ({
+    id: e.id,
+    allDepartments: e.allDepartments,
+    departments: [...e.departments],
+  }))
 }
 
 const fromBatch = (b: BatchUser): Omit<writes.NewUser, 'roleId'> & { roleId: number | undefined } => ({
@@ -111,25 +115,41 @@ function referenceErrors(u: ReturnType<typeof fromBatch>, refs: repo.ReferenceDa
   const errors: FieldErrors = {}
   const add = (field: string, message: string) => (errors[field] ??= []).push(message)
   if (u.roleId !== undefined && !refs.roles.has(u.roleId)) add(names.role, `no role ${u.roleId}`)
-  if (u.roleId === undefined && refs.defaultRole === undefined) add(names.role, 'is required: the tenant has no roles to default to')
-  if (u.homeLocation !== null && !refs.locations.has(u.homeLocation)) add(names.location, `no location ${u.homeLocation}`)
+  if (u.roleId === undefined && refs.defaultRole === undefined)
+    add(names.role, 'is required: the tenant has no roles to default to')
+  if (u.homeLocation !== null && !refs.locations.has(u.homeLocation))
+    add(names.location, `no location ${u.homeLocation}`)
   if (u.homeDepartment !== null) {
     const at = refs.departmentLocation.get(u.homeDepartment)
     if (at === undefined) add(names.department, `no department ${u.homeDepartment}`)
-    else if (u.homeLocation !== null && at !== u.homeLocation) add(names.department, `department ${u.homeDepartment} is not at location ${u.homeLocation}`)
+    else if (u.homeLocation !== null && at !== u.homeLocation)
+      add(names.department, `department ${u.homeDepartment} is not at location ${u.homeLocation}`)
   }
   u.locations.forEach((l, i) => {
     if (!refs.locations.has(l.id)) add(`locations.${i}`, `no location ${l.id}`)
-    for (const d of l.departments) if (refs.departmentLocation.get(d) !== l.id) add(`locations.${i}.departments`, `department ${d} is not at location ${l.id}`)
+    for (const d of l.departments)
+      if (refs.departmentLocation.get(d) !== l.id)
+        add(`locations.${i}.departments`, `department ${d} is not at location ${l.id}`)
   })
   for (const e of u.legalEntities) if (!refs.legalEntities.has(e)) add('legal_entities', `no legal entity ${e}`)
   return errors
 }
 
 /** Creates users all-or-nothing. `batch` decides the error shape: one object per item, or one object. */
-async function createUsers(db: Kysely<DB>, actor: Actor, items: ReturnType<typeof fromBatch>[], names: Names, batch: boolean, origin: string): Promise<UserProfile[]> {
+async function createUsers(
+  db: Kysely<DB>,
+  actor: Actor,
+  items: ReturnType<typeof fromBatch>[],
+  names: Names,
+  batch: boolean,
+  origin: string,
+): Promise<UserProfile[]> {
   requireAny(actor, ...WRITERS)
-  const fail = (errors: FieldErrors[]) => validationFailed(batch ? errors : errors[0]!, batch ? 'Some users are not valid; see errors (one object per submitted item). Nothing was created.' : undefined)
+  const fail = (errors: FieldErrors[]) =>
+    validationFailed(
+      batch ? errors : errors[0]!,
+      batch ? 'Some users are not valid; see errors (one object per submitted item). Nothing was created.' : undefined,
+    )
   const check = async (conn: Kysely<DB>) => {
     const refs = await repo.referenceData(conn, actor.tenantId)
     const errors = items.map((u) => referenceErrors(u, refs, names))
@@ -149,8 +169,17 @@ async function createUsers(db: Kysely<DB>, actor: Actor, items: ReturnType<typeo
       if (errors.some((e) => Object.keys(e).length > 0)) throw fail(errors)
       const users = items.map((u) => ({ ...u, roleId: u.roleId ?? refs.defaultRole! }))
       const ids = await writes.insertUsers(tx, actor.tenantId, users, actor.userId)
-      await audit(tx, actor, ...users.map((u, i) => ({ action: 'user.create', resourceType: 'user', resourceId: ids[i]!, changes: u })))
-      await queueInvitations(tx, actor.tenantId, users.flatMap((u, i) => (u.invite ? [{ userId: ids[i]!, email: u.email }] : [])), origin)
+      await audit(
+        tx,
+        actor,
+        ...users.map((u, i) => ({ action: 'user.create', resourceType: 'user', resourceId: ids[i]!, changes: u })),
+      )
+      await queueInvitations(
+        tx,
+        actor.tenantId,
+        users.flatMap((u, i) => (u.invite ? [{ userId: ids[i]!, email: u.email }] : [])),
+        origin,
+      )
       const rows = await repo.profilesOfUsers(tx, actor.tenantId, ids)
       const byUser = new Map(rows.map((r) => [r.user_id, r]))
       return ids.map((id) => toProfile(byUser.get(id)!))
@@ -172,16 +201,28 @@ export const createOne = async (db: Kysely<DB>, actor: Actor, body: SingleUser, 
   (await createUsers(db, actor, [fromSingle(body)], SINGLE_NAMES, false, origin))[0]!
 
 /** PUT: replaces exactly the single form's fields. */
-export async function updateUser(db: Kysely<DB>, actor: Actor, profileId: number, body: SingleUser): Promise<UserProfile> {
+export async function updateUser(
+  db: Kysely<DB>,
+  actor: Actor,
+  profileId: number,
+  body: SingleUser,
+): Promise<UserProfile> {
   requireAny(actor, ...WRITERS)
   return inTransaction(db, async (tx) => {
     const owner = await writes.userOfProfile(tx, actor.tenantId, profileId)
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
     const u = fromSingle(body)
     const errors = referenceErrors(u, await repo.referenceData(tx, actor.tenantId), SINGLE_NAMES)
-    if ((await repo.takenEmails(tx, actor.tenantId, [u.email.toLowerCase()], owner.user_id)).size > 0) errors.email = ['a user with this e-mail already exists']
+    if ((await repo.takenEmails(tx, actor.tenantId, [u.email.toLowerCase()], owner.user_id)).size > 0)
+      errors.email = ['a user with this e-mail already exists']
     if (Object.keys(errors).length > 0) throw validationFailed(errors)
-    await writes.updateUser(tx, actor.tenantId, owner.user_id, { ...u, location: u.homeLocation, department: u.homeDepartment }, actor.userId)
+    await writes.updateUser(
+      tx,
+      actor.tenantId,
+      owner.user_id,
+      { ...u, location: u.homeLocation, department: u.homeDepartment },
+      actor.userId,
+    )
     await writes.replaceLegalEntities(tx, actor.tenantId, [owner.user_id], [u.legalEntities])
     await audit(tx, actor, { action: 'user.replace', resourceType: 'user', resourceId: owner.user_id, changes: body })
     return toProfile((await repo.findProfile(tx, actor.tenantId, profileId))!)
@@ -196,6 +237,11 @@ export async function deactivateUser(db: Kysely<DB>, actor: Actor, profileId: nu
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
     if (owner.user_id === actor.userId) throw conflict('You cannot deactivate yourself; ask another administrator.')
     await writes.deactivateUser(tx, actor.tenantId, owner.user_id, actor.userId)
-    await audit(tx, actor, { action: 'user.deactivate', resourceType: 'user', resourceId: owner.user_id, changes: { is_active: false } })
+    await audit(tx, actor, {
+      action: 'user.deactivate',
+      resourceType: 'user',
+      resourceId: owner.user_id,
+      changes: { is_active: false },
+    })
   })
 }

@@ -29,7 +29,12 @@ async function insertInSlices<T>(rows: T[], insert: (slice: T[]) => Promise<unkn
 }
 
 /** Inserts users with their profiles, system role grant, location access and legal entities; returns user ids in order. */
-export async function insertUsers(db: Kysely<DB>, tenantId: number, users: NewUser[], changedBy: number | null): Promise<number[]> {
+export async function insertUsers(
+  db: Kysely<DB>,
+  tenantId: number,
+  users: NewUser[],
+  changedBy: number | null,
+): Promise<number[]> {
   const inserted = await db
     .insertInto('users')
     .values(users.map((u) => ({ tenant_id: tenantId, email: u.email, pending_invite: u.invite })))
@@ -61,20 +66,41 @@ export async function insertUsers(db: Kysely<DB>, tenantId: number, users: NewUs
     .insertInto('role_grants')
     .values(users.map((u, i) => ({ tenant_id: tenantId, user_id: ids[i]!, location_id: null, role_id: u.roleId })))
     .execute()
-  const access = users.flatMap((u, i) => u.locations.map((l) => ({ tenant_id: tenantId, user_id: ids[i]!, location_id: l.id, all_departments: l.allDepartments })))
+  const access = users.flatMap((u, i) =>
+    u.locations.map((l) => ({
+      tenant_id: tenantId,
+      user_id: ids[i]!,
+      location_id: l.id,
+      all_departments: l.allDepartments,
+    })),
+  )
   await insertInSlices(access, (slice) => db.insertInto('user_locations').values(slice).execute())
   const departments = users.flatMap((u, i) =>
-    u.locations.flatMap((l) => l.departments.map((d) => ({ tenant_id: tenantId, user_id: ids[i]!, location_id: l.id, department_id: d }))),
+    u.locations.flatMap((l) =>
+      l.departments.map((d) => ({ tenant_id: tenantId, user_id: ids[i]!, location_id: l.id, department_id: d })),
+    ),
   )
   await insertInSlices(departments, (slice) => db.insertInto('user_location_departments').values(slice).execute())
-  await replaceLegalEntities(db, tenantId, ids, users.map((u) => u.legalEntities))
+  await replaceLegalEntities(
+    db,
+    tenantId,
+    ids,
+    users.map((u) => u.legalEntities),
+  )
   return ids
 }
 
 /** Sets each user's legal entities to exactly the given ids. */
-export async function replaceLegalEntities(db: Kysely<DB>, tenantId: number, userIds: number[], entities: number[][]): Promise<void> {
+export async function replaceLegalEntities(
+  db: Kysely<DB>,
+  tenantId: number,
+  userIds: number[],
+  entities: number[][],
+): Promise<void> {
   await db.deleteFrom('user_legal_entities').where('tenant_id', '=', tenantId).where('user_id', 'in', userIds).execute()
-  const rows = userIds.flatMap((user_id, i) => [...new Set(entities[i] ?? [])].map((legal_entity_id) => ({ tenant_id: tenantId, user_id, legal_entity_id })))
+  const rows = userIds.flatMap((user_id, i) =>
+    [...new Set(entities[i] ?? [])].map((legal_entity_id) => ({ tenant_id: tenantId, user_id, legal_entity_id })),
+  )
   await insertInSlices(rows, (slice) => db.insertInto('user_legal_entities').values(slice).execute())
 }
 
@@ -90,9 +116,20 @@ export interface ProfileChanges {
   ssoEnabled: boolean
 }
 
-export async function updateUser(db: Kysely<DB>, tenantId: number, userId: number, c: ProfileChanges, changedBy: number | null): Promise<void> {
+export async function updateUser(
+  db: Kysely<DB>,
+  tenantId: number,
+  userId: number,
+  c: ProfileChanges,
+  changedBy: number | null,
+): Promise<void> {
   const now = new Date()
-  await db.updateTable('users').set({ email: c.email, updated_at: now }).where('tenant_id', '=', tenantId).where('id', '=', userId).execute()
+  await db
+    .updateTable('users')
+    .set({ email: c.email, updated_at: now })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', userId)
+    .execute()
   await db
     .updateTable('user_profiles')
     .set({
@@ -113,12 +150,32 @@ export async function updateUser(db: Kysely<DB>, tenantId: number, userId: numbe
 }
 
 /** Deactivates a user; returns false when there is no such user in the tenant. */
-export async function deactivateUser(db: Kysely<DB>, tenantId: number, userId: number, changedBy: number | null): Promise<boolean> {
-  const result = await db.updateTable('users').set({ is_active: false, updated_at: new Date() }).where('tenant_id', '=', tenantId).where('id', '=', userId).executeTakeFirst()
-  await db.updateTable('user_profiles').set({ last_changed_by: changedBy }).where('tenant_id', '=', tenantId).where('user_id', '=', userId).execute()
+export async function deactivateUser(
+  db: Kysely<DB>,
+  tenantId: number,
+  userId: number,
+  changedBy: number | null,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ is_active: false, updated_at: new Date() })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', userId)
+    .executeTakeFirst()
+  await db
+    .updateTable('user_profiles')
+    .set({ last_changed_by: changedBy })
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .execute()
   return result.numUpdatedRows > 0n
 }
 
 /** The user behind a profile id, in the tenant. */
 export const userOfProfile = (db: Kysely<DB>, tenantId: number, profileId: number) =>
-  db.selectFrom('user_profiles').select('user_id').where('tenant_id', '=', tenantId).where('id', '=', profileId).executeTakeFirst()
+  db
+    .selectFrom('user_profiles')
+    .select('user_id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', profileId)
+    .executeTakeFirst()

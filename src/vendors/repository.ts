@@ -15,16 +15,22 @@ const LIST: ListSpec<ListFilters<VendorListQuery>> = {
   counted: 'vendors',
 }
 
-
 export function selectVendors(db: Kysely<DB>) {
   return db
     .selectFrom('vendors as v')
     .selectAll('v')
     .select((eb) => {
-      const ref = (table: VendorLookupTable, column: `v.${'payment_term_id' | 'shipping_term_id' | 'payment_method_id' | 'shipping_method_id'}`) =>
+      const ref = (
+        table: VendorLookupTable,
+        column: `v.${'payment_term_id' | 'shipping_term_id' | 'payment_method_id' | 'shipping_method_id'}`,
+      ) =>
         eb
           .selectFrom(`${table} as r` as 'payment_terms as r')
-          .select(sql<VendorLookup>`json_build_object('id', r.id, 'name', r.name, 'description', r.description, 'active', r.active)`.as('ref'))
+          .select(
+            sql<VendorLookup>`json_build_object('id', r.id, 'name', r.name, 'description', r.description, 'active', r.active)`.as(
+              'ref',
+            ),
+          )
           .whereRef('r.id', '=', column)
       return [
         ref('payment_terms', 'v.payment_term_id').as('payment_term_ref'),
@@ -49,7 +55,12 @@ export async function insertVendor(db: Kysely<DB>, values: NewVendor): Promise<n
   return (await db.insertInto('vendors').values(values).returning('id').executeTakeFirstOrThrow()).id
 }
 
-export async function updateVendor(db: Kysely<DB>, tenantId: number, id: number, values: VendorUpdate): Promise<boolean> {
+export async function updateVendor(
+  db: Kysely<DB>,
+  tenantId: number,
+  id: number,
+  values: VendorUpdate,
+): Promise<boolean> {
   const result = await db
     .updateTable('vendors')
     .set({ ...values, date_modified: new Date() })

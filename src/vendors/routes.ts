@@ -16,24 +16,60 @@ export const vendorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
   app.post(
     '/v3/vendors/',
-    { schema: { summary: 'Create a vendor (superuser or nav_purchase)', tags, body: VendorInput, response: { 201: ItemEnvelope(Vendor) } } },
+    {
+      schema: {
+        summary: 'Create a vendor (superuser or nav_purchase)',
+        tags,
+        body: VendorInput,
+        response: { 201: ItemEnvelope(Vendor) },
+      },
+    },
     async (request, reply) => {
       const vendor = await service.createVendor(request.db, request.actor, request.body)
-      return reply.code(201).header('location', `${request.linkBase}/api/v3/vendors/${vendor.id}/`).send({ metadata: {}, data: vendor })
+      return reply
+        .code(201)
+        .header('location', `${request.linkBase}/api/v3/vendors/${vendor.id}/`)
+        .send({ metadata: {}, data: vendor })
     },
   )
-  app.get('/v3/vendors/:id/', { schema: { summary: 'Get a vendor', tags, params: VendorParams, response: one } }, async (request) => ({
-    metadata: {},
-    data: await service.getVendor(request.db, request.actor, request.params.id),
-  }))
+  app.get(
+    '/v3/vendors/:id/',
+    { schema: { summary: 'Get a vendor', tags, params: VendorParams, response: one } },
+    async (request) => ({
+      metadata: {},
+      data: await service.getVendor(request.db, request.actor, request.params.id),
+    }),
+  )
   app.put(
     '/v3/vendors/:id/',
-    { schema: { summary: 'Replace a vendor (omitted fields take their defaults)', tags, params: VendorParams, body: VendorInput, response: one } },
-    async (request) => ({ metadata: {}, data: await service.updateVendor(request.db, request.actor, request.params.id, request.body, true) }),
+    {
+      schema: {
+        summary: 'Replace a vendor (omitted fields take their defaults)',
+        tags,
+        params: VendorParams,
+        body: VendorInput,
+        response: one,
+      },
+    },
+    async (request) => ({
+      metadata: {},
+      data: await service.updateVendor(request.db, request.actor, request.params.id, request.body, true),
+    }),
   )
   app.patch(
     '/v3/vendors/:id/',
-    { schema: { summary: 'Change some fields of a vendor', tags, params: VendorParams, body: VendorPatch, response: one } },
-    async (request) => ({ metadata: {}, data: await service.updateVendor(request.db, request.actor, request.params.id, request.body, false) }),
+    {
+      schema: {
+        summary: 'Change some fields of a vendor',
+        tags,
+        params: VendorParams,
+        body: VendorPatch,
+        response: one,
+      },
+    },
+    async (request) => ({
+      metadata: {},
+      data: await service.updateVendor(request.db, request.actor, request.params.id, request.body, false),
+    }),
   )
 }

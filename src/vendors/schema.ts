@@ -90,14 +90,21 @@ const vendorInputFields = {
   default_payment_method: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()])),
   is_1099_eligible: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
   overall_score: Type.Optional(
-    Type.Union([Type.String({ pattern: '^-?\\d{1,2}(\\.\\d{1,3})?$', maxLength: 7 }), Type.Number({ minimum: -99.999, maximum: 99.999 }), Type.Null()]),
+    Type.Union([
+      Type.String({ pattern: '^-?\\d{1,2}(\\.\\d{1,3})?$', maxLength: 7 }),
+      Type.Number({ minimum: -99.999, maximum: 99.999 }),
+      Type.Null(),
+    ]),
   ),
   is_auto_email_po_enabled: Type.Optional(Type.Boolean()),
   po_pdf_labels: Type.Optional(Str(200)),
   email_configurations: Type.Optional(
     Type.Record(
       Type.String({ maxLength: 254 }),
-      Type.Object({ auto_po: Type.Optional(Type.Boolean()), payment_remittance: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      Type.Object(
+        { auto_po: Type.Optional(Type.Boolean()), payment_remittance: Type.Optional(Type.Boolean()) },
+        { additionalProperties: false },
+      ),
       { maxProperties: 50 },
     ),
   ),

@@ -53,7 +53,8 @@ export async function listVendors(db: Kysely<DB>, actor: Actor, query: VendorLis
 }
 
 /** Which column each request field writes, and how. */
-const refId = (value: number | { id: number } | null | undefined) => (value === null || value === undefined ? null : typeof value === 'number' ? value : value.id)
+const refId = (value: number | { id: number } | null | undefined) =>
+  value === null || value === undefined ? null : typeof value === 'number' ? value : value.id
 const REF_FIELDS = {
   payment_term_ref: ['payment_term_id', 'payment_terms'],
   shipping_term_ref: ['shipping_term_id', 'shipping_terms'],
@@ -63,7 +64,8 @@ const REF_FIELDS = {
 
 /** Column values for the fields present in `input`; with `complete`, the defaults for the ones left out. */
 function toColumns(input: VendorPatch, complete: boolean): VendorUpdate {
-  const pick = <T>(value: T | undefined, fallback: T): T | undefined => (value !== undefined ? value : complete ? fallback : undefined)
+  const pick = <T>(value: T | undefined, fallback: T): T | undefined =>
+    value !== undefined ? value : complete ? fallback : undefined
   const columns: VendorUpdate = {
     name: input.name,
     active: pick(input.active, true),
@@ -89,7 +91,10 @@ function toColumns(input: VendorPatch, complete: boolean): VendorUpdate {
     overall_score: pick(input.overall_score, null),
     is_auto_email_po_enabled: pick(input.is_auto_email_po_enabled, false),
     po_pdf_labels: pick(input.po_pdf_labels, ''),
-    email_configurations: pick(input.email_configurations === undefined ? undefined : JSON.stringify(input.email_configurations), '{}'),
+    email_configurations: pick(
+      input.email_configurations === undefined ? undefined : JSON.stringify(input.email_configurations),
+      '{}',
+    ),
   }
   for (const [field, [column]] of Object.entries(REF_FIELDS)) {
     const value = input[field as keyof typeof REF_FIELDS]
@@ -107,7 +112,8 @@ async function checkReferences(db: Kysely<DB>, tenantId: number, input: VendorPa
     if (id !== null) refs.push({ field, table, id })
   }
   const missing = await missingLookups(db, tenantId, refs)
-  if (missing.length > 0) throw validationFailed(Object.fromEntries(missing.map((field) => [field, ['does not exist']])))
+  if (missing.length > 0)
+    throw validationFailed(Object.fromEntries(missing.map((field) => [field, ['does not exist']])))
 }
 
 const WRITERS = ['superuser', 'nav_purchase'] as const
@@ -129,13 +135,25 @@ export async function createVendor(db: Kysely<DB>, actor: Actor, input: VendorIn
 }
 
 /** PUT replaces every field (omitted ones take defaults); PATCH changes only the fields sent. */
-export async function updateVendor(db: Kysely<DB>, actor: Actor, id: number, input: VendorPatch, complete: boolean): Promise<Vendor> {
+export async function updateVendor(
+  db: Kysely<DB>,
+  actor: Actor,
+  id: number,
+  input: VendorPatch,
+  complete: boolean,
+): Promise<Vendor> {
   requireAny(actor, ...WRITERS)
   return inTransaction(db, async (tx) => {
     if ((await repo.findVendor(tx, actor.tenantId, id)) === undefined) throw notFound(`No vendor ${id}.`)
     await checkReferences(tx, actor.tenantId, input)
-    if (!(await repo.updateVendor(tx, actor.tenantId, id, toColumns(input, complete)))) throw notFound(`No vendor ${id}.`)
-    await audit(tx, actor, { action: complete ? 'vendor.replace' : 'vendor.update', resourceType: 'vendor', resourceId: id, changes: input })
+    if (!(await repo.updateVendor(tx, actor.tenantId, id, toColumns(input, complete))))
+      throw notFound(`No vendor ${id}.`)
+    await audit(tx, actor, {
+      action: complete ? 'vendor.replace' : 'vendor.update',
+      resourceType: 'vendor',
+      resourceId: id,
+      changes: input,
+    })
     return getVendor(tx, actor, id)
   })
 }

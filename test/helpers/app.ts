@@ -73,14 +73,23 @@ export interface SampleTenant {
 let counter = 0
 /** A tenant with the full sample data set under a fresh domain. */
 export async function sampleTenant(ctx: TestContext, domain = `t${process.pid}x${++counter}`): Promise<SampleTenant> {
-  const tenantId = await ctx.database.db.transaction().execute((tx) => createSampleTenant(tx, domain, `Tenant ${domain}`))
-  const users = await ctx.database.db.selectFrom('users').select(['id', 'email']).where('tenant_id', '=', tenantId).execute()
+  const tenantId = await ctx.database.db
+    .transaction()
+    .execute((tx) => createSampleTenant(tx, domain, `Tenant ${domain}`))
+  const users = await ctx.database.db
+    .selectFrom('users')
+    .select(['id', 'email'])
+    .where('tenant_id', '=', tenantId)
+    .execute()
   const id = (name: string) => users.find((u) => u.email === `${name}@example.com`)!.id
   return { tenantId, domain, users: { admin: id('admin'), buyer: id('buyer'), requester: id('requester') } }
 }
 
 export async function clientFor(ctx: TestContext, tenant: SampleTenant, who: keyof SampleTenant['users'] = 'admin') {
-  const app = await insertWithCredentials(ctx.database.db, ctx.keys.pepper, { tenantId: tenant.tenantId, userId: tenant.users[who] })
+  const app = await insertWithCredentials(ctx.database.db, ctx.keys.pepper, {
+    tenantId: tenant.tenantId,
+    userId: tenant.users[who],
+  })
   return { client_id: app.client_id, client_secret: app.client_secret }
 }
 

@@ -19,7 +19,10 @@ export async function testDatabase(): Promise<TestDatabase> {
     return openPglite({ loadDataDir: dump })
   }
   const runId = process.env.TEST_RUN_ID
-  if (runId === undefined) throw new Error('TEST_RUN_ID is not set: run the tests through `npm test` (`npm test -- test/x.test.ts` for one file)')
+  if (runId === undefined)
+    throw new Error(
+      'TEST_RUN_ID is not set: run the tests through `npm test` (`npm test -- test/x.test.ts` for one file)',
+    )
   const name = `${runPrefix(testDatabaseUrl, runId)}${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: adminUrl(testDatabaseUrl) })
   await admin.connect()

@@ -46,7 +46,10 @@ export function run(args: string[], env: Record<string, string>): Running {
 }
 
 /** Runs a command to completion. */
-export async function runToEnd(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+export async function runToEnd(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
   const r = run(args, env)
   const code = await r.exited
   return { code, output: r.output() }
