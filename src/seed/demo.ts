@@ -3,7 +3,7 @@
  * so it is either whole or absent; running it again when the tenant exists changes nothing.
  */
 import type { Kysely, Transaction } from 'kysely'
-import type { DB, PermissionKey } from '../db/schema.ts'
+import { PERMISSION_KEYS, type DB, type PermissionKey } from '../db/schema.ts'
 
 export const DEMO_DOMAIN = 'demo'
 export const DEMO_ADMIN_EMAIL = 'admin@example.com'
@@ -15,16 +15,8 @@ const ROLES: { name: string; type: number; tier: 'Basic' | 'Pro'; permissions: P
     name: 'Administrator',
     type: 7,
     tier: 'Pro',
-    permissions: [
-      'superuser',
-      'nav_request',
-      'nav_approval',
-      'nav_purchase',
-      'nav_receive',
-      'nav_manage',
-      'nav_setting',
-      'nav_report',
-    ],
+    // Every key but accounts_payable (a finance duty an administrator does not hold by default).
+    permissions: PERMISSION_KEYS.filter((key) => key !== 'accounts_payable'),
   },
   { name: 'Buyer', type: 2, tier: 'Basic', permissions: ['nav_request', 'nav_purchase', 'nav_receive'] },
   { name: 'Requester', type: 0, tier: 'Basic', permissions: ['nav_request'] },
