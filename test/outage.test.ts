@@ -11,7 +11,7 @@ import pg from 'pg'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { openPostgres } from '../src/db/database.ts'
-import { clientFor, sampleTenant, testKeys, TEST_AUDIENCE, type TestContext } from './helpers/app.ts'
+import { clientFor, sampleTenant, testApp, testKeys, TEST_AUDIENCE, type TestContext } from './helpers/app.ts'
 import { engineUnderTest, testDatabase, type TestDatabase } from './helpers/db.ts'
 import { adminUrl } from './helpers/template.ts'
 
@@ -201,5 +201,47 @@ test(
     assert.equal((await ctx.app.inject('/readyz')).statusCode, 200)
     assert.equal((await vendors()).statusCode, 200)
     assert.equal((await tokenRequest()).statusCode, 200)
+  },
+)
+
+test(
+  'the embedded database failing under the app: 503 on the API, /readyz and the token endpoint, no crash',
+  { skip: engineUnderTest !== 'pglite' && 'embedded-only' },
+  async () => {
+    const embedded = await testApp()
+    try {
+      const tenant = await sampleTenant(embedded)
+      const creds = await clientFor(embedded, tenant)
+      const token = (
+        await embedded.app.inject({
+          method: 'POST',
+          url: '/oauth/token',
+          payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
+        })
+      ).json().access_token as string
+      await embedded.database.close()
+      const calls = [
+        () =>
+          embedded.app.inject({
+            url: '/api/v3/vendors/',
+            headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' },
+          }),
+        () => embedded.app.inject('/readyz'),
+      ]
+      for (const call of calls) {
+        const response = await call()
+        assert.equal(response.statusCode, 503, response.body)
+        assert.match(String(response.headers['content-type']), /problem\+json/)
+      }
+      const refused = await embedded.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
+      })
+      assert.equal(refused.statusCode, 503, refused.body)
+      assert.equal(refused.json().error, 'temporarily_unavailable')
+    } finally {
+      await embedded.app.close()
+    }
   },
 )

@@ -41,7 +41,7 @@ const UNAVAILABLE_ERRNOS = new Set([
 ])
 /** Driver and pool messages for the same: node-postgres's pool and client, and the embedded PGlite. */
 const UNAVAILABLE_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout|Cannot use a pool after calling end|not queryable|the database system is (starting up|shutting down)|too many (clients|connections)|PGlite is closed|PGlite is not ready|Aborted\(/i
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout|Cannot use a pool after calling end|not queryable|the database system is (starting up|shutting down)|too many (clients|connections)|PGlite is closed|PGlite is not ready|driver has already been destroyed|Aborted\(/i
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (error === null || typeof error !== 'object') return false
