@@ -21,6 +21,7 @@ import { checkResponses } from './http/response-check.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { ServerKeys } from './keys.ts'
 import { apiRoutes } from './api.ts'
+import { consoleRoutes } from './console/routes.ts'
 import { invitationRoutes } from './invitations/routes.ts'
 import { oauthRoutes } from './oauth/routes.ts'
 
@@ -89,5 +90,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(oauthRoutes(deps))
   await app.register(invitationRoutes(deps.database))
   await app.register(apiRoutes(deps), { prefix: '/api' })
+  await app.register(consoleRoutes(deps), { prefix: '/console' })
   return app
 }

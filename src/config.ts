@@ -37,7 +37,10 @@ export const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Boolean({ default: false }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   MAIL_FROM: Type.String({ minLength: 3, default: 'procurement@localhost' }),
-  DEMO_SEED: Type.Boolean({ default: true }),
+  /** Unset: seed on the embedded database only; with DATABASE_URL the demo tenant is made only on request. */
+  DEMO_SEED: Type.Optional(Type.Boolean()),
+  SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 10080, default: 60 }),
+  SESSION_MAX_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 12 }),
 })
 
 export type Env = Static<typeof EnvSchema>
@@ -45,6 +48,8 @@ export type Env = Static<typeof EnvSchema>
 export interface Config extends Env {
   /** Absolute path of the embedded database's folder (used only without DATABASE_URL). */
   readonly dataDir: string
+  /** Whether to seed the demo tenant into an empty database: DEMO_SEED, else only on the embedded engine. */
+  readonly demoSeed: boolean
 }
 
 export class ConfigError extends Error {
@@ -75,5 +80,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }
     }
   }
-  return Object.freeze({ ...parsed, dataDir: path.resolve(parsed.DATA_DIR) })
+  const demoSeed = parsed.DEMO_SEED ?? parsed.DATABASE_URL === undefined
+  return Object.freeze({ ...parsed, dataDir: path.resolve(parsed.DATA_DIR), demoSeed })
 }

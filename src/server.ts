@@ -4,23 +4,36 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
-import type { Config } from './config.ts'
+import { ConfigError, type Config } from './config.ts'
+import { publicBase } from './http/public-url.ts'
+import { setupPath } from './invitations/service.ts'
 import { openDatabase, type Database } from './db/database.ts'
 import { startMaintenance } from './db/maintenance.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { serverKeys } from './keys.ts'
 import { smtpTransport, startMailer } from './mail/mailer.ts'
 import { demoCredentialsToShow, markDemoCredentialsShown } from './seed/demo-credentials.ts'
-import { seedDemo } from './seed/demo.ts'
+import { DEMO_DOMAIN, seedDemo } from './seed/demo.ts'
+import { countTenants } from './tenants/repository.ts'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
-/** Migrates; on a database with no tenant at all, seeds the demo tenant (unless DEMO_SEED=false). */
+/** Migrates; on a database with no tenant at all, seeds the demo tenant when configured to (config.demoSeed). */
 export async function prepareDatabase(database: Database, config: Readonly<Config>): Promise<void> {
   await migrateToLatest(database.db)
-  if (!config.DEMO_SEED) return
-  const anyTenant = await database.db.selectFrom('tenants').select('id').limit(1).executeTakeFirst()
-  if (anyTenant === undefined) await seedDemo(database.db)
+  if (!config.demoSeed) return
+  if ((await countTenants(database.db)) === 0) await seedDemo(database.db)
+}
+
+/** Single-tenant mode names no tenant by host: with several tenants it could not tell whose a request is. */
+async function checkTenancy(database: Database, config: Readonly<Config>): Promise<void> {
+  if (config.BASE_DOMAIN !== undefined) return
+  const tenants = await countTenants(database.db)
+  if (tenants > 1) {
+    throw new ConfigError(
+      `This database has ${tenants} tenants, but BASE_DOMAIN is not set (single-tenant mode). Set BASE_DOMAIN (e.g. BASE_DOMAIN=procurement.example.com, so acme.procurement.example.com is tenant acme) and start again.`,
+    )
+  }
 }
 
 export async function serve(
@@ -35,6 +48,7 @@ export async function serve(
     onError: (error) => app?.log.error({ err: { message: error.message } }, 'database connection error'),
   })
   try {
+    await checkTenancy(database, config)
     app = await buildApp({ config, database, keys })
     await app.listen({ port: config.PORT, host: config.HOST })
   } catch (error) {
@@ -49,10 +63,12 @@ export async function serve(
   const demo = await demoCredentialsToShow(database.db, keys.pepper)
   const lines = [`Procurement service listening on http://${host.includes(':') ? `[${host}]` : host}:${port}`]
   if (demo !== undefined) {
+    const base = publicBase(config, DEMO_DOMAIN) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`
     lines.push(
       'Demo application for admin@example.com (domain "demo"). The secret is shown only this once:',
       `Client ID: ${demo.client_id}`,
       `Client Secret: ${demo.client_secret}`,
+      `Console: set a password for admin@example.com within 24 hours at ${base}${setupPath(demo.setupToken)}`,
     )
   }
   out(lines.join('\n'))

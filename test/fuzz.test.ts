@@ -312,7 +312,10 @@ test('10,000+ generated bad requests: no 5xx, a proper error body for every 4xx,
       if (response.statusCode >= 400) {
         const type = String(response.headers['content-type'])
         // Errors from the OAuth routes are OAuth errors; a method no route serves is an HTTP matter (a problem, like everywhere).
-        if (path.startsWith('/oauth/') && r.route.methods.has(method)) {
+        if (path.startsWith('/console')) {
+          // The console answers people: an error page in HTML.
+          assert.match(type, /text\/html/, `${method} ${path} → ${response.statusCode} ${type}`)
+        } else if (path.startsWith('/oauth/') && r.route.methods.has(method)) {
           assert.match(type, /application\/json/, `${method} ${path}`)
           assert.equal(typeof response.json().error, 'string')
         } else {

@@ -125,7 +125,11 @@ describe('embedded database, as an operator runs it', { skip: engineUnderTest !=
       [['invitee@example.org', 'queued']],
       'without SMTP_URL the invitation waits in the outbox',
     )
-    assert.match(queued[0]!.body_text, /\/invitations\/[A-Za-z0-9_-]+\/accept/)
+    assert.match(
+      queued[0]!.body_text,
+      /http:\/\/127\.0\.0\.1:[1-9]\d*\/console\/setup\/[A-Za-z0-9_-]+/,
+      'a set-password link on the port served',
+    )
     const audit = await runToEnd(['audit', '--since', '1h', '--json'], { DATA_DIR: dataDir })
     assert.equal(audit.code, 0, audit.output)
     const entries = JSON.parse(audit.output.trim().split('\n').at(-1)!) as {

@@ -10,14 +10,17 @@ import { serve } from '../server.ts'
 import { audit, AUDIT_HELP } from './audit.ts'
 import { clients, CLIENTS_HELP } from './clients.ts'
 import { outbox, OUTBOX_HELP } from './outbox.ts'
+import { TENANTS_HELP, tenantsCommand, usersCommand } from './tenants.ts'
 import { migrateOnly, UsageError, withDatabase } from './shared.ts'
 
 const HELP = `Usage: procurement <command> [options]
 
 Commands:
-  serve                         Migrate, seed the demo tenant on first run, and serve HTTP (default)
+  serve                         Migrate, seed the demo tenant on first run (embedded database), and
+                                serve HTTP (default)
   migrate                       Apply pending database migrations and exit
   seed                          Create the demo tenant if it does not exist, and exit
+${TENANTS_HELP}
 ${CLIENTS_HELP}
 ${AUDIT_HELP}
 ${OUTBOX_HELP}
@@ -47,6 +50,10 @@ async function main(argv: string[]): Promise<void> {
         },
         migrateOnly,
       )
+    case 'tenants':
+      return tenantsCommand(config, rest)
+    case 'users':
+      return usersCommand(config, rest)
     case 'clients':
       return clients(config, rest)
     case 'audit':

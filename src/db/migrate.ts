@@ -4,9 +4,11 @@
  */
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely'
 import * as m0001 from './migrations/0001_initial.ts'
+import * as m0002 from './migrations/0002_console.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
+  '0002_console': m0002,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -127,6 +127,9 @@ export interface UserTable {
   pending_invite: Generated<boolean>
   created_at: Timestamp
   updated_at: Timestamp
+  /** scrypt hash of the console password (see access/passwords.ts); null until one is set. */
+  password_hash: string | null
+  password_changed_at: Date | null
 }
 
 export interface UserProfileTable {
@@ -319,6 +322,23 @@ export interface InvitationTable {
   expires_at: Date
   accepted_at: Date | null
   created_at: Timestamp
+  purpose: Generated<LinkPurpose>
+}
+
+/** What a one-time link is for: every kind sets the user's password when used. */
+export type LinkPurpose = 'invitation' | 'setup' | 'reset'
+
+export interface SessionTable {
+  id: Generated<number>
+  tenant_id: number
+  user_id: number
+  token_hash: Buffer
+  created_at: Timestamp
+  last_seen_at: Timestamp
+  expires_at: Date
+  revoked_at: Date | null
+  user_agent: Generated<string>
+  address: Generated<string>
 }
 
 export interface EmailOutboxTable {
@@ -366,6 +386,7 @@ export interface DB {
   rate_limit_windows: RateLimitWindowTable
   audit_log: AuditLogTable
   invitations: InvitationTable
+  sessions: SessionTable
   email_outbox: EmailOutboxTable
 }
 

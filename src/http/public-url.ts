@@ -24,10 +24,23 @@ export function publicBase(config: LinkConfig, domain: string | undefined): stri
   return undefined
 }
 
-/** The base of links in messages that leave the service (e-mail): always absolute, else the listen address. */
-export function mailBase(config: LinkConfig & Pick<Config, 'HOST' | 'PORT'>, domain: string): string {
+/** The port the server actually listens on (PORT may be 0: any free port), if it listens. */
+export function listeningPort(server: { address(): unknown }): number | undefined {
+  const address = server.address()
+  return typeof address === 'object' && address !== null ? (address as { port: number }).port : undefined
+}
+
+/**
+ * The base of links in messages that leave the service (e-mail): always absolute — the public address, else
+ * the address the server listens on.
+ */
+export function mailBase(
+  config: LinkConfig & Pick<Config, 'HOST' | 'PORT'>,
+  domain: string,
+  port = config.PORT,
+): string {
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST
-  return publicBase(config, domain) ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`
+  return publicBase(config, domain) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`
 }
 
 /** Sets `request.linkBase` and `request.mailBase` for requests with an actor (after authentication). */
@@ -37,6 +50,6 @@ export function publicLinks(app: FastifyInstance, config: LinkConfig & Pick<Conf
   app.addHook('preHandler', async (request) => {
     const domain = request.actor?.domain
     request.linkBase = publicBase(config, domain) ?? ''
-    if (domain !== undefined) request.mailBase = mailBase(config, domain)
+    if (domain !== undefined) request.mailBase = mailBase(config, domain, listeningPort(request.server.server))
   })
 }

@@ -1,8 +1,12 @@
-/** POST /invitations/{token}/accept: the link in an invitation e-mail (no bearer token: the link is the credential). */
+/**
+ * POST /invitations/{token}/accept: accepts an invitation without setting a password (for clients that
+ * sign their users in elsewhere). GET of the same path only redirects to the set-password page: a GET never
+ * uses a link up, so a mail scanner that prefetches it changes nothing.
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Database } from '../db/database.ts'
-import { acceptInvitation } from './service.ts'
+import { setupPath, useLink } from './service.ts'
 
 const Params = Type.Object({ token: Type.String({ minLength: 20, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) })
 const Accepted = Type.Object({
@@ -13,16 +17,24 @@ const Accepted = Type.Object({
 export const invitationRoutes =
   (database: Database): FastifyPluginAsyncTypebox =>
   async (app) => {
-    const handler = async (request: { params: { token: string } }) => {
-      const { email } = await acceptInvitation(database.db, request.params.token)
-      return { metadata: {}, data: { email, pending_invite: false } }
-    }
-    const schema = { tags: ['users'], params: Params, response: { 200: Accepted } }
-    app.post('/invitations/:token/accept', { schema: { ...schema, summary: 'Accept an invitation' } }, handler)
-    // The e-mail link is opened in a browser, which sends GET.
+    app.post(
+      '/invitations/:token/accept',
+      { schema: { summary: 'Accept an invitation', tags: ['users'], params: Params, response: { 200: Accepted } } },
+      async (request) => {
+        const { email } = await useLink(database.db, request.params.token)
+        return { metadata: {}, data: { email, pending_invite: false } }
+      },
+    )
     app.get(
       '/invitations/:token/accept',
-      { schema: { ...schema, summary: 'Accept an invitation (from the e-mail link)' } },
-      handler,
+      {
+        schema: {
+          summary: 'Open an invitation link: redirects to the set-password page',
+          tags: ['users'],
+          params: Params,
+          response: { 303: Type.Null() },
+        },
+      },
+      async (request, reply) => reply.redirect(setupPath(request.params.token), 303),
     )
   }

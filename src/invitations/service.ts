@@ -1,35 +1,60 @@
 /**
- * Invitations: a user created with `send_invitation_email: true` is marked pending_invite and gets an e-mail
- * with a one-time acceptance link. The mail is queued in the outbox in the same transaction as the user, so
- * neither exists without the other; the mailer (src/mail/) delivers it, retrying until it goes through.
+ * One-time links that let a person set their console password: the invitation a new user is e-mailed
+ * (14 days), the first administrator's set-up link (24 hours) and a reset link (24 hours). Each opens the
+ * set-password page `/console/setup/<token>`; opening it (GET) changes nothing — a mail scanner that
+ * prefetches the link accepts nothing — and only submitting a password uses it up. Tokens are 256 random
+ * bits, stored as SHA-256 hashes. An invitation's e-mail is queued in the outbox in the same transaction as
+ * the user, so neither exists without the other; the mailer (src/mail/) delivers it.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import type { DB } from '../db/schema.ts'
+import type { DB, LinkPurpose } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { notFound } from '../http/problem.ts'
 import * as repo from './repository.ts'
 
-const VALID_DAYS = 14
+const INVITATION_DAYS = 14
+const SETUP_HOURS = 24
 const hashToken = (token: string) => createHash('sha256').update(token).digest()
 
+/** The path of a set-password link. */
+export const setupPath = (token: string) => `/console/setup/${token}`
+
+/** A new one-time link for a user (earlier open links of the same purpose stop working); returns its token. */
+export async function issueLink(
+  db: Kysely<DB>,
+  tenantId: number,
+  userId: number,
+  purpose: Exclude<LinkPurpose, 'invitation'>,
+) {
+  const token = randomBytes(32).toString('base64url')
+  await repo.closeOpenLinks(db, tenantId, userId, purpose)
+  const expires_at = new Date(Date.now() + SETUP_HOURS * 3600_000)
+  await repo.insertLinks(db, [
+    { tenant_id: tenantId, user_id: userId, token_hash: hashToken(token), expires_at, purpose },
+  ])
+  return token
+}
+
+/** Queues an invitation e-mail for each invitee; `base` is the absolute address links start with. */
 export async function queueInvitations(
   db: Kysely<DB>,
   tenantId: number,
   invitees: { userId: number; email: string }[],
-  origin: string,
+  base: string,
 ): Promise<void> {
   if (invitees.length === 0) return
   const tenant = await repo.tenantName(db, tenantId)
-  const expires = new Date(Date.now() + VALID_DAYS * 86400_000)
+  const expires_at = new Date(Date.now() + INVITATION_DAYS * 86400_000)
   const tokens = invitees.map(() => randomBytes(32).toString('base64url'))
-  await repo.insertInvitations(
+  await repo.insertLinks(
     db,
     invitees.map((i, k) => ({
       tenant_id: tenantId,
       user_id: i.userId,
       token_hash: hashToken(tokens[k]!),
-      expires_at: expires,
+      expires_at,
+      purpose: 'invitation' as const,
     })),
   )
   await repo.queueEmails(
@@ -40,16 +65,27 @@ export async function queueInvitations(
       subject: `You are invited to ${tenant} on the procurement service`,
       body_text:
         `You have been invited to join ${tenant}.\n\n` +
-        `Accept the invitation within ${VALID_DAYS} days by opening this link:\n${origin}/invitations/${tokens[k]}/accept\n`,
+        `Within ${INVITATION_DAYS} days, open this link and choose a password to accept the invitation:\n` +
+        `${base}${setupPath(tokens[k]!)}\n`,
     })),
   )
 }
 
-/** Accepts an invitation by its token: the user is no longer pending. Unknown, used or expired tokens are 404. */
-export function acceptInvitation(db: Kysely<DB>, token: string): Promise<{ email: string }> {
+/** What an open link is for and whose it is; undefined when it is unknown, used or expired. Changes nothing. */
+export async function openLink(db: Kysely<DB>, token: string) {
+  const link = await repo.findOpen(db, hashToken(token))
+  return link !== undefined && link.is_active && link.tenant_active ? link : undefined
+}
+
+/**
+ * Uses a link: the user accepts (is no longer pending) and, with a password hash, signs in with it from now
+ * on. Unknown, used or expired links are 404.
+ */
+export function useLink(db: Kysely<DB>, token: string, passwordHash?: string) {
   return inTransaction(db, async (tx) => {
-    const invitation = await repo.markAccepted(tx, hashToken(token))
-    if (invitation === undefined) throw notFound('This invitation link is unknown, already used or expired.')
-    return { email: await repo.clearPendingInvite(tx, invitation.tenant_id, invitation.user_id) }
+    const link = await repo.markUsed(tx, hashToken(token))
+    if (link === undefined) throw notFound('This link is unknown, already used or expired.')
+    const email = await repo.acceptUser(tx, link.tenant_id, link.user_id, passwordHash)
+    return { email, tenantId: link.tenant_id, userId: link.user_id }
   })
 }

@@ -10,7 +10,7 @@ import type { Database } from '../db/database.ts'
 import { isDatabaseUnavailable } from '../http/errors.ts'
 import type { ServerKeys } from '../keys.ts'
 import { tenantOfHost } from '../tenants/host.ts'
-import { AttemptCounter } from './attempts.ts'
+import { AttemptCounter } from '../access/attempts.ts'
 import { invalidClient, invalidRequest, OAuthError, unsupportedGrantType } from './errors.ts'
 import { issueToken, revokeToken, type ClientAuth, type OAuthDeps } from './service.ts'
 

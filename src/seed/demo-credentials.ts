@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 import { operatorActor } from '../access/actor.ts'
 import { insertWithCredentials, rotateApplication, type IssuedCredentials } from '../applications/service.ts'
+import { issueLink } from '../invitations/service.ts'
 import { DEMO_ADMIN_EMAIL, DEMO_DOMAIN } from './demo.ts'
 
 const KEY = 'demo_credentials'
@@ -17,7 +18,14 @@ interface State {
 }
 
 /** Credentials to print now, or undefined when they were already shown (or there is no demo tenant). */
-export async function demoCredentialsToShow(db: Kysely<DB>, pepper: Buffer): Promise<IssuedCredentials | undefined> {
+/**
+ * Credentials and a console set-up link for admin@example.com to print now, or undefined when they were
+ * already shown (or there is no demo tenant). The link is new each time this returns something.
+ */
+export async function demoCredentialsToShow(
+  db: Kysely<DB>,
+  pepper: Buffer,
+): Promise<(IssuedCredentials & { setupToken: string }) | undefined> {
   return db.transaction().execute(async (tx) => {
     const row = await tx
       .selectFrom('system_state')
@@ -36,13 +44,11 @@ export async function demoCredentialsToShow(db: Kysely<DB>, pepper: Buffer): Pro
       .executeTakeFirst()
     if (owner === undefined) return undefined
     // The lost secret is replaced, as the operator would at the command line (and audited so).
-    if (state !== undefined)
-      return rotateApplication(
-        tx,
-        pepper,
-        operatorActor({ id: owner.tenant_id, domain: owner.domain }),
-        state.client_id,
-      )
+    const setupToken = await issueLink(tx, owner.tenant_id, owner.id, 'setup')
+    if (state !== undefined) {
+      const actor = operatorActor({ id: owner.tenant_id, domain: owner.domain })
+      return { ...(await rotateApplication(tx, pepper, actor, state.client_id)), setupToken }
+    }
     const created = await insertWithCredentials(
       tx,
       pepper,
@@ -54,7 +60,7 @@ export async function demoCredentialsToShow(db: Kysely<DB>, pepper: Buffer): Pro
       .insertInto('system_state')
       .values({ key: KEY, value: JSON.stringify(value) })
       .execute()
-    return { client_id: created.client_id, client_secret: created.client_secret }
+    return { client_id: created.client_id, client_secret: created.client_secret, setupToken }
   })
 }
 

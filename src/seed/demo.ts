@@ -3,24 +3,16 @@
  * so it is either whole or absent; running it again when the tenant exists changes nothing.
  */
 import type { Kysely, Transaction } from 'kysely'
-import { PERMISSION_KEYS, type DB, type PermissionKey } from '../db/schema.ts'
+import type { DB } from '../db/schema.ts'
+import { ADMINISTRATOR, BUYER, REQUESTER, type StandardRole } from '../tenants/roles.ts'
 
 export const DEMO_DOMAIN = 'demo'
 export const DEMO_ADMIN_EMAIL = 'admin@example.com'
 
 type Tx = Transaction<DB>
 
-const ROLES: { name: string; type: number; tier: 'Basic' | 'Pro'; permissions: PermissionKey[] }[] = [
-  {
-    name: 'Administrator',
-    type: 7,
-    tier: 'Pro',
-    // Every key but accounts_payable (a finance duty an administrator does not hold by default).
-    permissions: PERMISSION_KEYS.filter((key) => key !== 'accounts_payable'),
-  },
-  { name: 'Buyer', type: 2, tier: 'Basic', permissions: ['nav_request', 'nav_purchase', 'nav_receive'] },
-  { name: 'Requester', type: 0, tier: 'Basic', permissions: ['nav_request'] },
-]
+/** The standard roles but Approver, the Administrator with the Superuser role type. */
+const ROLES: StandardRole[] = [{ ...ADMINISTRATOR, type: 7 }, BUYER, REQUESTER]
 
 const LOCATIONS = [
   {

@@ -11,6 +11,7 @@ import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { conflict, notFound, validationFailed, type FieldErrors } from '../http/problem.ts'
 import { queueInvitations } from '../invitations/service.ts'
+import { endUserSessions } from '../sessions/service.ts'
 import * as repo from './repository.ts'
 import type { BatchUser, SingleUser, UserListQuery, UserProfile } from './schema.ts'
 import * as writes from './write-repository.ts'
@@ -237,6 +238,7 @@ export async function deactivateUser(db: Kysely<DB>, actor: Actor, profileId: nu
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
     if (owner.user_id === actor.userId) throw conflict('You cannot deactivate yourself; ask another administrator.')
     await writes.deactivateUser(tx, actor.tenantId, owner.user_id, actor.userId)
+    await endUserSessions(tx, actor.tenantId, owner.user_id)
     await audit(tx, actor, {
       action: 'user.deactivate',
       resourceType: 'user',

@@ -1,0 +1,104 @@
+/**
+ * `procurement tenants …` and `procurement users reset-password`: the operator onboards companies and hands
+ * their people one-time set-password links (printed, never e-mailed: the operator passes them on).
+ */
+import { parseArgs } from 'node:util'
+import type { Config } from '../config.ts'
+import { mailBase } from '../http/public-url.ts'
+import { setupPath } from '../invitations/service.ts'
+import * as tenants from '../tenants/service.ts'
+import { printer, UsageError, withDatabase } from './shared.ts'
+
+export const TENANTS_HELP = `  tenants create --domain <d> --name <company> --admin-email <e> [--admin-first-name <n>]
+                [--admin-last-name <n>] [--currency USD] [--json]
+                                Create a company (roles, base currency, legal entity, headquarters,
+                                department) and its first administrator; prints a one-time
+                                set-password link for the administrator (valid 24 hours)
+  tenants list [--json]         List tenants
+  tenants deactivate <domain>   Switch a tenant off: its tokens, sessions and clients stop at once
+  tenants activate <domain>     Switch it on again
+  users reset-password --domain <d> --email <e> [--json]
+                                Print a new one-time set-password link for a user (valid 24 hours)`
+
+const setupUrl = (config: Readonly<Config>, domain: string, token: string) =>
+  `${mailBase(config, domain)}${setupPath(token)}`
+
+export async function tenantsCommand(config: Readonly<Config>, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      domain: { type: 'string' },
+      name: { type: 'string' },
+      'admin-email': { type: 'string' },
+      'admin-first-name': { type: 'string' },
+      'admin-last-name': { type: 'string' },
+      currency: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  })
+  const [action, domain] = positionals
+  const print = printer(values.json)
+  await withDatabase(config, `tenants ${action ?? ''}`.trim(), async (db) => {
+    switch (action) {
+      case 'create': {
+        const { domain: d, name, 'admin-email': adminEmail } = values
+        if (d === undefined || name === undefined || adminEmail === undefined) {
+          throw new UsageError('tenants create needs --domain, --name and --admin-email')
+        }
+        const created = await tenants.createTenant(db, {
+          domain: d,
+          name,
+          adminEmail,
+          adminFirstName: values['admin-first-name'],
+          adminLastName: values['admin-last-name'],
+          currency: values.currency,
+        })
+        const setup_url = setupUrl(config, d, created.setupToken)
+        return print(
+          { domain: d, admin_email: adminEmail, setup_url },
+          `Created tenant ${d} (${name}).\nAdministrator: ${adminEmail}\nSet-password link (one use, valid 24 hours):\n${setup_url}`,
+        )
+      }
+      case 'list': {
+        const rows = await tenants.listTenants(db)
+        const lines = rows.map(
+          (t) => `${t.domain}  ${t.active ? 'active' : 'deactivated'}  ${t.created_at.toISOString()}  ${t.name}`,
+        )
+        return print(rows, lines.join('\n') || 'No tenants.')
+      }
+      case 'deactivate':
+      case 'activate': {
+        if (domain === undefined) throw new UsageError(`tenants ${action} needs <domain>`)
+        await tenants.setTenantActive(db, domain, action === 'activate')
+        return print(
+          { domain, active: action === 'activate' },
+          `${action === 'activate' ? 'Activated' : 'Deactivated'} ${domain}.`,
+        )
+      }
+      case undefined:
+      default:
+        throw new UsageError('tenants takes create, list, deactivate or activate')
+    }
+  })
+}
+
+export async function usersCommand(config: Readonly<Config>, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { domain: { type: 'string' }, email: { type: 'string' }, json: { type: 'boolean' } },
+  })
+  if (positionals[0] !== 'reset-password') throw new UsageError('users takes reset-password')
+  const { domain, email } = values
+  if (domain === undefined || email === undefined)
+    throw new UsageError('users reset-password needs --domain and --email')
+  await withDatabase(config, 'users reset-password', async (db) => {
+    const token = await tenants.resetPasswordLink(db, domain, email)
+    const setup_url = setupUrl(config, domain, token)
+    printer(values.json)(
+      { domain, email, setup_url },
+      `Set-password link for ${email} (one use, valid 24 hours):\n${setup_url}`,
+    )
+  })
+}

@@ -1,0 +1,64 @@
+/** The console's page frame: skip link, navigation for the signed-in user, the main landmark, sign-out. */
+import type { Actor } from '../access/actor.ts'
+import { html, type Html } from './html.ts'
+
+export interface PageOptions {
+  title: string
+  actor?: Actor | undefined
+  csrf?: string | undefined
+  /** Which navigation entry is the current page. */
+  current?: string
+}
+
+const NAV = [
+  { href: '/console/', label: 'My account', key: 'me' },
+  { href: '/console/users', label: 'Users', key: 'users' },
+  { href: '/console/locations', label: 'Locations', key: 'locations' },
+  { href: '/console/vendors', label: 'Vendors', key: 'vendors' },
+  { href: '/console/settings/applications', label: 'Settings → Applications', key: 'applications' },
+]
+
+export function page(options: PageOptions, body: Html): string {
+  const { actor, csrf } = options
+  const nav =
+    actor === undefined
+      ? ''
+      : html`<nav aria-label="Console">
+          <ul>
+            ${NAV.map((n) => html`<li><a href="${n.href}" ${options.current === n.key ? html`aria-current="page"` : ''}>${n.label}</a></li>`)}
+          </ul>
+          <form method="post" action="/console/sign-out" class="sign-out">
+            <input type="hidden" name="_csrf" value="${csrf}" />
+            <span class="who">${actor.email} · ${actor.domain}</span>
+            <button type="submit">Sign out</button>
+          </form>
+        </nav>`
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${options.title} · Procurement console</title>
+        <link rel="stylesheet" href="/console/assets/console.css" />
+        <script src="/console/assets/console.js" defer></script>
+      </head>
+      <body>
+        <a class="skip" href="#main">Skip to content</a>
+        <header><span class="brand">Procurement console</span>${nav}</header>
+        <main id="main" tabindex="-1">
+          <h1>${options.title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html>`.value
+}
+
+/** A message box: `status` for news, `alert` for errors (read out by screen readers either way). */
+export const notice = (kind: 'status' | 'alert', text: string | Html) =>
+  html`<div class="notice ${kind}" role="${kind}">${text}</div>`
+
+/** A form that POSTs with the CSRF token. */
+export const postForm = (action: string, csrf: string, inner: Html, attributes = html``) =>
+  html`<form method="post" action="${action}" ${attributes}>
+    <input type="hidden" name="_csrf" value="${csrf}" />${inner}
+  </form>`
