@@ -38,7 +38,10 @@ export default tseslint.config(
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
   // The console's one script runs in the browser.
-  { files: ['src/console/assets/*.js'], languageOptions: { globals: { document: 'readonly', navigator: 'readonly', Element: 'readonly' } } },
+  {
+    files: ['src/console/assets/*.js'],
+    languageOptions: { globals: { document: 'readonly', navigator: 'readonly', Element: 'readonly' } },
+  },
   // Layout is Prettier's business (npm run format); lint keeps to what can be wrong.
   prettier,
 )

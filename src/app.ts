@@ -21,6 +21,8 @@ import { checkResponses } from './http/response-check.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { ServerKeys } from './keys.ts'
 import { apiRoutes } from './api.ts'
+import { sendPage } from './console/context.ts'
+import { notice, page } from './console/layout.ts'
 import { consoleRoutes } from './console/routes.ts'
 import { invitationRoutes } from './invitations/routes.ts'
 import { oauthRoutes } from './oauth/routes.ts'
@@ -53,8 +55,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
     // A path that is not valid percent-encoding never reaches a route: a problem like every other 400.
-    frameworkErrors: (error, _request, reply) => {
-      void sendProblem(reply, badRequest(`The request path is not valid: ${error.message}.`))
+    frameworkErrors: (error, request, reply) => {
+      const detail = `The request path is not valid: ${error.message}.`
+      if (request.url.startsWith('/console'))
+        void sendPage(reply, page({ title: 'Not found' }, notice('alert', detail)), 400)
+      else void sendProblem(reply, badRequest(detail))
     },
   })
   app.setValidatorCompiler(validatorCompiler)

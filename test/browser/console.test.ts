@@ -1,0 +1,227 @@
+/**
+ * The whole onboarding journey in a real browser (Debian's Chromium driven by playwright-core), against the
+ * real `procurement` command on an embedded database: the operator runs `tenants create`, the administrator
+ * opens the printed link, sets a password, signs in, creates an application in Settings → Applications,
+ * reads the Client ID and Secret off the page, gets a token with them and lists vendors; rotates (the old
+ * secret fails) and revokes (the token is refused). A Requester is not allowed on the page; a forged CSRF
+ * token is refused; axe-core finds no serious or critical violation on any page.
+ * Screenshots for the README: UPDATE_SCREENSHOTS=1 npm run test:browser
+ */
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { run, runToEnd, type Running } from '../helpers/process.ts'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const skip = !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium package)`
+const root = path.resolve(import.meta.dirname, '../..')
+const shots =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.join(root, 'docs/images')
+    : fs.mkdtempSync(path.join(os.tmpdir(), 'shots-'))
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-browser-'))
+const PASSWORD = 'a long and private passphrase'
+const AUDIENCE = 'procurement-api'
+
+let port = 0
+let base = ''
+let server: Running | undefined
+let browser: Browser | undefined
+const env = () => ({ DATA_DIR: dataDir, DEMO_SEED: 'false', PORT: String(port), LOG_LEVEL: 'warn' })
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port: p } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(p))
+    })
+  })
+
+async function startServer(): Promise<void> {
+  server = run(['serve'], env())
+  await server.waitFor(/listening on http:\/\/\S+/, 60_000)
+}
+async function stopServer(): Promise<void> {
+  server?.child.kill('SIGTERM')
+  await server?.exited
+  server = undefined
+}
+
+before(async () => {
+  if (skip) return
+  port = await freePort()
+  base = `http://127.0.0.1:${port}`
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-dev-shm-usage',
+    ],
+  })
+})
+after(async () => {
+  await browser?.close()
+  await stopServer()
+  fs.rmSync(dataDir, { recursive: true, force: true })
+})
+
+/** axe-core on the page as it is now (in a CSP-bypassing twin context with the same cookies): no serious or critical violation. */
+async function accessible(context: BrowserContext, url: string): Promise<void> {
+  const twin = await browser!.newContext({ bypassCSP: true, storageState: await context.storageState() })
+  try {
+    const page = await twin.newPage()
+    await page.goto(url)
+    await page.addScriptTag({ path: path.join(root, 'node_modules/axe-core/axe.min.js') })
+    const violations = await page.evaluate(async () => {
+      const result = await (
+        globalThis as unknown as {
+          axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string }[] }> }
+        }
+      ).axe.run()
+      return result.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.help}`)
+    })
+    assert.deepEqual(violations, [], `${url}: accessibility`)
+  } finally {
+    await twin.close()
+  }
+}
+
+const token = (creds: { client_id: string; client_secret: string }) =>
+  fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...creds, audience: AUDIENCE, grant_type: 'client_credentials' }),
+  })
+const vendors = (accessToken: string) =>
+  fetch(`${base}/api/v3/vendors/`, { headers: { authorization: `Bearer ${accessToken}`, 'x-service-client': 'api' } })
+
+async function setPassword(page: Page, link: string): Promise<void> {
+  await page.goto(link)
+  await page.getByLabel('New password').fill(PASSWORD)
+  await page.getByLabel('Repeat the password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Set password' }).click()
+  await page.waitForURL(/\/console\/account/)
+}
+
+test(
+  'operator → tenant → administrator → console → credentials → token, then rotate and revoke',
+  { skip, timeout: 300_000 },
+  async () => {
+    const created = await runToEnd(
+      [
+        'tenants',
+        'create',
+        '--domain',
+        'acme',
+        '--name',
+        'Acme Manufacturing',
+        '--admin-email',
+        'admin@acme.test',
+        '--admin-first-name',
+        'Ada',
+        '--json',
+      ],
+      env(),
+    )
+    assert.equal(created.code, 0, created.output)
+    const { setup_url } = JSON.parse(created.output.trim().split('\n').at(-1)!) as { setup_url: string }
+    assert.ok(setup_url.startsWith(`${base}/console/setup/`), setup_url)
+    await startServer()
+
+    const context = await browser!.newContext()
+    const page = await context.newPage()
+    await accessible(context, setup_url)
+    await setPassword(page, setup_url)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(/\/console\/sign-in/)
+
+    // Signing in as a person does: the labelled fields and the button.
+    await page.goto(`${base}/console/sign-in`)
+    await accessible(context, `${base}/console/sign-in`)
+    await page.screenshot({ path: path.join(shots, 'console-sign-in.png'), fullPage: true })
+    await page.getByLabel('Email').fill('admin@acme.test')
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(/\/console\/account/)
+    for (const view of ['account', 'users', 'locations', 'vendors', 'settings/applications'])
+      await accessible(context, `${base}/console/${view}`)
+
+    await page.getByRole('link', { name: 'Settings → Applications' }).click()
+    await page.getByLabel('Description').fill('ERP integration')
+    await page.getByRole('button', { name: 'Create application' }).click()
+    const clientId = (await page.getByTestId('client-id').textContent())!.trim()
+    const clientSecret = (await page.getByTestId('client-secret').textContent())!.trim()
+    await page.screenshot({ path: path.join(shots, 'console-applications.png'), fullPage: true })
+
+    const issued = await token({ client_id: clientId, client_secret: clientSecret })
+    assert.equal(issued.status, 200, await issued.clone().text())
+    const listed = await vendors(((await issued.json()) as { access_token: string }).access_token)
+    assert.equal(listed.status, 200)
+
+    await page.goto(`${base}/console/settings/applications`)
+    assert.ok(!(await page.content()).includes(clientSecret), 'the secret is never shown again')
+    await page.getByRole('button', { name: `Rotate the secret of ${clientId}` }).click()
+    const rotatedSecret = (await page.getByTestId('client-secret').textContent())!.trim()
+    assert.notEqual(rotatedSecret, clientSecret)
+    assert.equal(
+      (await token({ client_id: clientId, client_secret: clientSecret })).status,
+      401,
+      'the old secret fails',
+    )
+    const fresh = (
+      (await (await token({ client_id: clientId, client_secret: rotatedSecret })).json()) as { access_token: string }
+    ).access_token
+    assert.equal((await vendors(fresh)).status, 200)
+
+    await page.getByRole('link', { name: `Revoke ${clientId}` }).click()
+    await accessible(context, page.url())
+    await page.getByRole('button', { name: 'Revoke application' }).click()
+    await page.waitForURL(/revoked=/)
+    assert.equal((await vendors(fresh)).status, 401, 'the token is refused once revoked')
+
+    // A forged or missing CSRF token is refused, and nothing is created.
+    for (const form of [{ description: 'forged', _csrf: 'not-the-token' }, { description: 'missing' }]) {
+      const forged = await page.request.post(`${base}/console/settings/applications`, { form, maxRedirects: 0 })
+      assert.equal(forged.status(), 403)
+    }
+    await page.goto(`${base}/console/settings/applications`)
+    assert.ok(!(await page.content()).includes('forged') && !(await page.content()).includes('>missing<'))
+
+    // A Requester, invited from the console, is not allowed on the applications page.
+    await page.getByRole('link', { name: 'Users' }).click()
+    await page.getByLabel('Email').fill('requester@acme.test')
+    await page.getByLabel('Role').selectOption({ label: 'Requester' })
+    await page.getByRole('button', { name: 'Send invitation' }).click()
+    await page.waitForURL(/invited=/)
+    await context.close()
+    await stopServer()
+    const reset = await runToEnd(
+      ['users', 'reset-password', '--domain', 'acme', '--email', 'requester@acme.test', '--json'],
+      env(),
+    )
+    assert.equal(reset.code, 0, reset.output)
+    await startServer()
+    const requester = await (await browser!.newContext()).newPage()
+    await setPassword(
+      requester,
+      (JSON.parse(reset.output.trim().split('\n').at(-1)!) as { setup_url: string }).setup_url,
+    )
+    const refused = await requester.goto(`${base}/console/settings/applications`)
+    assert.equal(refused?.status(), 403)
+    assert.match(
+      await requester.locator('main').innerText(),
+      /not allowed|needs the superuser or nav_setting permission/i,
+    )
+    await accessible(requester.context(), `${base}/console/settings/applications`)
+  },
+)
