@@ -89,7 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     )
   })
 
-  await registerOpenApi(app)
+  await registerOpenApi(app, config.API_AUDIENCE)
   metrics(app)
   await app.register(healthRoutes(deps.database))
   await app.register(oauthRoutes(deps))

@@ -45,3 +45,60 @@ test('clients rotate and revoke: one audit entry on success, none on failure', a
     'the operator acted, at the command line',
   )
 })
+
+test('tenants create prints a one-time link; single-tenant mode with two tenants refuses to start, naming BASE_DOMAIN', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-tenants-'))
+  try {
+    const env = { DATA_DIR: dir, DEMO_SEED: 'false', PORT: '0' }
+    const first = await runToEnd(
+      ['tenants', 'create', '--domain', 'acme', '--name', 'Acme', '--admin-email', 'it@acme.test', '--json'],
+      env,
+    )
+    assert.equal(first.code, 0, first.output)
+    const created = lastJson<{ domain: string; admin_email: string; setup_url: string }>(first.output)
+    assert.equal(created.domain, 'acme')
+    assert.match(created.setup_url, /^http:\/\/127\.0\.0\.1:\d+\/console\/setup\/[A-Za-z0-9_-]{40,}$/)
+    const taken = await runToEnd(
+      ['tenants', 'create', '--domain', 'acme', '--name', 'Again', '--admin-email', 'x@acme.test'],
+      env,
+    )
+    assert.equal(taken.code, 1)
+    assert.match(taken.output, /taken/)
+    const bad = await runToEnd(
+      ['tenants', 'create', '--domain', 'Not A Domain', '--name', 'X', '--admin-email', 'nope'],
+      env,
+    )
+    assert.equal(bad.code, 1)
+    assert.match(bad.output, /domain/)
+    assert.equal(
+      (
+        await runToEnd(
+          ['tenants', 'create', '--domain', 'beta', '--name', 'Beta', '--admin-email', 'it@beta.test'],
+          env,
+        )
+      ).code,
+      0,
+    )
+    const listed = lastJson<{ domain: string; active: boolean }[]>(
+      (await runToEnd(['tenants', 'list', '--json'], env)).output,
+    )
+    assert.deepEqual(
+      listed.map((t) => [t.domain, t.active]),
+      [
+        ['acme', true],
+        ['beta', true],
+      ],
+    )
+    const serve = await runToEnd(['serve'], env)
+    assert.equal(serve.code, 1)
+    assert.match(serve.output, /2 tenants, but BASE_DOMAIN is not set/)
+    const reset = await runToEnd(
+      ['users', 'reset-password', '--domain', 'beta', '--email', 'IT@beta.test', '--json'],
+      env,
+    )
+    assert.equal(reset.code, 0, reset.output)
+    assert.match(lastJson<{ setup_url: string }>(reset.output).setup_url, /\/console\/setup\//)
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})

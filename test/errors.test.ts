@@ -121,3 +121,49 @@ test('each kind of error has its own stable type: 401, 403, 409, 412, 422 too', 
   const me = (await api({ method: 'GET', url: '/api/v3/users/me/' })).json().data
   assertProblem(await api({ method: 'DELETE', url: `/api/v3/users/${me.id}/` }), 409)
 })
+
+test('messages say how to fix it: allowed values, expected types, the path parameter by name', async () => {
+  const { api } = await signedIn(ctx)
+  const errorsOf = async (options: Parameters<typeof api>[0]) =>
+    (await api(options)).json().errors as Record<string, string[]>
+  assert.deepEqual((await errorsOf({ method: 'GET', url: '/api/v3/vendors/?format=xml' })).format, [
+    'must be one of: json, csv',
+  ])
+  assert.match(
+    (await errorsOf({ method: 'GET', url: '/api/v3/vendors/?order_by=city' })).order_by![0]!,
+    /^must be one of: id, -id, name, -name/,
+  )
+  assert.deepEqual(
+    (await errorsOf({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'x', currency: 'USD' } })).currency,
+    ['must be integer or null'],
+  )
+  const path = await api({ method: 'GET', url: '/api/v3/vendors/abc/' })
+  assert.match(path.json().detail, /The path is not valid/)
+  assert.ok(path.json().errors.id)
+})
+
+test('the token endpoint names the audience it expects, and takes it from the query for tools that cannot add body fields', async () => {
+  const { creds } = await signedIn(ctx)
+  const wrong = await ctx.app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    payload: { ...creds, audience: 'nope', grant_type: 'client_credentials' },
+  })
+  assert.equal(wrong.statusCode, 403)
+  assert.match(wrong.json().error_description, /procurement-api-test/)
+  const missing = await ctx.app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    payload: { ...creds, grant_type: 'client_credentials' },
+  })
+  assert.match(missing.json().error_description, /audience is required: send "procurement-api-test"/)
+  // What Swagger UI's "Authorize" sends: form body, HTTP Basic, ?audience=.
+  const basic = Buffer.from(`${creds.client_id}:${creds.client_secret}`).toString('base64')
+  const viaQuery = await ctx.app.inject({
+    method: 'POST',
+    url: '/oauth/token?audience=procurement-api-test',
+    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'grant_type=client_credentials&scope=',
+  })
+  assert.equal(viaQuery.statusCode, 200, viaQuery.body)
+})

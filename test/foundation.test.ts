@@ -57,6 +57,18 @@ describe('configuration', () => {
     })
     assert.equal(ok.DATABASE_URL, 'postgres://localhost/x')
   })
+
+  test('no demo tenant on PostgreSQL unless asked for; the embedded default keeps it', () => {
+    const production = {
+      DATABASE_URL: 'postgres://localhost/x',
+      TOKEN_SIGNING_KEY: 'k'.repeat(32),
+      SECRET_PEPPER: 'p'.repeat(32),
+    }
+    assert.equal(loadConfig(production).demoSeed, false)
+    assert.equal(loadConfig({ ...production, DEMO_SEED: 'true' }).demoSeed, true)
+    assert.equal(loadConfig({}).demoSeed, true)
+    assert.equal(loadConfig({ DEMO_SEED: 'false' }).demoSeed, false)
+  })
 })
 
 describe('operations endpoints', () => {

@@ -9,7 +9,7 @@ import { useTestApp } from './helpers/app.ts'
 const ctx = useTestApp()
 
 interface Operation {
-  parameters?: { name: string; in: string; required?: boolean }[]
+  parameters?: { $ref?: string; name: string; in: string; required?: boolean }[]
   security?: object[]
   responses: Record<string, unknown>
   summary?: string
@@ -26,8 +26,13 @@ test('GET /openapi.json is a valid OpenAPI 3.1 document (swagger-parser)', async
 test('every route is documented; every /api/ operation has security, X-Service-Client and problem responses', async () => {
   const document = (await ctx.app.inject('/openapi.json')).json<{
     paths: Record<string, Record<string, Operation>>
-    components: { securitySchemes: object }
+    components: {
+      securitySchemes: object
+      parameters: Record<string, { name: string; in: string; required?: boolean }>
+    }
   }>()
+  const resolve = (p: { $ref?: string; name: string; in: string; required?: boolean }) =>
+    p.$ref === undefined ? p : document.components.parameters[p.$ref.split('/').at(-1)!]!
   assert.ok('bearerAuth' in document.components.securitySchemes)
   // The console's pages are HTML for people (docs/console.md), not part of the API contract.
   const routes = ctx.app.routeTable.filter(
@@ -42,7 +47,9 @@ test('every route is documented; every /api/ operation has security, X-Service-C
       if (!path.startsWith('/api/')) continue
       assert.ok(operation.security?.length, `${method} ${path} declares security`)
       assert.ok(
-        operation.parameters?.some((p) => p.in === 'header' && p.name === 'x-service-client' && p.required),
+        operation.parameters
+          ?.map(resolve)
+          .some((p) => p.in === 'header' && p.name === 'x-service-client' && p.required),
         `${method} ${path} documents X-Service-Client`,
       )
       for (const status of ['400', '401', '403', '404', '503'])
@@ -60,4 +67,26 @@ test('/docs serves the interactive documentation', async () => {
   const response = await ctx.app.inject('/docs/')
   assert.equal(response.statusCode, 200)
   assert.match(String(response.headers['content-type']), /text\/html/)
+})
+
+test('the document is small and names its schemas: components referenced by $ref, under 200 KB', async () => {
+  const committed = fs.readFileSync(OPENAPI_PATH, 'utf8')
+  assert.ok(committed.length < 200_000, `${committed.length} bytes`)
+  const document = JSON.parse(committed) as {
+    components: { schemas: Record<string, unknown> }
+    paths: Record<string, unknown>
+  }
+  for (const name of [
+    'Vendor',
+    'Location',
+    'UserProfile',
+    'UserProfileMe',
+    'Problem',
+    'Pagination',
+    'TokenRequest',
+    'TokenResponse',
+  ]) {
+    assert.ok(document.components.schemas[name], `components.schemas.${name}`)
+  }
+  assert.match(JSON.stringify(document.paths['/api/v3/vendors/']), /#\/components\/schemas\/VendorList/)
 })

@@ -62,6 +62,14 @@ describe('embedded database, as an operator runs it', { skip: engineUnderTest !=
     const first = start({ DATA_DIR: dataDir })
     const base = (await first.waitFor(LISTENING))[1]!
     const [, id, secret] = await first.waitFor(CREDENTIALS)
+    const [, setupPath] = await first.waitFor(
+      /Console: set a password for admin@example\.com within 24 hours at http:\/\/\S+?(\/console\/setup\/[A-Za-z0-9_-]+)/,
+    )
+    assert.equal(
+      (await fetch(`${base}${setupPath}`)).status,
+      200,
+      'the printed console link opens the set-password page',
+    )
     assert.equal((await fetch(`${base}/readyz`)).status, 200)
     const adminToken = await token(base, id!, secret!)
     assert.equal(await vendorCount(base, adminToken), 28)

@@ -58,6 +58,7 @@ export const applicationRoutes =
       {
         schema: {
           summary: 'Revoke an application; its tokens stop working',
+          operationId: 'revokeApplication',
           tags,
           params: ClientIdParams,
           response: { 204: Type.Null() },

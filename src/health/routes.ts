@@ -11,7 +11,14 @@ export const healthRoutes =
   async (app) => {
     app.get(
       '/healthz',
-      { schema: { summary: 'The process is up', tags: ['operations'], response: { 200: Status } } },
+      {
+        schema: {
+          summary: 'The process is up',
+          operationId: 'getHealth',
+          tags: ['operations'],
+          response: { 200: Status },
+        },
+      },
       async () => ({ status: 'ok' }),
     )
     app.get(
@@ -19,6 +26,7 @@ export const healthRoutes =
       {
         schema: {
           summary: 'The database answers',
+          operationId: 'getReadiness',
           tags: ['operations'],
           response: { 200: Type.Object({ status: Type.String(), database: Type.String() }) },
         },

@@ -102,7 +102,7 @@ export function toFieldErrors(
   // Field names come from the client: collected in null-prototype objects, so `toString` is just a name.
   const perItem: FieldErrors[] = []
   const flat: FieldErrors = Object.create(null) as FieldErrors
-  for (const v of validation) {
+  for (const v of explainUnions(validation)) {
     const params = v.params
     const segments = v.instancePath
       .split('/')
@@ -115,6 +115,10 @@ export function toFieldErrors(
     } else if (v.keyword === 'additionalProperties') {
       segments.push(String(params.additionalProperty))
       message = 'is not a known field'
+    } else if (v.keyword === 'enum' && Array.isArray(params.allowedValues)) {
+      message = `must be one of: ${params.allowedValues.map(String).join(', ')}`
+    } else if (v.keyword === 'const') {
+      message = `must be ${JSON.stringify(params.allowedValue)}`
     }
     let target = flat
     if (isBatch) {
@@ -131,4 +135,34 @@ export function toFieldErrors(
       (_, i) => perItem[i] ?? (Object.create(null) as FieldErrors),
     )
   return flat
+}
+
+/**
+ * A value that matches no branch of a union gets one error per branch ("must be equal to constant",
+ * "must be integer", "must be null") and "must match a schema in anyOf". Say instead what is allowed:
+ * "must be one of: id, -id, name, -name", or "must be integer or null".
+ */
+function explainUnions(validation: readonly ValidatorError[]): ValidatorError[] {
+  const unions = new Set(validation.filter((v) => v.keyword === 'anyOf').map((v) => v.instancePath))
+  if (unions.size === 0) return [...validation]
+  const out: ValidatorError[] = []
+  for (const path of unions) {
+    const branches = validation.filter(
+      (v) => v.instancePath === path && (v.keyword === 'const' || v.keyword === 'type'),
+    )
+    const values = branches.filter((v) => v.keyword === 'const').map((v) => JSON.stringify(v.params.allowedValue))
+    const types = [...new Set(branches.filter((v) => v.keyword === 'type').map((v) => String(v.params.type)))]
+    const allowed = [...values.map((v) => (v.startsWith('"') ? v.slice(1, -1) : v)), ...types]
+    const message =
+      values.length > 0 && types.length === 0
+        ? `must be one of: ${allowed.join(', ')}`
+        : `must be ${allowed.join(', ').replace(/, ([^,]*)$/, ' or $1')}`
+    out.push({ instancePath: path, keyword: 'union', params: {}, message })
+  }
+  for (const v of validation) {
+    const explained =
+      unions.has(v.instancePath) && (v.keyword === 'anyOf' || v.keyword === 'const' || v.keyword === 'type')
+    if (!explained) out.push(v)
+  }
+  return out
 }

@@ -11,6 +11,7 @@ import type { Kysely } from 'kysely'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../db/paging.ts'
 import type { DB } from '../db/schema.ts'
 import { notFound } from './problem.ts'
+import { named } from './schema.ts'
 
 /** The query schema of a list: paging, ordering by one of `orderFields` (prefix `-` for descending), search, filters. */
 export function listQuery<F extends TProperties>(orderFields: readonly string[], filters: F) {
@@ -40,24 +41,38 @@ export function listQuery<F extends TProperties>(orderFields: readonly string[],
   )
 }
 
-export const Pagination = Type.Object({
-  count: Type.Integer(),
-  next: Type.Union([Type.String({ format: 'uri-reference' }), Type.Null()], {
-    description: 'The next page: absolute under the configured public address, else relative; null on the last page.',
+export const Pagination = named(
+  'Pagination',
+  Type.Object({
+    count: Type.Integer(),
+    next: Type.Union([Type.String({ format: 'uri-reference' }), Type.Null()], {
+      description: 'The next page: absolute under the configured public address, else relative; null on the last page.',
+    }),
+    previous: Type.Union([Type.String({ format: 'uri-reference' }), Type.Null()], {
+      description: 'The previous page, like `next`; null on the first page.',
+    }),
+    page_size: Type.Integer(),
+    num_pages: Type.Integer(),
+    current_page: Type.Integer(),
   }),
-  previous: Type.Union([Type.String({ format: 'uri-reference' }), Type.Null()], {
-    description: 'The previous page, like `next`; null on the first page.',
-  }),
-  page_size: Type.Integer(),
-  num_pages: Type.Integer(),
-  current_page: Type.Integer(),
-})
+)
 
-export const ListEnvelope = <T extends TSchema>(item: T) =>
-  Type.Object({ metadata: Type.Object({ pagination: Pagination }), data: Type.Array(item) })
+/** The name an item schema has in the OpenAPI document, if any. */
+const nameOf = (item: TSchema) => (item as { 'x-component'?: string })['x-component']
 
-export const ItemEnvelope = <T extends TSchema>(item: T) =>
-  Type.Object({ metadata: Type.Object({}, { additionalProperties: false }), data: item })
+/** `{metadata: {pagination}, data: [item…]}`; named `<Item>List` in the OpenAPI document when the item is named. */
+export const ListEnvelope = <T extends TSchema>(item: T) => {
+  const envelope = Type.Object({ metadata: Type.Object({ pagination: Pagination }), data: Type.Array(item) })
+  const name = nameOf(item)
+  return name === undefined ? envelope : named(`${name}List`, envelope)
+}
+
+/** `{metadata: {}, data: item}`; named `<Item>Envelope` in the OpenAPI document when the item is named. */
+export const ItemEnvelope = <T extends TSchema>(item: T) => {
+  const envelope = Type.Object({ metadata: Type.Object({}, { additionalProperties: false }), data: item })
+  const name = nameOf(item)
+  return name === undefined ? envelope : named(`${name}Envelope`, envelope)
+}
 
 /** The same request with only `page` changed, under the configured public address (or relative). */
 function pageLink(request: FastifyRequest, page: number): string {

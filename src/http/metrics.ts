@@ -32,6 +32,7 @@ export function metrics(app: FastifyInstance): void {
     {
       schema: {
         summary: 'Prometheus metrics',
+        operationId: 'getMetrics',
         tags: ['operations'],
         produces: ['text/plain'],
         response: { 200: { type: 'string' } },

@@ -15,7 +15,7 @@ Obtain a token with client credentials at \`POST /oauth/token\`, then call every
 \`Authorization: Bearer <token>\` and \`X-Service-Client: api\`. Errors outside \`/oauth/\` are
 \`application/problem+json\` documents (RFC 9457) with \`detail\` always set and field errors under \`errors\`.`
 
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, audience: string): Promise<void> {
   app.addSchema({
     ...ProblemSchema,
     $id: 'Problem',
@@ -24,6 +24,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   })
   await app.register(swagger, {
     transform: documentApi,
+    transformObject: (document) =>
+      componentize(('openapiObject' in document ? document.openapiObject : {}) as OpenApiDocument) as never,
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
@@ -53,12 +55,26 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
             bearerFormat: 'JWT',
             description: 'Access token from POST /oauth/token.',
           },
-          clientCredentials: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: {} } } },
+          clientCredentials: {
+            type: 'oauth2',
+            description: 'Client credentials; the /docs page sends the audience for you.',
+            flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: {} } },
+          },
+          clientBasic: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'Client ID and Client Secret as HTTP Basic credentials (client_secret_basic).',
+          },
         },
       },
     },
   })
-  await app.register(swaggerUi, { routePrefix: '/docs' })
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // "Authorize" with client credentials must name the audience, which Swagger UI sends as ?audience=.
+    initOAuth: { additionalQueryStringParams: { audience } },
+    uiConfig: { persistAuthorization: false, tryItOutEnabled: true },
+  })
   app.get(
     '/openapi.json',
     { schema: { hide: true, response: { 200: { type: 'object', additionalProperties: true } } } },
@@ -82,6 +98,32 @@ const API_ERRORS: Record<number, string> = {
   503: 'The database is unavailable; retry shortly',
 }
 
+const pascal = (words: string) => words.replace(/(^|[-_/ ])([a-z0-9])/g, (_m, _s: string, c: string) => c.toUpperCase())
+const singular = (word: string) => word.replace(/ies$/, 'y').replace(/s$/, '')
+
+/**
+ * A readable operation id from the method and path, for generated clients: `listVendors`, `getVendor`,
+ * `replaceLocation`, `createUsers`, `rotateApplication`; a second version of a path gets its version
+ * appended (`listLocationsV3`).
+ */
+export function operationIdOf(method: string, url: string): string {
+  const segments = url.split('/').filter((s) => s !== '' && s !== 'api')
+  const version = /^v\d+$/.test(segments[0] ?? '') ? segments.shift()! : ''
+  const suffix = version === 'v3' && url.includes('/locations') ? 'V3' : ''
+  const params = segments.filter((s) => s.startsWith(':'))
+  const words = segments.filter((s) => !s.startsWith(':'))
+  const resource = pascal(words[0] ?? 'root')
+  const action = words.length > 1 ? words.at(-1)! : undefined
+  if (action !== undefined && action !== 'me') return `${action}${pascal(singular(words[0]!))}${suffix}`
+  if (action === 'me') return `get${pascal(singular(words[0]!))}Me`
+  const item = params.length > 0
+  const verbs: Record<string, string> = item
+    ? { GET: 'get', PUT: 'replace', PATCH: 'update', DELETE: 'delete', POST: 'post' }
+    : { GET: 'list', POST: 'create', PUT: 'put', DELETE: 'delete', PATCH: 'patch' }
+  const name = item || method === 'POST' ? pascal(singular(words[0]!)) : resource
+  return `${verbs[method] ?? method.toLowerCase()}${name}${suffix}`
+}
+
 /**
  * What every /api/ operation has in common, added to the document only (the request pipeline enforces it
  * elsewhere: auth hook, idempotency hook, problem handler), so the server compiles no extra validators or
@@ -92,10 +134,20 @@ function documentApi({ schema, url, route }: { schema: FastifySchema; url: strin
   schema: FastifySchema
   url: string
 } {
-  if (!url.startsWith('/api/')) return { schema, url }
   const methods = [route.method].flat()
+  const operationId = schema.operationId ?? operationIdOf(methods[0] ?? 'GET', url)
+  // Public operations say so (an empty security requirement) rather than leaving it unstated.
+  if (!url.startsWith('/api/')) {
+    const responses: Record<string, unknown> = { ...(schema.response as Record<string, unknown> | undefined) }
+    if (url.startsWith('/invitations/')) {
+      responses[400] ??= problem('The token is not in the form a link carries')
+      responses[404] ??= problem('The link is unknown, already used or expired')
+    }
+    const documented = { ...schema, operationId, security: schema.security ?? [], response: responses }
+    return { schema: documented, url }
+  }
   const headers: Record<string, TSchema> = {
-    'x-service-client': Type.Literal('api', { description: 'Always "api".' }),
+    'x-service-client': Type.Literal('api', { description: 'Always "api".', default: 'api' }),
     ...((schema.headers as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {}),
   }
   if (methods.includes('POST')) {
@@ -118,9 +170,109 @@ function documentApi({ schema, url, route }: { schema: FastifySchema; url: strin
     url,
     schema: {
       ...schema,
+      operationId,
       security: [{ bearerAuth: [] }, { clientCredentials: [] }],
       headers: Type.Object(headers),
       response: responses,
     },
   }
+}
+
+interface OpenApiDocument {
+  paths?: Record<string, unknown>
+  components?: { schemas?: Record<string, unknown> } & Record<string, unknown>
+}
+
+const SHARED_PARAMETERS: Record<string, string> = {
+  'query:page': 'Page',
+  'query:page_size': 'PageSize',
+  'query:search': 'Search',
+  'query:format': 'Format',
+  'header:x-service-client': 'ServiceClient',
+  'header:idempotency-key': 'IdempotencyKey',
+}
+const PROBLEM_RESPONSES: Record<string, string> = {
+  '400': 'BadRequest',
+  '401': 'Unauthorized',
+  '403': 'Forbidden',
+  '404': 'NotFound',
+  '409': 'Conflict',
+  '412': 'PreconditionFailed',
+  '413': 'TooLarge',
+  '415': 'UnsupportedMediaType',
+  '422': 'IdempotencyMismatch',
+  '429': 'RateLimited',
+  '503': 'Unavailable',
+}
+
+/** A CSV response is text, not the JSON envelope the generator copies into it. */
+function csvAsText(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(csvAsText)
+  if (node === null || typeof node !== 'object') return node
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) =>
+      key === 'text/csv'
+        ? [
+            key,
+            {
+              schema: {
+                type: 'string',
+                description:
+                  'The page as RFC 4180 CSV: a header row of the item fields, then one row per item; pagination in the Link and X-Total-Count headers.',
+              },
+            },
+          ]
+        : [key, csvAsText(value)],
+    ),
+  )
+}
+
+/**
+ * Schemas marked `x-component: Name` (in their TypeBox options) become named components referenced by `$ref`,
+ * so generators produce readable types and the document stays small. The same name on two different
+ * schemas is a mistake, caught here rather than published.
+ */
+function componentize(document: OpenApiDocument): OpenApiDocument {
+  const schemas: Record<string, unknown> = { ...document.components?.schemas }
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit)
+    if (node === null || typeof node !== 'object') return node
+    const out: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(node)) if (key !== 'x-component') out[key] = visit(value)
+    const name = (node as { 'x-component'?: unknown })['x-component']
+    if (typeof name !== 'string') return out
+    const known = schemas[name]
+    if (known === undefined) schemas[name] = out
+    else if (JSON.stringify(known) !== JSON.stringify(out)) throw new Error(`two different schemas are named ${name}`)
+    return { $ref: `#/components/schemas/${name}` }
+  }
+  const paths = visit(csvAsText(document.paths)) as Record<string, unknown>
+  const parameters: Record<string, unknown> = {}
+  const responses: Record<string, unknown> = {}
+  // Parameters every list or API call shares, and the problem responses, are written once and referenced.
+  for (const item of Object.values(paths) as Record<
+    string,
+    { parameters?: unknown[]; responses?: Record<string, unknown> }
+  >[]) {
+    for (const operation of Object.values(item)) {
+      if (operation.parameters !== undefined)
+        operation.parameters = operation.parameters.map((parameter) => {
+          const { name, in: where } = parameter as { name: string; in: string }
+          const key = SHARED_PARAMETERS[`${where}:${name}`]
+          if (key === undefined) return parameter
+          const known = parameters[key]
+          if (known !== undefined && JSON.stringify(known) !== JSON.stringify(parameter)) return parameter
+          parameters[key] = parameter
+          return { $ref: `#/components/parameters/${key}` }
+        })
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const key = PROBLEM_RESPONSES[status]
+        if (key === undefined || !JSON.stringify(response).includes('/components/schemas/Problem')) continue
+        responses[key] ??= response
+        if (JSON.stringify(responses[key]) === JSON.stringify(response))
+          operation.responses![status] = { $ref: `#/components/responses/${key}` }
+      }
+    }
+  }
+  return { ...document, paths, components: { ...document.components, schemas, parameters, responses } }
 }

@@ -19,7 +19,15 @@ export const invitationRoutes =
   async (app) => {
     app.post(
       '/invitations/:token/accept',
-      { schema: { summary: 'Accept an invitation', tags: ['users'], params: Params, response: { 200: Accepted } } },
+      {
+        schema: {
+          summary: 'Accept an invitation',
+          operationId: 'acceptInvitation',
+          tags: ['users'],
+          params: Params,
+          response: { 200: Accepted },
+        },
+      },
       async (request) => {
         const { email } = await useLink(database.db, request.params.token)
         return { metadata: {}, data: { email, pending_invite: false } }
@@ -30,6 +38,7 @@ export const invitationRoutes =
       {
         schema: {
           summary: 'Open an invitation link: redirects to the set-password page',
+          operationId: 'openInvitation',
           tags: ['users'],
           params: Params,
           response: { 303: Type.Null() },

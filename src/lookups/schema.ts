@@ -4,64 +4,91 @@
  */
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
+import { named } from '../http/schema.ts'
 
-export const Currency = Type.Object({
-  id: Type.Integer(),
-  name: Type.String({ maxLength: 10, description: 'ISO 4217 code, e.g. "USD"; how locations refer to the currency.' }),
-  description: Type.String({ maxLength: 100 }),
-  // A decimal string, never a JSON number: rates keep all six decimals exactly ("1.350000").
-  rate: Type.String({
-    pattern: '^-?\\d{1,9}(\\.\\d{1,6})?$',
-    description: 'Exchange rate to the base currency, as a decimal string.',
+export const Currency = named(
+  'Currency',
+  Type.Object({
+    id: Type.Integer(),
+    name: Type.String({
+      maxLength: 10,
+      description: 'ISO 4217 code, e.g. "USD"; how locations refer to the currency.',
+    }),
+    description: Type.String({ maxLength: 100 }),
+    // A decimal string, never a JSON number: rates keep all six decimals exactly ("1.350000").
+    rate: Type.String({
+      pattern: '^-?\\d{1,9}(\\.\\d{1,6})?$',
+      description: 'Exchange rate to the base currency, as a decimal string.',
+    }),
+    base: Type.Boolean({ description: "Whether this is the tenant's base currency." }),
+    active: Type.Boolean(),
   }),
-  base: Type.Boolean({ description: "Whether this is the tenant's base currency." }),
-  active: Type.Boolean(),
-})
+)
 export type Currency = Static<typeof Currency>
 
-export const LegalEntity = Type.Object({
-  id: Type.Integer(),
-  uuid: Type.String({ format: 'uuid' }),
-  name: Type.String({ maxLength: 150 }),
-  active: Type.Boolean(),
-})
+export const LegalEntity = named(
+  'LegalEntity',
+  Type.Object({
+    id: Type.Integer(),
+    uuid: Type.String({ format: 'uuid' }),
+    name: Type.String({ maxLength: 150 }),
+    active: Type.Boolean(),
+  }),
+)
 export type LegalEntity = Static<typeof LegalEntity>
 /** A legal entity as a location carries it. */
-export const LegalEntitySummary = Type.Pick(LegalEntity, ['id', 'uuid', 'name'])
+export const LegalEntitySummary = named('LegalEntitySummary', Type.Pick(LegalEntity, ['id', 'uuid', 'name']))
 
 /** The department's location; `headquarter` marks the tenant's first location. */
-export const LocationSummary = Type.Object({
-  id: Type.Integer(),
-  name: Type.String({ maxLength: 150 }),
-  headquarter: Type.Boolean(),
-})
+export const LocationSummary = named(
+  'LocationSummary',
+  Type.Object({
+    id: Type.Integer(),
+    name: Type.String({ maxLength: 150 }),
+    headquarter: Type.Boolean(),
+  }),
+)
 
-export const Department = Type.Object({
-  id: Type.Integer(),
-  name: Type.String({ maxLength: 150 }),
-  external_id: Type.String({ maxLength: 100 }),
-  active: Type.Boolean(),
-  punchout_email: Type.String(),
-  branch: LocationSummary,
-})
+export const Department = named(
+  'Department',
+  Type.Object({
+    id: Type.Integer(),
+    name: Type.String({ maxLength: 150 }),
+    external_id: Type.String({ maxLength: 100 }),
+    active: Type.Boolean(),
+    punchout_email: Type.String(),
+    branch: LocationSummary,
+  }),
+)
 export type Department = Static<typeof Department>
 
-export const Role = Type.Object({
-  id: Type.Integer(),
-  name: Type.String({ maxLength: 150 }),
-  type: Type.Integer({ minimum: 0, maximum: 10 }),
-  tier: Type.Union([Type.Literal('Basic'), Type.Literal('Pro')]),
-  permissions: Type.Array(Type.String(), { description: 'The permission keys the role grants, sorted.' }),
-})
+export const Role = named(
+  'Role',
+  Type.Object({
+    id: Type.Integer(),
+    name: Type.String({ maxLength: 150 }),
+    type: Type.Integer({
+      minimum: 0,
+      maximum: 10,
+      description:
+        'Role type: 0 User, 1 Approver, 2 Purchaser, 3 Receiver, 4 Administrator, 5 EKA, 6 Accounting, 7 Superuser, 8 Accounts Payable, 9 FNG Approver, 10 FNG Controller.',
+    }),
+    tier: Type.Union([Type.Literal('Basic'), Type.Literal('Pro')]),
+    permissions: Type.Array(Type.String(), { description: 'The permission keys the role grants, sorted.' }),
+  }),
+)
 export type Role = Static<typeof Role>
 
 /** A payment term, shipping term, payment method or shipping method (what a vendor's `*_ref` fields name). */
-export const VendorLookup = Type.Object({
-  id: Type.Integer(),
-  name: Type.String({ maxLength: 100 }),
-  description: Type.String(),
-  active: Type.Boolean(),
-})
+export const VendorLookup = named(
+  'VendorLookup',
+  Type.Object({
+    id: Type.Integer(),
+    name: Type.String({ maxLength: 100 }),
+    description: Type.String(),
+    active: Type.Boolean(),
+  }),
+)
 export type VendorLookup = Static<typeof VendorLookup>
 
 const Active = Type.Optional(Type.Boolean())

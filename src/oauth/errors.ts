@@ -24,7 +24,8 @@ export const unsupportedGrantType = (grant: string) =>
     `Grant type ${JSON.stringify(grant)} is not supported; use client_credentials.`,
     400,
   )
-export const accessDenied = () => new OAuthError('access_denied', 'The audience is not this API.', 403)
+export const accessDenied = (expected: string) =>
+  new OAuthError('access_denied', `The audience is not this API's; use ${JSON.stringify(expected)}.`, 403)
 export const tooManyAttempts = (retryAfter: number) =>
   new OAuthError('temporarily_unavailable', `Too many failed attempts; retry after ${retryAfter} seconds.`, 429, {
     'retry-after': String(retryAfter),

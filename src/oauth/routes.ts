@@ -15,25 +15,81 @@ import { invalidClient, invalidRequest, OAuthError, unsupportedGrantType } from 
 import { issueToken, revokeToken, type ClientAuth, type OAuthDeps } from './service.ts'
 
 const Param = Type.String({ maxLength: 1024 })
-const TokenBody = Type.Object({
-  grant_type: Type.Optional(Param),
-  client_id: Type.Optional(Param),
-  client_secret: Type.Optional(Param),
-  audience: Type.Optional(Param),
+const TokenBody = Type.Object(
+  {
+    grant_type: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        description: 'Always `client_credentials` (anything else: unsupported_grant_type). Required.',
+        examples: ['client_credentials'],
+      }),
+    ),
+    client_id: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        description: 'The Client ID shown when the application was created; or send it with HTTP Basic instead.',
+        examples: ['pc_2b8Xyz…'],
+      }),
+    ),
+    client_secret: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        description: 'The Client Secret; or send it with HTTP Basic instead (never both).',
+        examples: ['sk_…'],
+      }),
+    ),
+    audience: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        description:
+          'The API audience (`API_AUDIENCE`, by default `procurement-api`). Required, here or as `?audience=`.',
+        examples: ['procurement-api'],
+      }),
+    ),
+  },
+  { 'x-component': 'TokenRequest', description: 'Client credentials grant (RFC 6749 §4.4), as JSON or form-encoded.' },
+)
+const TokenQuery = Type.Object({
+  audience: Type.Optional(
+    Type.String({
+      maxLength: 1024,
+      description:
+        'The audience, for OAuth tools that cannot add body fields (e.g. the /docs page); the body wins when both are sent.',
+    }),
+  ),
 })
-const RevokeBody = Type.Object({
-  token: Type.Optional(Type.String({ maxLength: 8192 })),
-  token_type_hint: Type.Optional(Param),
-  client_id: Type.Optional(Param),
-  client_secret: Type.Optional(Param),
-})
-const TokenResponse = Type.Object({
-  access_token: Type.String(),
-  scope: Type.String({ examples: ['urn:service-api:domain:demo urn:service-api:email:admin@example.com'] }),
-  expires_in: Type.Integer({ examples: [86400] }),
-  token_type: Type.Literal('Bearer'),
-})
-const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() })
+const RevokeBody = Type.Object(
+  {
+    token: Type.Optional(Type.String({ maxLength: 8192, description: 'The access token to revoke. Required.' })),
+    token_type_hint: Type.Optional(Param),
+    client_id: Type.Optional(Param),
+    client_secret: Type.Optional(Param),
+  },
+  { 'x-component': 'RevokeRequest' },
+)
+const TokenResponse = Type.Object(
+  {
+    access_token: Type.String({ description: 'Send as `Authorization: Bearer <access_token>`.' }),
+    scope: Type.String({ examples: ['urn:service-api:domain:demo urn:service-api:email:admin@example.com'] }),
+    expires_in: Type.Integer({
+      description: 'Seconds the token lives: cache it until shortly before then.',
+      examples: [86400],
+    }),
+    token_type: Type.Literal('Bearer'),
+  },
+  { 'x-component': 'TokenResponse' },
+)
+const OAuthErrorBody = Type.Object(
+  {
+    error: Type.String({
+      description:
+        'invalid_request (400), invalid_client (401), unsupported_grant_type (400), access_denied (403: wrong audience), temporarily_unavailable (429 or 503, with Retry-After), server_error (500).',
+      examples: ['invalid_client'],
+    }),
+    error_description: Type.String(),
+  },
+  { 'x-component': 'OAuthError' },
+)
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' }
 
@@ -141,7 +197,13 @@ export const oauthRoutes =
       {
         schema: {
           summary: 'Exchange client credentials for an access token',
+          description:
+            'Client credentials in the body (`client_secret_post`) or in an HTTP Basic header (`client_secret_basic`), never both; JSON or form-encoded.',
+          operationId: 'getToken',
           tags: ['oauth'],
+          consumes: ['application/json', 'application/x-www-form-urlencoded'],
+          security: [{ clientBasic: [] }, {}],
+          querystring: TokenQuery,
           body: TokenBody,
           response: { 200: TokenResponse, '4xx': OAuthErrorBody, '5xx': OAuthErrorBody },
         },
@@ -152,8 +214,9 @@ export const oauthRoutes =
         const auth = clientAuth(request, body)
         if (body.grant_type === undefined) throw invalidRequest('grant_type is required.')
         if (body.grant_type !== 'client_credentials') throw unsupportedGrantType(body.grant_type)
-        if (body.audience === undefined) throw invalidRequest('audience is required.')
-        const token = await issueToken(deps, auth, body.audience, origin(request))
+        const audience = body.audience ?? request.query.audience
+        if (audience === undefined) throw invalidRequest(`audience is required: send "${config.API_AUDIENCE}".`)
+        const token = await issueToken(deps, auth, audience, origin(request))
         return reply.headers(NO_STORE).send(token)
       },
     )
@@ -163,7 +226,10 @@ export const oauthRoutes =
       {
         schema: {
           summary: 'Revoke an access token (RFC 7009)',
+          operationId: 'revokeToken',
           tags: ['oauth'],
+          consumes: ['application/json', 'application/x-www-form-urlencoded'],
+          security: [{ clientBasic: [] }, {}],
           body: RevokeBody,
           response: { 200: Type.Object({}), '4xx': OAuthErrorBody, '5xx': OAuthErrorBody },
         },

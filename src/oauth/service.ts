@@ -57,7 +57,7 @@ async function authenticate(deps: OAuthDeps, auth: ClientAuth, origin: ClientOri
 
 export async function issueToken(deps: OAuthDeps, auth: ClientAuth, audience: string, origin: ClientOrigin) {
   const app = await authenticate(deps, auth, origin)
-  if (audience !== deps.config.API_AUDIENCE) throw accessDenied()
+  if (audience !== deps.config.API_AUDIENCE) throw accessDenied(deps.config.API_AUDIENCE)
   const { token } = await signAccessToken(deps.keys, deps.config, {
     tenantId: app.tenant_id,
     domain: app.domain,

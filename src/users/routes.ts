@@ -56,7 +56,9 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
   app.get(
     '/v3/users/me/',
-    { schema: { summary: "The token owner's account", tags, response: { 200: ItemEnvelope(Me) } } },
+    {
+      schema: { summary: "The token owner's account", operationId: 'getMe', tags, response: { 200: ItemEnvelope(Me) } },
+    },
     async (request) => ({
       metadata: {},
       data: await me(request.db, request.actor),
@@ -67,6 +69,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Create users: an array (batch, all or nothing) or one object (superuser or nav_setting)',
+        operationId: 'createUsers',
         tags,
         body: CreateUsersBody,
         response: { 201: Type.Union([ItemEnvelope(Type.Array(UserProfile)), ItemEnvelope(UserProfile)]) },
@@ -117,6 +120,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Deactivate a user; their applications stop working (superuser or nav_setting)',
+        operationId: 'deactivateUser',
         tags,
         params: UserParams,
         response: { 204: Type.Null() },

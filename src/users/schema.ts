@@ -1,7 +1,7 @@
 /** User shapes: the profile, the two create forms (batch and single) and the current user's account. */
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
-import { Id } from '../http/schema.ts'
+import { Id, named } from '../http/schema.ts'
 import { Address, LocationView } from '../locations/schema.ts'
 import { Currency, LocationSummary } from '../lookups/schema.ts'
 
@@ -9,78 +9,93 @@ const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
 /** A user's home department, with its location. */
-export const DepartmentSummary = Type.Object({ id: Type.Integer(), name: Type.String(), location: LocationSummary })
-export const PendingApprovals = Type.Object({
-  order: Type.Integer(),
-  expense: Type.Integer(),
-  travel: Type.Integer(),
-  bill: Type.Integer(),
-  payment: Type.Integer(),
-})
-export const Delegatee = Type.Object({
-  id: Type.Integer({ description: 'Profile id of the delegatee.' }),
-  firstName: Type.String(),
-  lastName: Type.String(),
-  email: Type.String(),
-  role: Type.Object({ name: Type.String(), type: Type.Integer() }),
-  profile_image: Type.String(),
-})
+export const DepartmentSummary = named(
+  'DepartmentSummary',
+  Type.Object({ id: Type.Integer(), name: Type.String(), location: LocationSummary }),
+)
+export const PendingApprovals = named(
+  'PendingApprovals',
+  Type.Object({
+    order: Type.Integer(),
+    expense: Type.Integer(),
+    travel: Type.Integer(),
+    bill: Type.Integer(),
+    payment: Type.Integer(),
+  }),
+)
+export const Delegatee = named(
+  'Delegatee',
+  Type.Object({
+    id: Type.Integer({ description: 'Profile id of the delegatee.' }),
+    firstName: Type.String(),
+    lastName: Type.String(),
+    email: Type.String(),
+    role: Type.Object({ name: Type.String(), type: Type.Integer() }),
+    profile_image: Type.String(),
+  }),
+)
 
-export const UserProfile = Type.Object({
-  id: Type.Integer({ description: 'Profile id.' }),
-  firstName: Type.String(),
-  lastName: Type.String(),
-  user: Type.Integer({ description: 'Id of the underlying user.' }),
-  email: Type.String(),
-  department: Nullable(DepartmentSummary),
-  location: Nullable(LocationSummary),
-  profile_image: Type.String(),
-  is_active: Type.Boolean(),
-  phone: Type.String(),
-  position: Type.String(),
-  role: Type.Object({ id: Type.Integer(), name: Type.String(), type: Type.Integer(), tier: Type.String() }),
-  approval_delegatee: Nullable(Delegatee),
-  pending_approvals_count: PendingApprovals,
-  expected_return_date: Nullable(Type.String({ format: 'date' })),
-})
+export const UserProfile = named(
+  'UserProfile',
+  Type.Object({
+    id: Type.Integer({ description: 'Profile id.' }),
+    firstName: Type.String(),
+    lastName: Type.String(),
+    user: Type.Integer({ description: 'Id of the underlying user.' }),
+    email: Type.String(),
+    department: Nullable(DepartmentSummary),
+    location: Nullable(LocationSummary),
+    profile_image: Type.String(),
+    is_active: Type.Boolean(),
+    phone: Type.String(),
+    position: Type.String(),
+    role: Type.Object({ id: Type.Integer(), name: Type.String(), type: Type.Integer(), tier: Type.String() }),
+    approval_delegatee: Nullable(Delegatee),
+    pending_approvals_count: PendingApprovals,
+    expected_return_date: Nullable(Type.String({ format: 'date' })),
+  }),
+)
 export type UserProfile = Static<typeof UserProfile>
 
 /** Batch item: an array of these creates users all or nothing. `locations` items are location ids or `{id, all_departments, departments}`. */
-export const BatchUser = Type.Object(
-  {
-    email: Email,
-    send_invitation_email: Type.Optional(Type.Boolean({ default: false })),
-    first_name: Type.Optional(Type.String({ maxLength: 100 })),
-    last_name: Type.Optional(Type.String({ maxLength: 100 })),
-    phone: Type.Optional(Type.String({ maxLength: 30 })),
-    position: Type.Optional(Type.String({ maxLength: 100 })),
-    role_id: Type.Optional(Id),
-    all_locations: Type.Optional(Type.Boolean()),
-    locations: Type.Optional(
-      Type.Array(
-        Type.Union([
-          Id,
-          Type.Object(
-            {
-              id: Id,
-              all_departments: Type.Optional(Type.Boolean()),
-              departments: Type.Optional(
-                Type.Array(Type.Union([Id, Type.Object({ id: Id }, { additionalProperties: false })]), {
-                  maxItems: 500,
-                }),
-              ),
-            },
-            { additionalProperties: false },
-          ),
-        ]),
-        { maxItems: 500 },
+export const BatchUser = named(
+  'BatchUser',
+  Type.Object(
+    {
+      email: Email,
+      send_invitation_email: Type.Optional(Type.Boolean({ default: false })),
+      first_name: Type.Optional(Type.String({ maxLength: 100 })),
+      last_name: Type.Optional(Type.String({ maxLength: 100 })),
+      phone: Type.Optional(Type.String({ maxLength: 30 })),
+      position: Type.Optional(Type.String({ maxLength: 100 })),
+      role_id: Type.Optional(Id),
+      all_locations: Type.Optional(Type.Boolean()),
+      locations: Type.Optional(
+        Type.Array(
+          Type.Union([
+            Id,
+            Type.Object(
+              {
+                id: Id,
+                all_departments: Type.Optional(Type.Boolean()),
+                departments: Type.Optional(
+                  Type.Array(Type.Union([Id, Type.Object({ id: Id }, { additionalProperties: false })]), {
+                    maxItems: 500,
+                  }),
+                ),
+              },
+              { additionalProperties: false },
+            ),
+          ]),
+          { maxItems: 500 },
+        ),
       ),
-    ),
-    home_department: Type.Optional(Nullable(Id)),
-    home_location: Type.Optional(Nullable(Id)),
-    legal_entities: Type.Optional(Type.Array(Id, { maxItems: 100 })),
-  },
-  { additionalProperties: false },
+      home_department: Type.Optional(Nullable(Id)),
+      home_location: Type.Optional(Nullable(Id)),
+      legal_entities: Type.Optional(Type.Array(Id, { maxItems: 100 })),
+    },
+    { additionalProperties: false },
+  ),
 )
 export type BatchUser = Static<typeof BatchUser>
 
@@ -88,20 +103,23 @@ export const MAX_BATCH = 1000
 export const BatchBody = Type.Array(BatchUser, { minItems: 1, maxItems: MAX_BATCH })
 
 /** Single form: one user object; also the body of PUT, which replaces exactly these fields. */
-export const SingleUser = Type.Object(
-  {
-    email: Email,
-    firstName: Type.String({ minLength: 1, maxLength: 100 }),
-    lastName: Type.String({ minLength: 1, maxLength: 100 }),
-    location: Nullable(Id),
-    department: Nullable(Id),
-    position: Type.Optional(Type.String({ maxLength: 100 })),
-    phone: Type.Optional(Type.String({ maxLength: 30 })),
-    profile_image: Type.Optional(Type.String({ maxLength: 2000 })),
-    is_sso_enabled: Type.Optional(Type.Boolean()),
-    legal_entities: Type.Optional(Type.Array(Id, { maxItems: 100 })),
-  },
-  { additionalProperties: false },
+export const SingleUser = named(
+  'SingleUser',
+  Type.Object(
+    {
+      email: Email,
+      firstName: Type.String({ minLength: 1, maxLength: 100 }),
+      lastName: Type.String({ minLength: 1, maxLength: 100 }),
+      location: Nullable(Id),
+      department: Nullable(Id),
+      position: Type.Optional(Type.String({ maxLength: 100 })),
+      phone: Type.Optional(Type.String({ maxLength: 30 })),
+      profile_image: Type.Optional(Type.String({ maxLength: 2000 })),
+      is_sso_enabled: Type.Optional(Type.Boolean()),
+      legal_entities: Type.Optional(Type.Array(Id, { maxItems: 100 })),
+    },
+    { additionalProperties: false },
+  ),
 )
 export type SingleUser = Static<typeof SingleUser>
 
@@ -125,7 +143,7 @@ const AccessEntry = Type.Object({
   roles: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), permissions: Type.Array(Permission) })),
 })
 /** A location address as `me` shows its department's branch: without `id`. */
-export const AddressNoId = Type.Omit(Address, ['id'])
+export const AddressNoId = named('AddressWithoutId', Type.Omit(Address, ['id']))
 
 export type AddressNoId = Static<typeof AddressNoId>
 
@@ -150,46 +168,49 @@ const Branch = Type.Object({
 })
 
 /** The current user's account: profile, tenant, permissions per location, department with its location. */
-export const Me = Type.Object({
-  id: Type.Integer(),
-  domains: Type.Object({
-    active: Type.Boolean(),
-    service_domains: Type.Array(Type.Object({ subdomain: Type.String(), name: Type.String() })),
-  }),
-  systemaccess_cache: Type.Object({
-    structured: Type.Record(Type.String(), AccessEntry, {
-      description: 'Keyed by location id, and "system" for system-wide roles.',
-    }),
-    flattened: Type.Array(Type.String()),
-  }),
-  approval_delegatee: Nullable(Delegatee),
-  is_approval_delegatee: Type.Boolean(),
-  department: Nullable(
-    Type.Object({
-      branch: Branch,
-      external_id: Type.String(),
-      name: Type.String(),
+export const Me = named(
+  'UserProfileMe',
+  Type.Object({
+    id: Type.Integer(),
+    domains: Type.Object({
       active: Type.Boolean(),
+      service_domains: Type.Array(Type.Object({ subdomain: Type.String(), name: Type.String() })),
     }),
-  ),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-  firstName: Type.String(),
-  lastName: Type.String(),
-  email: Type.String(),
-  position: Type.String(),
-  phone: Type.String(),
-  address: Type.String(),
-  notifications: Type.Boolean(),
-  is_active: Type.Boolean(),
-  pending_invite: Type.Boolean(),
-  role: Type.Integer({ description: 'Role type of the user’s role (0 User … 10 FNG Controller).' }),
-  mobile: Type.Boolean(),
-  profile_image: Type.String(),
-  chat_user_id: Type.String(),
-  is_sso_enabled: Type.Boolean(),
-  last_changed_by: Nullable(Type.Integer()),
-  user: Type.Integer(),
-  pending_approvals_count: PendingApprovals,
-})
+    systemaccess_cache: Type.Object({
+      structured: Type.Record(Type.String(), AccessEntry, {
+        description: 'Keyed by location id, and "system" for system-wide roles.',
+      }),
+      flattened: Type.Array(Type.String()),
+    }),
+    approval_delegatee: Nullable(Delegatee),
+    is_approval_delegatee: Type.Boolean(),
+    department: Nullable(
+      Type.Object({
+        branch: Branch,
+        external_id: Type.String(),
+        name: Type.String(),
+        active: Type.Boolean(),
+      }),
+    ),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+    firstName: Type.String(),
+    lastName: Type.String(),
+    email: Type.String(),
+    position: Type.String(),
+    phone: Type.String(),
+    address: Type.String(),
+    notifications: Type.Boolean(),
+    is_active: Type.Boolean(),
+    pending_invite: Type.Boolean(),
+    role: Type.Integer({ description: 'Role type of the user’s role (0 User … 10 FNG Controller).' }),
+    mobile: Type.Boolean(),
+    profile_image: Type.String(),
+    chat_user_id: Type.String(),
+    is_sso_enabled: Type.Boolean(),
+    last_changed_by: Nullable(Type.Integer()),
+    user: Type.Integer(),
+    pending_approvals_count: PendingApprovals,
+  }),
+)
 export type Me = Static<typeof Me>

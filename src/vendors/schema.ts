@@ -1,7 +1,7 @@
 /** Vendor shapes on the wire (field names as docs/api.md lists them). */
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
-import { Id } from '../http/schema.ts'
+import { Id, named } from '../http/schema.ts'
 import { VendorLookup } from '../lookups/schema.ts'
 
 const Str = (maxLength: number) => Type.String({ maxLength })
@@ -10,44 +10,56 @@ const Str = (maxLength: number) => Type.String({ maxLength })
 export const VendorRef = Type.Union([VendorLookup, Type.Null()])
 
 /** Vendor type codes: 1 other, 2 marketplace punch-out, 3 preferred, 4 regular, 5 employee, 6 card provider, 7 checkout. */
-export const VendorType = Type.Integer({ minimum: 1, maximum: 7 })
-
-export const Vendor = Type.Object({
-  id: Type.Integer(),
-  name: Str(150),
-  active: Type.Boolean(),
-  addressLineOne: Str(300),
-  addressLineTwo: Str(300),
-  postalCode: Str(20),
-  city: Str(50),
-  state_province: Str(40),
-  country: Str(80),
-  phoneOne: Str(20),
-  phoneTwo: Str(20),
-  fax: Str(20),
-  email: Type.Array(Type.String()),
-  comments: Type.String(),
-  contact: Str(50),
-  url: Str(200),
-  external_id: Str(100),
-  dateModified: Type.String({ format: 'date-time' }),
-  currency: Type.Union([Type.Integer(), Type.Null()]),
-  payment_term_ref: VendorRef,
-  shipping_term_ref: VendorRef,
-  payment_method_ref: VendorRef,
-  shipping_method_ref: VendorRef,
-  tax: Type.Union([Type.Integer(), Type.Null()]),
-  type: VendorType,
-  default_payment_method: Type.Union([Type.Integer(), Type.Null()]),
-  is_1099_eligible: Type.Union([Type.Boolean(), Type.Null()]),
-  overall_score: Type.Union([Type.String(), Type.Null()]),
-  is_auto_email_po_enabled: Type.Boolean(),
-  po_pdf_labels: Str(200),
-  email_configurations: Type.Record(
-    Type.String(),
-    Type.Object({ auto_po: Type.Optional(Type.Boolean()), payment_remittance: Type.Optional(Type.Boolean()) }),
-  ),
+export const VendorType = Type.Integer({
+  minimum: 1,
+  maximum: 7,
+  description:
+    'Vendor type: 1 other, 2 marketplace (punch-out), 3 preferred, 4 regular, 5 employee, 6 card provider, 7 checkout.',
+  examples: [3],
 })
+
+export const Vendor = named(
+  'Vendor',
+  Type.Object({
+    id: Type.Integer(),
+    name: Str(150),
+    active: Type.Boolean(),
+    addressLineOne: Str(300),
+    addressLineTwo: Str(300),
+    postalCode: Str(20),
+    city: Str(50),
+    state_province: Str(40),
+    country: Str(80),
+    phoneOne: Str(20),
+    phoneTwo: Str(20),
+    fax: Str(20),
+    email: Type.Array(Type.String()),
+    comments: Type.String(),
+    contact: Str(50),
+    url: Str(200),
+    external_id: Str(100),
+    dateModified: Type.String({ format: 'date-time' }),
+    currency: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'Id of the vendor’s currency (see GET /api/v2/currencies/); null when unset. (A location names its currency instead.)',
+    }),
+    payment_term_ref: VendorRef,
+    shipping_term_ref: VendorRef,
+    payment_method_ref: VendorRef,
+    shipping_method_ref: VendorRef,
+    tax: Type.Union([Type.Integer(), Type.Null()]),
+    type: VendorType,
+    default_payment_method: Type.Union([Type.Integer(), Type.Null()]),
+    is_1099_eligible: Type.Union([Type.Boolean(), Type.Null()]),
+    overall_score: Type.Union([Type.String(), Type.Null()]),
+    is_auto_email_po_enabled: Type.Boolean(),
+    po_pdf_labels: Str(200),
+    email_configurations: Type.Record(
+      Type.String(),
+      Type.Object({ auto_po: Type.Optional(Type.Boolean()), payment_remittance: Type.Optional(Type.Boolean()) }),
+    ),
+  }),
+)
 export type Vendor = Static<typeof Vendor>
 
 export const VENDOR_ORDER_FIELDS = ['id', 'name', 'external_id', 'dateModified'] as const
@@ -56,7 +68,9 @@ export const VendorListQuery = listQuery(VENDOR_ORDER_FIELDS, {
   active: Type.Optional(Type.Boolean()),
   type: Type.Optional(VendorType),
   external_id: Type.Optional(Str(100)),
-  name: Type.Optional(Str(150)),
+  name: Type.Optional(
+    Type.String({ maxLength: 150, description: 'Exact name (case-sensitive); for a substring use search.' }),
+  ),
 })
 export type VendorListQuery = Static<typeof VendorListQuery>
 
@@ -81,7 +95,11 @@ const vendorInputFields = {
   contact: Type.Optional(Str(50)),
   url: Type.Optional(Str(200)),
   external_id: Type.Optional(Str(100)),
-  currency: Type.Optional(Type.Union([Id, Type.Null()])),
+  currency: Type.Optional(
+    Type.Union([Id, Type.Null()], {
+      description: 'Id of a currency of your tenant (GET /api/v2/currencies/), or null.',
+    }),
+  ),
   payment_term_ref: Type.Optional(RefInput),
   shipping_term_ref: Type.Optional(RefInput),
   payment_method_ref: Type.Optional(RefInput),
@@ -114,9 +132,9 @@ const vendorInputFields = {
 }
 
 /** Create and full replacement: every field; omitted ones take their defaults. */
-export const VendorInput = Type.Object(vendorInputFields, { additionalProperties: false })
+export const VendorInput = named('VendorInput', Type.Object(vendorInputFields, { additionalProperties: false }))
 export type VendorInput = Static<typeof VendorInput>
 /** Partial update: only the fields sent change. */
-export const VendorPatch = Type.Partial(VendorInput, { additionalProperties: false })
+export const VendorPatch = named('VendorPatch', Type.Partial(VendorInput, { additionalProperties: false }))
 export type VendorPatch = Static<typeof VendorPatch>
 export const VendorParams = Type.Object({ id: Id })
