@@ -1,0 +1,73 @@
+/**
+ * /docs works end to end in a real browser: "Authorize" with the demo application's Client ID and Secret
+ * obtains a token (the page sends the audience), and "Try it out" on GET /api/v3/vendors/ gets a 200.
+ */
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, test } from 'node:test'
+import { chromium, type Browser } from 'playwright-core'
+import { run, type Running } from '../helpers/process.ts'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const skip = !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium package)`
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-docs-'))
+let server: Running | undefined
+let browser: Browser | undefined
+
+after(async () => {
+  await browser?.close()
+  server?.child.kill('SIGTERM')
+  await server?.exited
+  fs.rmSync(dataDir, { recursive: true, force: true })
+})
+
+test(
+  'Authorize with client credentials, then Try it out on GET /api/v3/vendors/ → 200',
+  { skip, timeout: 180_000 },
+  async () => {
+    server = run(['serve'], { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' })
+    const base = (await server.waitFor(/listening on (http:\/\/\S+)/, 60_000))[1]!
+    const [, clientId, clientSecret] = await server.waitFor(/Client ID: (\S+)\nClient Secret: (\S+)/)
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--disable-dev-shm-usage',
+      ],
+    })
+    const page = await browser.newPage()
+    const refused: string[] = []
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) refused.push(message.text())
+    })
+    await page.goto(`${base}/docs/`)
+    await page.locator('button.authorize').first().click()
+    const oauth = page.locator('.auth-container').filter({ hasText: 'clientCredentials' })
+    await oauth.locator('input[type=text]').first().fill(clientId!)
+    await oauth.locator('input[type=password]').first().fill(clientSecret!)
+    const tokenResponse = page.waitForResponse((r) => r.url().startsWith(`${base}/oauth/token`))
+    await oauth.locator('button', { hasText: 'Authorize' }).click()
+    const token = await tokenResponse
+    assert.equal(token.status(), 200, await token.text())
+    assert.ok(new URL(token.url()).searchParams.get('audience'), 'the page sent the audience')
+    await page.locator('button.close-modal').first().click()
+
+    const operation = page.locator('#operations-vendors-listVendors')
+    await operation.locator('.opblock-summary').first().click()
+    // The page opens operations ready to try (tryItOutEnabled); a person clicks "Try it out" otherwise.
+    const tryOut = operation.locator('button.try-out__btn')
+    if (/Try it out/.test(await tryOut.innerText())) await tryOut.click()
+    const apiResponse = page.waitForResponse((r) => r.url().startsWith(`${base}/api/v3/vendors/`))
+    await operation.locator('button.execute').click()
+    assert.equal((await apiResponse).status(), 200)
+    await operation.locator('.live-responses-table tbody .response-col_status').first().waitFor()
+    assert.match(await operation.locator('.live-responses-table tbody .response-col_status').first().innerText(), /200/)
+    assert.deepEqual(refused, [], 'nothing on the page was refused by its Content-Security-Policy')
+  },
+)
