@@ -90,3 +90,35 @@ test('the document is small and names its schemas: components referenced by $ref
   }
   assert.match(JSON.stringify(document.paths['/api/v3/vendors/']), /#\/components\/schemas\/VendorList/)
 })
+
+test('every field and parameter is described, with an example that is valid for it (references show their own)', () => {
+  const document = JSON.parse(fs.readFileSync(OPENAPI_PATH, 'utf8')) as {
+    components: {
+      schemas: Record<string, { properties?: Record<string, Record<string, unknown>> }>
+      parameters: Record<string, Record<string, unknown>>
+    }
+    paths: Record<string, Record<string, { parameters?: Record<string, unknown>[] }>>
+  }
+  const undescribed: string[] = []
+  const withoutExample: string[] = []
+  for (const [name, schema] of Object.entries(document.components.schemas)) {
+    for (const [field, property] of Object.entries(schema.properties ?? {})) {
+      if (property.description === undefined) undescribed.push(`${name}.${field}`)
+      if (property.examples === undefined && !JSON.stringify(property).includes('$ref'))
+        withoutExample.push(`${name}.${field}`)
+    }
+  }
+  const parameters = [
+    ...Object.values(document.components.parameters),
+    ...Object.values(document.paths).flatMap((item) =>
+      Object.values(item).flatMap((operation) => operation.parameters ?? []),
+    ),
+  ].filter((p) => p.$ref === undefined)
+  for (const p of parameters) {
+    if (p.description === undefined) undescribed.push(`parameter ${String(p.name)}`)
+    if ((p.schema as { examples?: unknown } | undefined)?.examples === undefined)
+      withoutExample.push(`parameter ${String(p.name)}`)
+  }
+  assert.deepEqual(undescribed, [])
+  assert.deepEqual(withoutExample, [])
+})

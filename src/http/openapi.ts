@@ -5,8 +5,10 @@
  */
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import { Ajv } from 'ajv'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { Type, type TSchema } from 'typebox'
+import { FIELD_DOCS, SCHEMA_FIELD_DOCS } from './field-docs.ts'
 import { ProblemSchema } from './problem.ts'
 
 const DESCRIPTION = `Procurement service API: vendors, locations and users of a company, for integrating applications.
@@ -205,6 +207,62 @@ const PROBLEM_RESPONSES: Record<string, string> = {
   '503': 'Unavailable',
 }
 
+const examplesAjv = new Ajv({ strict: false, validateFormats: false })
+/** Whether an example is valid for a schema (one that refers to others is left without a generic example). */
+function fits(schema: object, example: unknown): boolean {
+  if (JSON.stringify(schema).includes('"$ref"')) return false
+  try {
+    return examplesAjv.validate({ ...schema, examples: undefined }, example)
+  } catch {
+    return false
+  }
+}
+
+/** Adds a description, and an example that fits, to every property that has none (src/http/field-docs.ts). */
+function describeSchemas(schemas: Record<string, unknown>): Record<string, unknown> {
+  for (const [name, schema] of Object.entries(schemas)) {
+    const properties = (schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {}
+    for (const [field, property] of Object.entries(properties)) {
+      const doc = SCHEMA_FIELD_DOCS[`${name}.${field}`] ?? FIELD_DOCS[field]
+      if (doc === undefined) continue
+      property.description ??= doc[0]
+      if (property.examples === undefined && doc[1] !== undefined && fits(property, doc[1]))
+        property.examples = [doc[1]]
+    }
+  }
+  return schemas
+}
+
+/** The same for parameters, by name. */
+function describeParameters(node: unknown): void {
+  if (node === null || typeof node !== 'object') return
+  if (Array.isArray(node)) return node.forEach(describeParameters)
+  const parameter = node as { in?: unknown; name?: unknown; description?: string; schema?: Record<string, unknown> }
+  if (typeof parameter.in === 'string' && typeof parameter.name === 'string') {
+    const doc = FIELD_DOCS[parameter.name]
+    if (doc !== undefined) {
+      parameter.description ??= parameter.name === 'id' ? 'Id of the item.' : doc[0]
+      const schema = parameter.schema
+      if (schema !== undefined && schema.examples === undefined) {
+        // The name's example, or failing that one the parameter's own values allow (an enum's last, a shorter text).
+        const allowed =
+          (schema.enum as unknown[] | undefined) ??
+          (schema.anyOf as { const?: unknown; enum?: unknown[] }[] | undefined)?.map((b) => b.const ?? b.enum?.[0])
+        const short =
+          typeof doc[1] === 'string' && typeof schema.maxLength === 'number'
+            ? doc[1].slice(0, schema.maxLength)
+            : undefined
+        const example = [doc[1], allowed?.at(-1), short].find(
+          (candidate) => candidate !== undefined && fits(schema, candidate),
+        )
+        if (example !== undefined) schema.examples = [example]
+      }
+    }
+    return
+  }
+  for (const value of Object.values(node)) describeParameters(value)
+}
+
 /** A CSV response is text, not the JSON envelope the generator copies into it. */
 function csvAsText(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(csvAsText)
@@ -274,5 +332,12 @@ function componentize(document: OpenApiDocument): OpenApiDocument {
       }
     }
   }
-  return { ...document, paths, components: { ...document.components, schemas, parameters, responses } }
+  const documented = {
+    ...document,
+    paths,
+    components: { ...document.components, schemas: describeSchemas(schemas), parameters, responses },
+  }
+  describeParameters(documented.paths)
+  describeParameters(documented.components.parameters)
+  return documented
 }

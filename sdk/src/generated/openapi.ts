@@ -470,14 +470,34 @@ export interface components {
          * @description An error (RFC 9457 problem document).
          */
         Problem: {
-            /** @description What kind of error this is; stable, so clients can branch on it. */
+            /**
+             * @description What kind of error this is; stable, so clients can branch on it.
+             * @example /problems/validation
+             */
             type: "/problems/validation" | "/problems/unauthorized" | "/problems/permission" | "/problems/not-found" | "/problems/method-not-allowed" | "/problems/conflict" | "/problems/precondition-failed" | "/problems/too-large" | "/problems/unsupported-media-type" | "/problems/idempotency-mismatch" | "/problems/rate-limited" | "/problems/unavailable" | "/problems/internal" | "/problems/bad-request";
-            /** @description The HTTP status text. */
+            /**
+             * @description The HTTP status text.
+             * @example Bad Request
+             */
             title: string;
+            /**
+             * @description The HTTP status code, repeated in the body.
+             * @example 400
+             */
             status: number;
-            /** @description What went wrong and how to fix it, for people. */
+            /**
+             * @description What went wrong and how to fix it, for people.
+             * @example The body is not valid; see errors.
+             */
             detail: string;
-            /** @description Field errors by dotted path; for a batch, one object per submitted item. */
+            /**
+             * @description Field errors by dotted path; for a batch, one object per submitted item.
+             * @example {
+             *       "primary_billing_address.city": [
+             *         "is required"
+             *       ]
+             *     }
+             */
             errors?: {
                 [key: string]: string[];
             } | {
@@ -508,16 +528,26 @@ export interface components {
             audience?: string;
         };
         TokenResponse: {
-            /** @description Send as `Authorization: Bearer <access_token>`. */
+            /**
+             * @description Send as `Authorization: Bearer <access_token>`.
+             * @example eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9…
+             */
             access_token: string;
-            /** @example urn:service-api:domain:demo urn:service-api:email:admin@example.com */
+            /**
+             * @description Space-separated: the tenant’s domain and the owner’s e-mail, as urn:service-api:… entries.
+             * @example urn:service-api:domain:demo urn:service-api:email:admin@example.com
+             */
             scope: string;
             /**
              * @description Seconds the token lives: cache it until shortly before then.
              * @example 86400
              */
             expires_in: number;
-            /** @enum {string} */
+            /**
+             * @description Always Bearer.
+             * @example Bearer
+             * @enum {string}
+             */
             token_type: "Bearer";
         };
         OAuthError: {
@@ -526,68 +556,238 @@ export interface components {
              * @example invalid_client
              */
             error: string;
+            /**
+             * @description What went wrong, for people.
+             * @example Client authentication failed.
+             */
             error_description: string;
         };
         RevokeRequest: {
-            /** @description The access token to revoke. Required. */
+            /**
+             * @description The access token to revoke. Required.
+             * @example kq3VdXcZ8pQ2mN7rL1sT4uW6yA9bC0eFgHiJ
+             */
             token?: string;
+            /**
+             * @description RFC 7009 hint; ignored (only access tokens exist).
+             * @example access_token
+             */
             token_type_hint?: string;
+            /**
+             * @description The application’s Client ID.
+             * @example pc_2b8XyzQ4
+             */
             client_id?: string;
+            /**
+             * @description The application’s Client Secret: shown only in the response that issues it.
+             * @example sk_Kf93…
+             */
             client_secret?: string;
         };
         Pagination: {
+            /**
+             * @description How many items match, over all pages.
+             * @example 28
+             */
             count: number;
-            /** @description The next page: absolute under the configured public address, else relative; null on the last page. */
+            /**
+             * @description The next page: absolute under the configured public address, else relative; null on the last page.
+             * @example /api/v3/vendors/?page=2
+             */
             next: string | null;
-            /** @description The previous page, like `next`; null on the first page. */
+            /**
+             * @description The previous page, like `next`; null on the first page.
+             * @example null
+             */
             previous: string | null;
+            /**
+             * @description Items per page.
+             * @example 10
+             */
             page_size: number;
+            /**
+             * @description How many pages there are (at least 1).
+             * @example 3
+             */
             num_pages: number;
+            /**
+             * @description This page’s number, from 1.
+             * @example 1
+             */
             current_page: number;
         };
         VendorLookup: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
             id: number;
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name: string;
+            /**
+             * @description Free text describing it.
+             * @example Net 30 days from invoice
+             */
             description: string;
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @example true
+             */
             active: boolean;
         };
         Vendor: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
             id: number;
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name: string;
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @example true
+             */
             active: boolean;
+            /**
+             * @description First line of the street address.
+             * @example 100 Main Street
+             */
             addressLineOne: string;
+            /**
+             * @description Second line of the street address.
+             * @example Suite 400
+             */
             addressLineTwo: string;
+            /**
+             * @description Postal or ZIP code.
+             * @example 60601
+             */
             postalCode: string;
+            /**
+             * @description City.
+             * @example Chicago
+             */
             city: string;
+            /**
+             * @description State, province or region; may be empty.
+             * @example IL
+             */
             state_province: string;
+            /**
+             * @description Country name.
+             * @example United States
+             */
             country: string;
+            /**
+             * @description Main phone number, written as people dial it.
+             * @example +1 312 555 0100
+             */
             phoneOne: string;
+            /**
+             * @description Second phone number.
+             * @example +1 312 555 0101
+             */
             phoneTwo: string;
+            /**
+             * @description Fax number; may be empty.
+             * @example +1 312 555 0109
+             */
             fax: string;
+            /**
+             * @description E-mail addresses of the vendor.
+             * @example [
+             *       "orders@example.com"
+             *     ]
+             */
             email: string[];
+            /**
+             * @description Notes about the vendor, for your buyers.
+             * @example Prefers orders by e-mail.
+             */
             comments: string;
+            /**
+             * @description Name of the contact person.
+             * @example Dana Smith
+             */
             contact: string;
+            /**
+             * @description Web address.
+             * @example https://example.com
+             */
             url: string;
+            /**
+             * @description Your own identifier for it (from another system); not checked for uniqueness.
+             * @example ERP-1042
+             */
             external_id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601, read-only).
+             * @example 2026-11-22T14:42:53.000Z
+             */
             dateModified: string;
-            /** @description Id of the vendor’s currency (see GET /api/v2/currencies/); null when unset. (A location names its currency instead.) */
+            /**
+             * @description Id of the vendor’s currency (see GET /api/v2/currencies/); null when unset. (A location names its currency instead.)
+             * @example 1
+             */
             currency: number | null;
+            /** @description Payment term: its id (GET /api/v3/payment-terms/), or the object GET returns; null for none. */
             payment_term_ref: components["schemas"]["VendorLookup"] | null;
+            /** @description Shipping term: its id (GET /api/v3/shipping-terms/), or the object GET returns; null for none. */
             shipping_term_ref: components["schemas"]["VendorLookup"] | null;
+            /** @description Payment method: its id (GET /api/v3/payment-methods/), or the object GET returns; null for none. */
             payment_method_ref: components["schemas"]["VendorLookup"] | null;
+            /** @description Shipping method: its id (GET /api/v3/shipping-methods/), or the object GET returns; null for none. */
             shipping_method_ref: components["schemas"]["VendorLookup"] | null;
+            /**
+             * @description Id of the tax the vendor charges, or null.
+             * @example null
+             */
             tax: number | null;
             /**
              * @description Vendor type: 1 other, 2 marketplace (punch-out), 3 preferred, 4 regular, 5 employee, 6 card provider, 7 checkout.
              * @example 3
              */
             type: number;
+            /**
+             * @description Id of the default payment method, or null.
+             * @example null
+             */
             default_payment_method: number | null;
+            /**
+             * @description Whether the vendor is eligible for US Form 1099 reporting; null when unknown.
+             * @example false
+             */
             is_1099_eligible: boolean | null;
+            /**
+             * @description Vendor performance score as a decimal string (up to ±99.999); null when unscored.
+             * @example 4.500
+             */
             overall_score: string | null;
+            /**
+             * @description Whether purchase orders are e-mailed to the vendor automatically.
+             * @example false
+             */
             is_auto_email_po_enabled: boolean;
+            /**
+             * @description Labels printed on the vendor’s purchase-order PDFs.
+             * @example Attn: Accounts Receivable
+             */
             po_pdf_labels: string;
+            /**
+             * @description Per e-mail address of the vendor: which mails it gets (auto_po, payment_remittance).
+             * @example {
+             *       "orders@example.com": {
+             *         "auto_po": true
+             *       }
+             *     }
+             */
             email_configurations: {
                 [key: string]: {
                     auto_po?: boolean;
@@ -596,346 +796,1066 @@ export interface components {
             };
         };
         VendorList: {
+            /** @description Pagination for lists; empty for one item. */
             metadata: {
                 pagination: components["schemas"]["Pagination"];
             };
+            /** @description The item, or the page of items. */
             data: components["schemas"]["Vendor"][];
         };
         VendorInput: {
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name: string;
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @example true
+             */
             active?: boolean;
             /**
              * @description Vendor type: 1 other, 2 marketplace (punch-out), 3 preferred, 4 regular, 5 employee, 6 card provider, 7 checkout.
              * @example 3
              */
             type?: number;
+            /**
+             * @description First line of the street address.
+             * @example 100 Main Street
+             */
             addressLineOne?: string;
+            /**
+             * @description Second line of the street address.
+             * @example Suite 400
+             */
             addressLineTwo?: string;
+            /**
+             * @description Postal or ZIP code.
+             * @example 60601
+             */
             postalCode?: string;
+            /**
+             * @description City.
+             * @example Chicago
+             */
             city?: string;
+            /**
+             * @description State, province or region; may be empty.
+             * @example IL
+             */
             state_province?: string;
+            /**
+             * @description Country name.
+             * @example United States
+             */
             country?: string;
+            /**
+             * @description Main phone number, written as people dial it.
+             * @example +1 312 555 0100
+             */
             phoneOne?: string;
+            /**
+             * @description Second phone number.
+             * @example +1 312 555 0101
+             */
             phoneTwo?: string;
+            /**
+             * @description Fax number; may be empty.
+             * @example +1 312 555 0109
+             */
             fax?: string;
+            /**
+             * @description E-mail addresses of the vendor.
+             * @example [
+             *       "orders@example.com"
+             *     ]
+             */
             email?: string[];
+            /**
+             * @description Notes about the vendor, for your buyers.
+             * @example Prefers orders by e-mail.
+             */
             comments?: string;
+            /**
+             * @description Name of the contact person.
+             * @example Dana Smith
+             */
             contact?: string;
+            /**
+             * @description Web address.
+             * @example https://example.com
+             */
             url?: string;
+            /**
+             * @description Your own identifier for it (from another system); not checked for uniqueness.
+             * @example ERP-1042
+             */
             external_id?: string;
-            /** @description Id of a currency of your tenant (GET /api/v2/currencies/), or null. */
+            /**
+             * @description Id of a currency of your tenant (GET /api/v2/currencies/), or null.
+             * @example 1
+             */
             currency?: number | null;
+            /**
+             * @description Payment term: its id (GET /api/v3/payment-terms/), or the object GET returns; null for none.
+             * @example 7
+             */
             payment_term_ref?: number | {
                 id: number;
             } | null;
+            /**
+             * @description Shipping term: its id (GET /api/v3/shipping-terms/), or the object GET returns; null for none.
+             * @example 3
+             */
             shipping_term_ref?: number | {
                 id: number;
             } | null;
+            /**
+             * @description Payment method: its id (GET /api/v3/payment-methods/), or the object GET returns; null for none.
+             * @example 2
+             */
             payment_method_ref?: number | {
                 id: number;
             } | null;
+            /**
+             * @description Shipping method: its id (GET /api/v3/shipping-methods/), or the object GET returns; null for none.
+             * @example 5
+             */
             shipping_method_ref?: number | {
                 id: number;
             } | null;
+            /**
+             * @description Id of the tax the vendor charges, or null.
+             * @example null
+             */
             tax?: number | null;
+            /**
+             * @description Id of the default payment method, or null.
+             * @example null
+             */
             default_payment_method?: number | null;
+            /**
+             * @description Whether the vendor is eligible for US Form 1099 reporting; null when unknown.
+             * @example false
+             */
             is_1099_eligible?: boolean | null;
+            /**
+             * @description Vendor performance score as a decimal string (up to ±99.999); null when unscored.
+             * @example 4.500
+             */
             overall_score?: string | number | null;
+            /**
+             * @description Whether purchase orders are e-mailed to the vendor automatically.
+             * @example false
+             */
             is_auto_email_po_enabled?: boolean;
+            /**
+             * @description Labels printed on the vendor’s purchase-order PDFs.
+             * @example Attn: Accounts Receivable
+             */
             po_pdf_labels?: string;
+            /**
+             * @description Per e-mail address of the vendor: which mails it gets (auto_po, payment_remittance).
+             * @example {
+             *       "orders@example.com": {
+             *         "auto_po": true
+             *       }
+             *     }
+             */
             email_configurations?: {
                 [key: string]: {
                     auto_po?: boolean;
                     payment_remittance?: boolean;
                 };
             };
+            /**
+             * @description Read-only: accepted (so a GET body can be sent back) and ignored.
+             * @example 42
+             */
             id?: number;
+            /**
+             * @description Read-only: accepted and ignored.
+             * @example 2026-11-22T14:42:53.000Z
+             */
             dateModified?: string;
         };
         VendorEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
             metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
             data: components["schemas"]["Vendor"];
         };
         VendorPatch: {
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name?: string;
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @example true
+             */
             active?: boolean;
             /**
              * @description Vendor type: 1 other, 2 marketplace (punch-out), 3 preferred, 4 regular, 5 employee, 6 card provider, 7 checkout.
              * @example 3
              */
             type?: number;
+            /**
+             * @description First line of the street address.
+             * @example 100 Main Street
+             */
             addressLineOne?: string;
+            /**
+             * @description Second line of the street address.
+             * @example Suite 400
+             */
             addressLineTwo?: string;
+            /**
+             * @description Postal or ZIP code.
+             * @example 60601
+             */
             postalCode?: string;
+            /**
+             * @description City.
+             * @example Chicago
+             */
             city?: string;
+            /**
+             * @description State, province or region; may be empty.
+             * @example IL
+             */
             state_province?: string;
+            /**
+             * @description Country name.
+             * @example United States
+             */
             country?: string;
+            /**
+             * @description Main phone number, written as people dial it.
+             * @example +1 312 555 0100
+             */
             phoneOne?: string;
+            /**
+             * @description Second phone number.
+             * @example +1 312 555 0101
+             */
             phoneTwo?: string;
+            /**
+             * @description Fax number; may be empty.
+             * @example +1 312 555 0109
+             */
             fax?: string;
+            /**
+             * @description E-mail addresses of the vendor.
+             * @example [
+             *       "orders@example.com"
+             *     ]
+             */
             email?: string[];
+            /**
+             * @description Notes about the vendor, for your buyers.
+             * @example Prefers orders by e-mail.
+             */
             comments?: string;
+            /**
+             * @description Name of the contact person.
+             * @example Dana Smith
+             */
             contact?: string;
+            /**
+             * @description Web address.
+             * @example https://example.com
+             */
             url?: string;
+            /**
+             * @description Your own identifier for it (from another system); not checked for uniqueness.
+             * @example ERP-1042
+             */
             external_id?: string;
-            /** @description Id of a currency of your tenant (GET /api/v2/currencies/), or null. */
+            /**
+             * @description Id of a currency of your tenant (GET /api/v2/currencies/), or null.
+             * @example 1
+             */
             currency?: number | null;
+            /**
+             * @description Payment term: its id (GET /api/v3/payment-terms/), or the object GET returns; null for none.
+             * @example 7
+             */
             payment_term_ref?: number | {
                 id: number;
             } | null;
+            /**
+             * @description Shipping term: its id (GET /api/v3/shipping-terms/), or the object GET returns; null for none.
+             * @example 3
+             */
             shipping_term_ref?: number | {
                 id: number;
             } | null;
+            /**
+             * @description Payment method: its id (GET /api/v3/payment-methods/), or the object GET returns; null for none.
+             * @example 2
+             */
             payment_method_ref?: number | {
                 id: number;
             } | null;
+            /**
+             * @description Shipping method: its id (GET /api/v3/shipping-methods/), or the object GET returns; null for none.
+             * @example 5
+             */
             shipping_method_ref?: number | {
                 id: number;
             } | null;
+            /**
+             * @description Id of the tax the vendor charges, or null.
+             * @example null
+             */
             tax?: number | null;
+            /**
+             * @description Id of the default payment method, or null.
+             * @example null
+             */
             default_payment_method?: number | null;
+            /**
+             * @description Whether the vendor is eligible for US Form 1099 reporting; null when unknown.
+             * @example false
+             */
             is_1099_eligible?: boolean | null;
+            /**
+             * @description Vendor performance score as a decimal string (up to ±99.999); null when unscored.
+             * @example 4.500
+             */
             overall_score?: string | number | null;
+            /**
+             * @description Whether purchase orders are e-mailed to the vendor automatically.
+             * @example false
+             */
             is_auto_email_po_enabled?: boolean;
+            /**
+             * @description Labels printed on the vendor’s purchase-order PDFs.
+             * @example Attn: Accounts Receivable
+             */
             po_pdf_labels?: string;
+            /**
+             * @description Per e-mail address of the vendor: which mails it gets (auto_po, payment_remittance).
+             * @example {
+             *       "orders@example.com": {
+             *         "auto_po": true
+             *       }
+             *     }
+             */
             email_configurations?: {
                 [key: string]: {
                     auto_po?: boolean;
                     payment_remittance?: boolean;
                 };
             };
+            /**
+             * @description Read-only: accepted (so a GET body can be sent back) and ignored.
+             * @example 42
+             */
             id?: number;
+            /**
+             * @description Read-only: accepted and ignored.
+             * @example 2026-11-22T14:42:53.000Z
+             */
             dateModified?: string;
         };
         Currency: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
             id: number;
-            /** @description ISO 4217 code, e.g. "USD"; how locations refer to the currency. */
+            /**
+             * @description ISO 4217 code, e.g. "USD"; how locations refer to the currency.
+             * @example USD
+             */
             name: string;
+            /**
+             * @description The currency’s name.
+             * @example US Dollar
+             */
             description: string;
-            /** @description Exchange rate to the base currency, as a decimal string. */
+            /**
+             * @description Exchange rate to the base currency, as a decimal string.
+             * @example 1.350000
+             */
             rate: string;
-            /** @description Whether this is the tenant's base currency. */
+            /**
+             * @description Whether this is the tenant's base currency.
+             * @example true
+             */
             base: boolean;
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @example true
+             */
             active: boolean;
         };
         Address: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
             id: number;
+            /**
+             * @description A name for the address.
+             * @example Head Office receiving
+             */
             name: string;
+            /**
+             * @description First line of the street address.
+             * @example 100 Main Street
+             */
             addressLineOne: string;
+            /**
+             * @description City.
+             * @example Chicago
+             */
             city: string;
+            /**
+             * @description Postal or ZIP code.
+             * @example 60601
+             */
             postalCode: string;
+            /**
+             * @description State, province or region; may be empty.
+             * @example IL
+             */
             state_province: string;
+            /**
+             * @description Country name.
+             * @example United States
+             */
             country: string;
         };
         LegalEntitySummary: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
             id: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Universally unique identifier.
+             * @example 3f1c9a52-5d0e-4f1b-9a4e-2c8d6b7e1f00
+             */
             uuid: string;
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name: string;
         };
         Location: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
             id: number;
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name: string;
+            /**
+             * @description Web address.
+             * @example https://example.com
+             */
             url: string;
+            /**
+             * @description Logo image URL (or data URL); may be empty.
+             * @example https://example.com/logo.png
+             */
             logo: string;
+            /** @description The currency (see the schema for how it is named). */
             currency: components["schemas"]["Currency"];
+            /**
+             * @description Main phone number, written as people dial it.
+             * @example +1 312 555 0100
+             */
             phoneOne: string;
+            /**
+             * @description Fax number; may be empty.
+             * @example +1 312 555 0109
+             */
             fax: string;
+            /**
+             * @description E-mail address.
+             * @example orders@example.com
+             */
             email: string;
+            /** @description Where invoices go. */
             primary_billing_address: components["schemas"]["Address"];
+            /** @description Where deliveries go by default. */
             primary_shipping_address: components["schemas"]["Address"];
             /** @description Active alternate shipping addresses. */
             shipping_addresses: components["schemas"]["Address"][];
+            /**
+             * @description Language of the location’s documents: 1 = English (the only one so far).
+             * @example 1
+             */
             language: number;
-            /** @description IANA time-zone name, e.g. America/Chicago; empty when unset. */
+            /**
+             * @description IANA time-zone name, e.g. America/Chicago; empty when unset.
+             * @example America/Chicago
+             */
             locationTimezone: string;
-            /** @description Read-only: the tenant's first location. */
+            /**
+             * @description Read-only: the tenant's first location.
+             * @example false
+             */
             headquarter: boolean;
-            /** @description Read-only: active departments at this location. */
+            /**
+             * @description Read-only: active departments at this location.
+             * @example 3
+             */
             department_count: number;
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @example true
+             */
             active: boolean;
+            /**
+             * @description Your own identifier for it (from another system); not checked for uniqueness.
+             * @example ERP-1042
+             */
             external_id: string;
+            /** @description The legal entity the location belongs to: its id in requests, the object in responses; null for none. */
             legal_entity: components["schemas"]["LegalEntitySummary"] | null;
         };
         LocationList: {
+            /** @description Pagination for lists; empty for one item. */
             metadata: {
                 pagination: components["schemas"]["Pagination"];
             };
+            /** @description The item, or the page of items. */
             data: components["schemas"]["Location"][];
         };
         AddressInput: {
+            /**
+             * @description Accepted (as GET returns it) and ignored: a primary address is updated in place.
+             * @example 11
+             */
             id?: number;
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name: string;
+            /**
+             * @description First line of the street address.
+             * @example 100 Main Street
+             */
             addressLineOne: string;
+            /**
+             * @description City.
+             * @example Chicago
+             */
             city: string;
+            /**
+             * @description Postal or ZIP code.
+             * @example 60601
+             */
             postalCode: string;
+            /**
+             * @description State, province or region; may be empty.
+             * @example IL
+             */
             state_province?: string;
+            /**
+             * @description Country name.
+             * @example United States
+             */
             country: string;
         };
         ShippingAddressInput: {
+            /**
+             * @description With it, updates that alternate address of this location; without it, creates one.
+             * @example 12
+             */
             id?: number;
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name: string;
+            /**
+             * @description First line of the street address.
+             * @example 100 Main Street
+             */
             addressLineOne: string;
+            /**
+             * @description City.
+             * @example Chicago
+             */
             city: string;
+            /**
+             * @description Postal or ZIP code.
+             * @example 60601
+             */
             postalCode: string;
+            /**
+             * @description State, province or region; may be empty.
+             * @example IL
+             */
             state_province?: string;
+            /**
+             * @description Country name.
+             * @example United States
+             */
             country: string;
         };
         LocationInput: {
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name: string;
+            /**
+             * @description Web address.
+             * @example https://example.com
+             */
             url?: string;
+            /**
+             * @description Logo image URL (or data URL); may be empty.
+             * @example https://example.com/logo.png
+             */
             logo?: string;
-            /** @description Currency name, e.g. "USD" (the object GET returns is accepted too). */
+            /**
+             * @description Currency name, e.g. "USD" (the object GET returns is accepted too).
+             * @example USD
+             */
             currency: string | {
                 name: string;
             };
+            /**
+             * @description Main phone number, written as people dial it.
+             * @example +1 312 555 0100
+             */
             phoneOne: string;
+            /**
+             * @description Fax number; may be empty.
+             * @example +1 312 555 0109
+             */
             fax?: string;
+            /**
+             * @description E-mail address.
+             * @example orders@example.com
+             */
             email?: "" | string;
+            /** @description Where invoices go. */
             primary_billing_address: components["schemas"]["AddressInput"];
+            /** @description Where deliveries go by default. */
             primary_shipping_address: components["schemas"]["AddressInput"];
+            /** @description Alternate shipping addresses (active ones in responses; the complete set in a replacement). */
             shipping_addresses?: components["schemas"]["ShippingAddressInput"][];
-            /** @description 1 = English (the only language so far). */
+            /**
+             * @description 1 = English (the only language so far).
+             * @example 1
+             */
             language?: number;
+            /**
+             * @description IANA time-zone name; empty when unset.
+             * @example America/Chicago
+             */
             locationTimezone?: string;
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @example true
+             */
             active?: boolean;
+            /**
+             * @description Your own identifier for it (from another system); not checked for uniqueness.
+             * @example ERP-1042
+             */
             external_id?: string;
-            /** @description Legal entity id (the object GET returns is accepted too). */
+            /**
+             * @description Legal entity id (the object GET returns is accepted too).
+             * @example 3
+             */
             legal_entity?: number | {
                 id: number;
             } | null;
+            /**
+             * @description Read-only: accepted (so a GET body can be sent back) and ignored.
+             * @example 7
+             */
             id?: number;
+            /**
+             * @description Read-only: accepted and ignored.
+             * @example false
+             */
             headquarter?: boolean;
+            /**
+             * @description Read-only: accepted and ignored.
+             * @example 3
+             */
             department_count?: number;
         };
         LocationEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
             metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
             data: components["schemas"]["Location"];
         };
         CurrencyList: {
+            /** @description Pagination for lists; empty for one item. */
             metadata: {
                 pagination: components["schemas"]["Pagination"];
             };
+            /** @description The item, or the page of items. */
             data: components["schemas"]["Currency"][];
         };
         LegalEntity: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
             id: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Universally unique identifier.
+             * @example 3f1c9a52-5d0e-4f1b-9a4e-2c8d6b7e1f00
+             */
             uuid: string;
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name: string;
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @example true
+             */
             active: boolean;
         };
         LegalEntityList: {
+            /** @description Pagination for lists; empty for one item. */
             metadata: {
                 pagination: components["schemas"]["Pagination"];
             };
+            /** @description The item, or the page of items. */
             data: components["schemas"]["LegalEntity"][];
         };
         LocationSummary: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
             id: number;
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name: string;
+            /**
+             * @description Whether this is the tenant’s headquarters (its first location). Read-only.
+             * @example false
+             */
             headquarter: boolean;
         };
         Department: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
             id: number;
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name: string;
+            /**
+             * @description Your own identifier for it (from another system); not checked for uniqueness.
+             * @example ERP-1042
+             */
             external_id: string;
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @example true
+             */
             active: boolean;
+            /**
+             * @description E-mail address for punch-out orders of the department; may be empty.
+             * @example it-orders@example.com
+             */
             punchout_email: string;
+            /** @description The location the department belongs to. */
             branch: components["schemas"]["LocationSummary"];
         };
         DepartmentList: {
+            /** @description Pagination for lists; empty for one item. */
             metadata: {
                 pagination: components["schemas"]["Pagination"];
             };
+            /** @description The item, or the page of items. */
             data: components["schemas"]["Department"][];
         };
         Role: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
             id: number;
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name: string;
-            /** @description Role type: 0 User, 1 Approver, 2 Purchaser, 3 Receiver, 4 Administrator, 5 EKA, 6 Accounting, 7 Superuser, 8 Accounts Payable, 9 FNG Approver, 10 FNG Controller. */
+            /**
+             * @description Role type: 0 User, 1 Approver, 2 Purchaser, 3 Receiver, 4 Administrator, 5 EKA, 6 Accounting, 7 Superuser, 8 Accounts Payable, 9 FNG Approver, 10 FNG Controller.
+             * @example 3
+             */
             type: number;
+            /**
+             * @description Product tier of the role: Basic or Pro.
+             * @example Pro
+             */
             tier: "Basic" | "Pro";
-            /** @description The permission keys the role grants, sorted. */
+            /**
+             * @description The permission keys the role grants, sorted.
+             * @example [
+             *       "nav_request",
+             *       "nav_purchase"
+             *     ]
+             */
             permissions: string[];
         };
         RoleList: {
+            /** @description Pagination for lists; empty for one item. */
             metadata: {
                 pagination: components["schemas"]["Pagination"];
             };
+            /** @description The item, or the page of items. */
             data: components["schemas"]["Role"][];
         };
         VendorLookupList: {
+            /** @description Pagination for lists; empty for one item. */
             metadata: {
                 pagination: components["schemas"]["Pagination"];
             };
+            /** @description The item, or the page of items. */
             data: components["schemas"]["VendorLookup"][];
         };
         DepartmentSummary: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
             id: number;
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name: string;
+            /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
             location: components["schemas"]["LocationSummary"];
         };
         Delegatee: {
-            /** @description Profile id of the delegatee. */
+            /**
+             * @description Profile id of the delegatee.
+             * @example 42
+             */
             id: number;
+            /**
+             * @description First name.
+             * @example Kim
+             */
             firstName: string;
+            /**
+             * @description Last name.
+             * @example Lee
+             */
             lastName: string;
+            /**
+             * @description E-mail address.
+             * @example orders@example.com
+             */
             email: string;
+            /**
+             * @description The delegate’s role: its name and type.
+             * @example {
+             *       "name": "Administrator",
+             *       "type": 7
+             *     }
+             */
             role: {
                 name: string;
                 type: number;
             };
+            /**
+             * @description Profile image URL; may be empty.
+             * @example https://example.com/kim.png
+             */
             profile_image: string;
         };
         PendingApprovals: {
+            /**
+             * @description Pending order approvals.
+             * @example 1
+             */
             order: number;
+            /**
+             * @description Pending expense approvals.
+             * @example 0
+             */
             expense: number;
+            /**
+             * @description Pending travel approvals.
+             * @example 0
+             */
             travel: number;
+            /**
+             * @description Pending bill approvals.
+             * @example 2
+             */
             bill: number;
+            /**
+             * @description Pending payment approvals.
+             * @example 0
+             */
             payment: number;
         };
         UserProfile: {
-            /** @description Profile id. */
+            /**
+             * @description Profile id.
+             * @example 42
+             */
             id: number;
+            /**
+             * @description First name.
+             * @example Kim
+             */
             firstName: string;
+            /**
+             * @description Last name.
+             * @example Lee
+             */
             lastName: string;
-            /** @description Id of the underlying user. */
+            /**
+             * @description Id of the underlying user.
+             * @example 17
+             */
             user: number;
+            /**
+             * @description E-mail address.
+             * @example orders@example.com
+             */
             email: string;
+            /** @description The department (an id in requests, a summary in responses). */
             department: components["schemas"]["DepartmentSummary"] | null;
+            /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
             location: components["schemas"]["LocationSummary"] | null;
+            /**
+             * @description Profile image URL; may be empty.
+             * @example https://example.com/kim.png
+             */
             profile_image: string;
+            /**
+             * @description Whether the user may sign in and their applications work.
+             * @example true
+             */
             is_active: boolean;
+            /**
+             * @description Phone number (default "").
+             * @example +1 312 555 0142
+             */
             phone: string;
+            /**
+             * @description Job title (default "").
+             * @example Buyer
+             */
             position: string;
+            /**
+             * @description The user’s role.
+             * @example {
+             *       "id": 1,
+             *       "name": "Administrator",
+             *       "type": 7,
+             *       "tier": "Pro"
+             *     }
+             */
             role: {
                 id: number;
                 name: string;
                 type: number;
                 tier: string;
             };
+            /** @description Who approves in the user’s stead while they are out of office; null when nobody. */
             approval_delegatee: components["schemas"]["Delegatee"] | null;
+            /** @description Approvals waiting for the user, per kind. */
             pending_approvals_count: components["schemas"]["PendingApprovals"];
+            /**
+             * @description When the user is back (YYYY-MM-DD) while a delegate approves for them; null otherwise.
+             * @example 2026-12-01
+             */
             expected_return_date: string | null;
         };
         UserProfileList: {
+            /** @description Pagination for lists; empty for one item. */
             metadata: {
                 pagination: components["schemas"]["Pagination"];
             };
+            /** @description The item, or the page of items. */
             data: components["schemas"]["UserProfile"][];
         };
         BatchUser: {
-            /** Format: email */
+            /**
+             * Format: email
+             * @description E-mail address.
+             * @example orders@example.com
+             */
             email: string;
-            /** @default false */
+            /**
+             * @description Whether to e-mail the user an invitation with a set-password link (default false).
+             * @default false
+             * @example true
+             */
             send_invitation_email?: boolean;
+            /**
+             * @description First name (default "").
+             * @example Kim
+             */
             first_name?: string;
+            /**
+             * @description Last name (default "").
+             * @example Lee
+             */
             last_name?: string;
+            /**
+             * @description Phone number (default "").
+             * @example +1 312 555 0142
+             */
             phone?: string;
+            /**
+             * @description Job title (default "").
+             * @example Buyer
+             */
             position?: string;
+            /**
+             * @description Id of the user’s role (GET /api/v3/roles/); default: the tenant’s least-privileged role.
+             * @example 3
+             */
             role_id?: number;
+            /**
+             * @description Whether the user may act at every location (default false).
+             * @example false
+             */
             all_locations?: boolean;
+            /**
+             * @description Locations the user may act at: ids, or {id, all_departments, departments} (default []).
+             * @example [
+             *       3
+             *     ]
+             */
             locations?: (number | {
                 id: number;
                 all_departments?: boolean;
@@ -943,37 +1863,138 @@ export interface components {
                     id: number;
                 })[];
             })[];
+            /**
+             * @description Id of the user’s home department (at home_location).
+             * @example 9
+             */
             home_department?: number | null;
+            /**
+             * @description Id of the user’s home location.
+             * @example 3
+             */
             home_location?: number | null;
+            /**
+             * @description Ids of the legal entities the user works for (default []).
+             * @example [
+             *       1
+             *     ]
+             */
             legal_entities?: number[];
         };
         SingleUser: {
-            /** Format: email */
+            /**
+             * Format: email
+             * @description E-mail address.
+             * @example orders@example.com
+             */
             email: string;
+            /**
+             * @description First name.
+             * @example Kim
+             */
             firstName: string;
+            /**
+             * @description Last name.
+             * @example Lee
+             */
             lastName: string;
+            /**
+             * @description Id of the user’s home location; null for none. Required.
+             * @example 3
+             */
             location: number | null;
+            /**
+             * @description Id of the user’s home department (at that location); null for none. Required.
+             * @example 9
+             */
             department: number | null;
+            /**
+             * @description Job title (default "").
+             * @example Buyer
+             */
             position?: string;
+            /**
+             * @description Phone number (default "").
+             * @example +1 312 555 0142
+             */
             phone?: string;
+            /**
+             * @description Profile image URL; may be empty.
+             * @example https://example.com/kim.png
+             */
             profile_image?: string;
+            /**
+             * @description Whether the user signs in through single sign-on (default false).
+             * @example false
+             */
             is_sso_enabled?: boolean;
+            /**
+             * @description Ids of the legal entities the user works for (default []).
+             * @example [
+             *       1
+             *     ]
+             */
             legal_entities?: number[];
         };
         UserProfileEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
             metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
             data: components["schemas"]["UserProfile"];
         };
         AddressWithoutId: {
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
             name: string;
+            /**
+             * @description First line of the street address.
+             * @example 100 Main Street
+             */
             addressLineOne: string;
+            /**
+             * @description City.
+             * @example Chicago
+             */
             city: string;
+            /**
+             * @description Postal or ZIP code.
+             * @example 60601
+             */
             postalCode: string;
+            /**
+             * @description State, province or region; may be empty.
+             * @example IL
+             */
             state_province: string;
+            /**
+             * @description Country name.
+             * @example United States
+             */
             country: string;
         };
         UserProfileMe: {
+            /**
+             * @description Profile id.
+             * @example 17
+             */
             id: number;
+            /**
+             * @description The tenant: whether it is active, and its domain with its name.
+             * @example {
+             *       "active": true,
+             *       "service_domains": [
+             *         {
+             *           "subdomain": "demo",
+             *           "name": "Demo Company"
+             *         }
+             *       ]
+             *     }
+             */
             domains: {
                 active: boolean;
                 service_domains: {
@@ -981,6 +2002,28 @@ export interface components {
                     name: string;
                 }[];
             };
+            /**
+             * @description The user’s roles and permission keys per location ("system" = everywhere), and their union.
+             * @example {
+             *       "structured": {
+             *         "system": {
+             *           "flattened": [
+             *             "nav_request"
+             *           ],
+             *           "roles": [
+             *             {
+             *               "id": 3,
+             *               "name": "Requester",
+             *               "permissions": []
+             *             }
+             *           ]
+             *         }
+             *       },
+             *       "flattened": [
+             *         "nav_request"
+             *       ]
+             *     }
+             */
             systemaccess_cache: {
                 /** @description Keyed by location id, and "system" for system-wide roles. */
                 structured: {
@@ -999,8 +2042,14 @@ export interface components {
                 };
                 flattened: string[];
             };
+            /** @description Who approves in the user’s stead while they are out of office; null when nobody. */
             approval_delegatee: components["schemas"]["Delegatee"] | null;
+            /**
+             * @description Whether the user approves for somebody else right now.
+             * @example false
+             */
             is_approval_delegatee: boolean;
+            /** @description The user’s home department with its location (fields without ids); null when none. */
             department: {
                 branch: {
                     name: string;
@@ -1031,57 +2080,177 @@ export interface components {
                 name: string;
                 active: boolean;
             } | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
             updated_at: string;
+            /**
+             * @description First name.
+             * @example Kim
+             */
             firstName: string;
+            /**
+             * @description Last name.
+             * @example Lee
+             */
             lastName: string;
+            /**
+             * @description E-mail address.
+             * @example orders@example.com
+             */
             email: string;
+            /**
+             * @description Job title (default "").
+             * @example Buyer
+             */
             position: string;
+            /**
+             * @description Phone number (default "").
+             * @example +1 312 555 0142
+             */
             phone: string;
+            /**
+             * @description Postal address of the user, as free text.
+             * @example 100 Main Street, Chicago
+             */
             address: string;
+            /**
+             * @description Whether the user gets e-mail notifications.
+             * @example true
+             */
             notifications: boolean;
+            /**
+             * @description Whether the user may sign in and their applications work.
+             * @example true
+             */
             is_active: boolean;
+            /**
+             * @description Whether the user was invited and has not accepted yet.
+             * @example false
+             */
             pending_invite: boolean;
-            /** @description Role type of the user’s role (0 User … 10 FNG Controller). */
+            /**
+             * @description Role type of the user’s role (0 User … 10 FNG Controller).
+             * @example 7
+             */
             role: number;
+            /**
+             * @description Whether the user uses the mobile app.
+             * @example false
+             */
             mobile: boolean;
+            /**
+             * @description Profile image URL; may be empty.
+             * @example https://example.com/kim.png
+             */
             profile_image: string;
+            /**
+             * @description The user’s id in an external chat tool; may be empty.
+             * @example U024BE7LH
+             */
             chat_user_id: string;
+            /**
+             * @description Whether the user signs in through single sign-on (default false).
+             * @example false
+             */
             is_sso_enabled: boolean;
+            /**
+             * @description Id of the user who last changed this profile; null when none.
+             * @example 17
+             */
             last_changed_by: number | null;
+            /**
+             * @description Id of the underlying user (the profile has its own id).
+             * @example 17
+             */
             user: number;
+            /** @description Approvals waiting for the user, per kind. */
             pending_approvals_count: components["schemas"]["PendingApprovals"];
         };
         UserProfileMeEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
             metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
             data: components["schemas"]["UserProfileMe"];
         };
         Application: {
+            /**
+             * @description The application’s Client ID.
+             * @example pc_2b8XyzQ4
+             */
             client_id: string;
+            /**
+             * @description What the application is for.
+             * @example Nightly ERP sync
+             */
             description: string;
+            /**
+             * @description E-mail of the user the application acts as.
+             * @example admin@example.com
+             */
             owner_email: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
             created_at: string;
+            /**
+             * @description When a token was last issued to the application (minute precision); null if never.
+             * @example null
+             */
             last_used_at: string | null;
+            /**
+             * @description When the application was revoked; null while it works.
+             * @example null
+             */
             revoked_at: string | null;
         };
         ApplicationList: {
+            /** @description Pagination for lists; empty for one item. */
             metadata: {
                 pagination: components["schemas"]["Pagination"];
             };
+            /** @description The item, or the page of items. */
             data: components["schemas"]["Application"][];
         };
         ApplicationInput: {
+            /**
+             * @description What the application is for (optional).
+             * @example Nightly ERP sync
+             */
             description?: string;
         };
         Credentials: {
+            /**
+             * @description The application’s Client ID.
+             * @example pc_2b8XyzQ4
+             */
             client_id: string;
+            /**
+             * @description The application’s Client Secret: shown only in the response that issues it.
+             * @example sk_Kf93…
+             */
             client_secret: string;
         };
         CredentialsEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
             metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
             data: components["schemas"]["Credentials"];
         };
     };
@@ -1366,6 +2535,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The one-time token from the link. */
                 token: string;
             };
             cookie?: never;
@@ -1388,6 +2558,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The one-time token from the link. */
                 token: string;
             };
             cookie?: never;
@@ -1426,12 +2597,14 @@ export interface operations {
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
                 /**
                  * @description Vendor type: 1 other, 2 marketplace (punch-out), 3 preferred, 4 regular, 5 employee, 6 card provider, 7 checkout.
                  * @example 3
                  */
                 type?: number;
+                /** @description Your own identifier for it (from another system); not checked for uniqueness. */
                 external_id?: string;
                 /** @description Exact name (case-sensitive); for a substring use search. */
                 name?: string;
@@ -1545,6 +2718,7 @@ export interface operations {
                 "x-service-client": components["parameters"]["ServiceClient"];
             };
             path: {
+                /** @description Id of the item. */
                 id: number;
             };
             cookie?: never;
@@ -1594,6 +2768,7 @@ export interface operations {
                 "x-service-client": components["parameters"]["ServiceClient"];
             };
             path: {
+                /** @description Id of the item. */
                 id: number;
             };
             cookie?: never;
@@ -1650,6 +2825,7 @@ export interface operations {
                 "x-service-client": components["parameters"]["ServiceClient"];
             };
             path: {
+                /** @description Id of the item. */
                 id: number;
             };
             cookie?: never;
@@ -1711,7 +2887,9 @@ export interface operations {
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Whether this is the tenant’s headquarters (its first location). Read-only. */
                 headquarter?: boolean;
             };
             header: {
@@ -1823,6 +3001,7 @@ export interface operations {
                 "x-service-client": components["parameters"]["ServiceClient"];
             };
             path: {
+                /** @description Id of the item. */
                 id: number;
             };
             cookie?: never;
@@ -1874,6 +3053,7 @@ export interface operations {
                 "if-match"?: string;
             };
             path: {
+                /** @description Id of the item. */
                 id: number;
             };
             cookie?: never;
@@ -1935,7 +3115,9 @@ export interface operations {
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Whether this is the tenant’s headquarters (its first location). Read-only. */
                 headquarter?: boolean;
             };
             header: {
@@ -2047,6 +3229,7 @@ export interface operations {
                 "x-service-client": components["parameters"]["ServiceClient"];
             };
             path: {
+                /** @description Id of the item. */
                 id: number;
             };
             cookie?: never;
@@ -2098,6 +3281,7 @@ export interface operations {
                 "if-match"?: string;
             };
             path: {
+                /** @description Id of the item. */
                 id: number;
             };
             cookie?: never;
@@ -2159,7 +3343,9 @@ export interface operations {
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Whether this is the tenant’s base currency. */
                 base?: boolean;
                 /** @description Exact currency code. */
                 name?: string;
@@ -2222,6 +3408,7 @@ export interface operations {
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
             };
             header: {
@@ -2284,6 +3471,7 @@ export interface operations {
                 format?: components["parameters"]["Format"];
                 /** @description Only departments of this location. */
                 location?: number;
+                /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
             };
             header: {
@@ -2403,6 +3591,7 @@ export interface operations {
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
             };
             header: {
@@ -2463,6 +3652,7 @@ export interface operations {
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
             };
             header: {
@@ -2523,6 +3713,7 @@ export interface operations {
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
             };
             header: {
@@ -2583,6 +3774,7 @@ export interface operations {
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
             };
             header: {
@@ -2643,9 +3835,13 @@ export interface operations {
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Whether the user may sign in and their applications work. */
                 is_active?: boolean;
+                /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
                 location?: number;
+                /** @description Whether the user was invited and has not accepted yet. */
                 pending_invite?: boolean;
+                /** @description The user’s role (a role id as a filter; the role type number in the account view). */
                 role?: number;
             };
             header: {
@@ -2808,6 +4004,7 @@ export interface operations {
                 "x-service-client": components["parameters"]["ServiceClient"];
             };
             path: {
+                /** @description Id of the item. */
                 id: number;
             };
             cookie?: never;
@@ -2857,6 +4054,7 @@ export interface operations {
                 "x-service-client": components["parameters"]["ServiceClient"];
             };
             path: {
+                /** @description Id of the item. */
                 id: number;
             };
             cookie?: never;
@@ -2913,6 +4111,7 @@ export interface operations {
                 "x-service-client": components["parameters"]["ServiceClient"];
             };
             path: {
+                /** @description Id of the item. */
                 id: number;
             };
             cookie?: never;
@@ -3080,6 +4279,7 @@ export interface operations {
                 "idempotency-key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The application’s Client ID. */
                 client_id: string;
             };
             cookie?: never;
@@ -3132,6 +4332,7 @@ export interface operations {
                 "x-service-client": components["parameters"]["ServiceClient"];
             };
             path: {
+                /** @description The application’s Client ID. */
                 client_id: string;
             };
             cookie?: never;
