@@ -4,7 +4,7 @@ import prettier from 'eslint-config-prettier'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'scratch/', '.cache/', 'docs/', 'sdk/dist/', 'sdk/src/generated/'] },
+  { ignores: ['node_modules/', 'dist/', 'data/', 'scratch/', '.cache/', 'docs/', 'sdk/dist/', 'sdk/src/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,6 +1,34 @@
 #!/usr/bin/env node
-// The `procurement` command. The source is TypeScript, loaded through tsx so that no build step is needed.
-import { register } from 'tsx/esm/api'
+// The `procurement` command. It runs the compiled JavaScript in dist/ (built by `npm install`, or `npm run
+// build`) when that is at least as new as every source file; otherwise — while the sources are being
+// edited — the TypeScript itself, through tsx.
+import fs from 'node:fs'
+import { URL } from 'node:url'
 
-register()
-await import('../src/cli/main.ts')
+const compiled = new URL('../dist/cli/main.js', import.meta.url)
+const sources = new URL('../src/', import.meta.url)
+
+function newest(dir) {
+  let latest = 0
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const path = new URL(entry.name + (entry.isDirectory() ? '/' : ''), dir)
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : fs.statSync(path).mtimeMs)
+  }
+  return latest
+}
+
+function compiledIsFresh() {
+  try {
+    return fs.statSync(compiled).mtimeMs >= newest(sources)
+  } catch {
+    return false
+  }
+}
+
+if (compiledIsFresh()) {
+  await import(compiled.href)
+} else {
+  const { register } = await import('tsx/esm/api')
+  register()
+  await import('../src/cli/main.ts')
+}

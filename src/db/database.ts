@@ -4,7 +4,6 @@
  * file knows which one it has.
  */
 import fs from 'node:fs'
-import { PGlite } from '@electric-sql/pglite'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Config } from '../config.ts'
@@ -64,6 +63,8 @@ export function openPostgres(options: PostgresOptions): Database {
 export async function openPglite(
   options: { dataDir?: string; loadDataDir?: Blob } = {},
 ): Promise<Database & { dump(): Promise<Blob> }> {
+  // Loaded only when the embedded engine is used: a PostgreSQL deployment never pays for its WebAssembly.
+  const { PGlite } = await import('@electric-sql/pglite')
   const pglite = await PGlite.create({
     ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),

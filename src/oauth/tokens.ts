@@ -3,7 +3,7 @@
  * verifies them without a lookup. What a JWT cannot say (revoked since, owner deactivated since) is
  * checked against the database on every API request (src/oauth/bearer.ts).
  */
-import { randomUUID } from 'node:crypto'
+import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto'
 import { jwtVerify, SignJWT } from 'jose'
 import type { Config } from '../config.ts'
 import type { ServerKeys } from '../keys.ts'
@@ -45,11 +45,19 @@ export async function signAccessToken(
     .setJti(jti)
     .setIssuedAt()
     .setExpirationTime(`${TOKEN_LIFETIME_SECONDS}s`)
-    .sign(keys.signingKey)
+    .sign(signingKeyOf(keys))
   return { token, jti }
 }
 
 const isInt = (value: unknown): value is number => Number.isSafeInteger(value)
+
+/** The HMAC key as a KeyObject, made once per key set: jose would otherwise import the raw bytes on every call. */
+const keyObjects = new WeakMap<ServerKeys, KeyObject>()
+function signingKeyOf(keys: ServerKeys): KeyObject {
+  let key = keyObjects.get(keys)
+  if (key === undefined) keyObjects.set(keys, (key = createSecretKey(keys.signingKey)))
+  return key
+}
 
 /** Verifies signature, algorithm, type, issuer, audience and expiry; returns undefined for any failure. */
 export async function verifyAccessToken(
@@ -58,7 +66,7 @@ export async function verifyAccessToken(
   token: string,
 ): Promise<AccessClaims | undefined> {
   try {
-    const { payload } = await jwtVerify(token, keys.signingKey, {
+    const { payload } = await jwtVerify(token, signingKeyOf(keys), {
       algorithms: ['HS256'],
       issuer: config.TOKEN_ISSUER,
       audience: config.API_AUDIENCE,
