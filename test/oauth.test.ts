@@ -587,3 +587,26 @@ describe('secrets stay secret', () => {
     }
   })
 })
+
+describe('every create answers 201 with Location', () => {
+  test('vendors, locations, a single user and an application: the Location reads the new resource back', async () => {
+    const { api } = await signedIn(ctx)
+    const location = (await api({ method: 'GET', url: '/api/v2/locations/' })).json().data[0]
+    const creates = [
+      { url: '/api/v3/vendors/', payload: { name: 'Located Ltd' } },
+      { url: '/api/v2/locations/', payload: { ...location, name: 'Located site', shipping_addresses: [] } },
+      {
+        url: '/api/v3/users/',
+        payload: { email: 'located@example.org', firstName: 'L', lastName: 'O', location: null, department: null },
+      },
+      { url: '/api/v3/applications/', payload: { description: 'located' } },
+    ]
+    for (const create of creates) {
+      const response = await api({ method: 'POST', ...create })
+      assert.equal(response.statusCode, 201, `${create.url}: ${response.body}`)
+      const where = String(response.headers.location)
+      assert.match(where, /^\/api\/v[23]\/[a-z-]+\/[^/]+\/$/, create.url)
+      assert.equal((await api({ method: 'GET', url: where })).statusCode, 200, where)
+    }
+  })
+})

@@ -221,6 +221,7 @@ test('every resource answers through its typed method', async () => {
   await client.users.deactivate(one.id)
   assert.equal((await client.users.get(one.id)).is_active, false)
   const app = await client.applications.create('sdk test')
+  assert.equal((await client.applications.get(app.client_id)).description, 'sdk test')
   const rotated = await client.applications.rotate(app.client_id)
   assert.notEqual(rotated.client_secret, app.client_secret)
   await client.applications.revoke(app.client_id)

@@ -206,6 +206,14 @@ export class Users extends Items<UserProfile, QueryOf<'listUsers'>> {
 /** Client credentials of the tenant (needs superuser or nav_setting). */
 export class Applications extends ReadOnly<Application, QueryOf<'listApplications'>> {
   /**
+   * One application (never its secret).
+   * @example const app = await client.applications.get('pc_…')
+   */
+  async get(clientId: string): Promise<Application> {
+    return (await this.http.request<ItemEnvelope<Application>>('GET', `${this.path}${encodeURIComponent(clientId)}/`))
+      .data.data
+  }
+  /**
    * Creates an application owned by the caller; the secret is in this result only.
    * @example const { client_id, client_secret } = await client.applications.create('Nightly export')
    */

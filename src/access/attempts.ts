@@ -68,3 +68,15 @@ export class AttemptCounter {
     }
   }
 }
+
+/** The brake as configured (TOKEN_FAILURES_PER_CLIENT, TOKEN_FAILURES_PER_ADDRESS, TOKEN_FAILURE_WINDOW_SECONDS). */
+export const attemptCounterFrom = (config: {
+  TOKEN_FAILURES_PER_CLIENT: number
+  TOKEN_FAILURES_PER_ADDRESS: number
+  TOKEN_FAILURE_WINDOW_SECONDS: number
+}) =>
+  new AttemptCounter({
+    perClient: config.TOKEN_FAILURES_PER_CLIENT,
+    perAddress: config.TOKEN_FAILURES_PER_ADDRESS,
+    windowSeconds: config.TOKEN_FAILURE_WINDOW_SECONDS,
+  })

@@ -61,6 +61,10 @@ export const listApplications = (db: Kysely<DB>, tenantId: number) =>
 const LIST: ListSpec<object> = { tenant: 'a.tenant_id', id: 'a.id', order: {}, search: [], filters: {} }
 
 /** One page and the exact total in one round trip. */
+/** One application of the tenant by its client id, revoked or not. */
+export const findApplication = (db: Kysely<DB>, tenantId: number, clientId: string) =>
+  selectApplications(db).where('a.tenant_id', '=', tenantId).where('a.client_id', '=', clientId).executeTakeFirst()
+
 export const pageOfApplications = (db: Kysely<DB>, tenantId: number, page: PageRequest) =>
   fetchPage(db, selectApplications(db), LIST, tenantId, {}, page)
 

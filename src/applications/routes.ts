@@ -34,8 +34,27 @@ export const applicationRoutes =
         const data = await service.createApplication(request.db, pepper, request.actor, {
           description: request.body.description ?? '',
         })
-        return reply.code(201).header('cache-control', 'no-store').send({ metadata: {}, data })
+        return reply
+          .code(201)
+          .header('cache-control', 'no-store')
+          .header('location', `${request.linkBase}/api/v3/applications/${data.client_id}/`)
+          .send({ metadata: {}, data })
       },
+    )
+    app.get(
+      '/v3/applications/:client_id/',
+      {
+        schema: {
+          summary: 'Get an application (never its secret)',
+          tags,
+          params: ClientIdParams,
+          response: { 200: ItemEnvelope(Application) },
+        },
+      },
+      async (request) => ({
+        metadata: {},
+        data: await service.getApplication(request.db, request.actor, request.params.client_id),
+      }),
     )
     app.post(
       '/v3/applications/:client_id/rotate/',

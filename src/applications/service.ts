@@ -131,6 +131,14 @@ export async function findOwner(db: Kysely<DB>, email: string, domain?: string) 
   return owner
 }
 
+/** One application of the tenant (never its secret). */
+export async function getApplication(db: Kysely<DB>, actor: Actor, clientId: string): Promise<Application> {
+  requireAny(actor, ...MANAGERS)
+  const row = await repo.findApplication(db, actor.tenantId, clientId)
+  if (row === undefined) throw notFound(`No application ${clientId}.`)
+  return toApplication(row)
+}
+
 export async function listApplications(db: Kysely<DB>, actor: Actor, query: ListParams): Promise<Page<Application>> {
   requireAny(actor, ...MANAGERS)
   const page = await repo.pageOfApplications(db, actor.tenantId, pageRequest(query))

@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { AttemptCounter } from '../access/attempts.ts'
+import { attemptCounterFrom } from '../access/attempts.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { isDatabaseUnavailable } from '../http/errors.ts'
@@ -104,11 +104,7 @@ export const consoleRoutes =
       config,
       db: database.db,
       keys,
-      attempts: new AttemptCounter({
-        perClient: config.TOKEN_FAILURES_PER_CLIENT,
-        perAddress: config.TOKEN_FAILURES_PER_ADDRESS,
-        windowSeconds: config.TOKEN_FAILURE_WINDOW_SECONDS,
-      }),
+      attempts: attemptCounterFrom(config),
       limits: { idleMinutes: config.SESSION_IDLE_MINUTES, maxHours: config.SESSION_MAX_HOURS },
     }
     await app.register(cookie)

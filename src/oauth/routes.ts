@@ -10,7 +10,7 @@ import type { Database } from '../db/database.ts'
 import { isDatabaseUnavailable } from '../http/errors.ts'
 import type { ServerKeys } from '../keys.ts'
 import { tenantOfHost } from '../tenants/host.ts'
-import { AttemptCounter } from '../access/attempts.ts'
+import { attemptCounterFrom } from '../access/attempts.ts'
 import { invalidClient, invalidRequest, OAuthError, unsupportedGrantType } from './errors.ts'
 import { issueToken, revokeToken, type ClientAuth, type OAuthDeps } from './service.ts'
 
@@ -167,11 +167,7 @@ export const oauthRoutes =
       db: database.db,
       keys,
       config,
-      attempts: new AttemptCounter({
-        perClient: config.TOKEN_FAILURES_PER_CLIENT,
-        perAddress: config.TOKEN_FAILURES_PER_ADDRESS,
-        windowSeconds: config.TOKEN_FAILURE_WINDOW_SECONDS,
-      }),
+      attempts: attemptCounterFrom(config),
     }
     app.setErrorHandler(oauthErrorHandler)
     app.addContentTypeParser(

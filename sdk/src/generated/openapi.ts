@@ -427,6 +427,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/applications/{client_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an application (never its secret) */
+        get: operations["getApplication"];
+        put?: never;
+        post?: never;
+        /** Revoke an application; its tokens stop working */
+        delete: operations["revokeApplication"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/applications/{client_id}/rotate/": {
         parameters: {
             query?: never;
@@ -439,23 +457,6 @@ export interface paths {
         /** Issue a new secret (owner only); the old secret and its tokens stop working */
         post: operations["rotateApplication"];
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v3/applications/{client_id}/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Revoke an application; its tokens stop working */
-        delete: operations["revokeApplication"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2252,6 +2253,15 @@ export interface components {
             metadata: Record<string, never>;
             /** @description The item, or the page of items. */
             data: components["schemas"]["Credentials"];
+        };
+        ApplicationEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Application"];
         };
     };
     responses: {
@@ -4269,14 +4279,12 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    rotateApplication: {
+    getApplication: {
         parameters: {
             query?: never;
             header: {
                 /** @description Always "api". */
                 "x-service-client": components["parameters"]["ServiceClient"];
-                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
-                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description The application’s Client ID. */
@@ -4292,8 +4300,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CredentialsEnvelope"];
+                    "application/json": components["schemas"]["ApplicationEnvelope"];
                 };
+            };
+            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such resource in your tenant (or a page past the last) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeApplication: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description The application’s Client ID. */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
             400: {
@@ -4324,12 +4380,14 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    revokeApplication: {
+    rotateApplication: {
         parameters: {
             query?: never;
             header: {
                 /** @description Always "api". */
                 "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description The application’s Client ID. */
@@ -4340,11 +4398,13 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Default Response */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["CredentialsEnvelope"];
+                };
             };
             /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
             400: {
