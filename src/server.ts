@@ -2,6 +2,7 @@
  * `procurement serve`: open and prepare the database, listen, and shut down gracefully on SIGTERM/SIGINT
  * (stop accepting, let in-flight requests finish, close the database and release the data directory).
  */
+import net from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import { ConfigError, type Config } from './config.ts'
@@ -25,6 +26,24 @@ export async function prepareDatabase(database: Database, config: Readonly<Confi
   if ((await countTenants(database.db)) === 0) await seedDemo(database.db)
 }
 
+/** Fails with advice when HOST:PORT cannot be listened on (taken, or not an address of this machine). */
+async function checkPortFree(config: Readonly<Config>): Promise<void> {
+  if (config.PORT === 0) return
+  await new Promise<void>((resolve, reject) => {
+    const probe = net.createServer()
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      const what =
+        error.code === 'EADDRINUSE'
+          ? `Port ${config.PORT} on ${config.HOST} is in use by another process: stop it, or set PORT to a free port.`
+          : error.code === 'EACCES'
+            ? `Port ${config.PORT} needs privileges this process lacks: set PORT to 1024 or above.`
+            : `Cannot listen on ${config.HOST}:${config.PORT} (${error.code ?? error.message}): check HOST and PORT.`
+      reject(new ConfigError(what))
+    })
+    probe.listen({ port: config.PORT, host: config.HOST, exclusive: true }, () => probe.close(() => resolve()))
+  })
+}
+
 /** Single-tenant mode names no tenant by host: with several tenants it could not tell whose a request is. */
 async function checkTenancy(database: Database, config: Readonly<Config>): Promise<void> {
   if (config.BASE_DOMAIN !== undefined) return
@@ -42,8 +61,11 @@ export async function serve(
 ): Promise<FastifyInstance> {
   const keys = serverKeys(config)
   let app: FastifyInstance | undefined
+  // Before any migration or first-start work: a taken port is said at once, not after the database is built.
+  await checkPortFree(config)
   const database = await openDatabase(config, {
     command: 'serve',
+    progress: (line) => console.error(line),
     prepare: (db) => prepareDatabase(db, config),
     onError: (error) => app?.log.error({ err: { message: error.message } }, 'database connection error'),
   })
@@ -59,21 +81,7 @@ export async function serve(
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT
   const host = ['0.0.0.0', '::'].includes(config.HOST) ? '127.0.0.1' : config.HOST
-  // Everything the operator must see goes out in one write, the secret at most once.
-  const demo = await demoCredentialsToShow(database.db, keys.pepper)
-  const lines = [`Procurement service listening on http://${host.includes(':') ? `[${host}]` : host}:${port}`]
-  if (demo !== undefined) {
-    const base = publicBase(config, DEMO_DOMAIN) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`
-    lines.push(
-      'Demo application for admin@example.com (domain "demo"). The secret is shown only this once:',
-      `Client ID: ${demo.client_id}`,
-      `Client Secret: ${demo.client_secret}`,
-      `Console: set a password for admin@example.com within 24 hours at ${base}${setupPath(demo.setupToken)}`,
-    )
-  }
-  out(lines.join('\n'))
-  if (demo !== undefined) await markDemoCredentialsShown(database.db, demo.client_id)
-
+  // Signals are handled from the moment the port is open, so a stop right after start is a graceful one too.
   const stopMaintenance = startMaintenance(database, app.log)
   const stopMailer =
     config.SMTP_URL === undefined
@@ -105,5 +113,21 @@ export async function serve(
   }
   process.once('SIGTERM', () => shutdown('SIGTERM'))
   process.once('SIGINT', () => shutdown('SIGINT'))
+
+  // Everything the operator must see goes out in one write, the secret at most once.
+  const demo = await demoCredentialsToShow(database.db, keys.pepper)
+  const lines = [`Procurement service listening on http://${host.includes(':') ? `[${host}]` : host}:${port}`]
+  if (demo !== undefined) {
+    const base = publicBase(config, DEMO_DOMAIN) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+    lines.push(
+      'Demo application for admin@example.com (domain "demo"). The secret is shown only this once:',
+      `Client ID: ${demo.client_id}`,
+      `Client Secret: ${demo.client_secret}`,
+      `Console: set a password for admin@example.com within 24 hours at ${base}${setupPath(demo.setupToken)}`,
+    )
+  }
+  out(lines.join('\n'))
+  if (demo !== undefined) await markDemoCredentialsShown(database.db, demo.client_id)
+
   return app
 }

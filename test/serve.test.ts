@@ -203,3 +203,66 @@ describe('clients CLI on PostgreSQL', { skip: engineUnderTest !== 'postgres' && 
     }
   })
 })
+
+describe('start-up failures say what to do, in one line', () => {
+  const stackless = (output: string) => !/\n\s+at /.test(output)
+
+  test('a taken port is reported before any database work', async () => {
+    const net = await import('node:net')
+    const blocker = net.createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    const port = (blocker.address() as { port: number }).port
+    const dataDir = tempDir()
+    try {
+      const result = await runToEnd(['serve'], { DATA_DIR: dataDir, PORT: String(port) })
+      assert.equal(result.code, 1)
+      assert.match(
+        result.output,
+        new RegExp(
+          `procurement: Port ${port} on 127\\.0\\.0\\.1 is in use by another process: stop it, or set PORT to a free port\\.`,
+        ),
+      )
+      assert.ok(stackless(result.output), result.output)
+      assert.ok(
+        !fs.existsSync(path.join(dataDir, 'pgdata')) && !fs.existsSync(path.join(dataDir, 'pgdata.partial')),
+        'no database was built',
+      )
+    } finally {
+      blocker.close()
+    }
+  })
+
+  test('an unreachable PostgreSQL, and a missing database, name the fix', async () => {
+    const keys = {
+      TOKEN_SIGNING_KEY: 'k'.repeat(40),
+      SECRET_PEPPER: 'p'.repeat(40),
+      PORT: '0',
+      DATABASE_TIMEOUT_MS: '2000',
+    }
+    const unreachable = await runToEnd(['serve'], {
+      ...keys,
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/procurement',
+    })
+    assert.equal(unreachable.code, 1)
+    assert.match(
+      unreachable.output,
+      /procurement: Cannot reach PostgreSQL at 127\.0\.0\.1:1 \(ECONNREFUSED\): start it, or fix DATABASE_URL\./,
+    )
+    assert.ok(stackless(unreachable.output), unreachable.output)
+    if (engineUnderTest !== 'postgres') return
+    const missing = await runToEnd(['serve'], {
+      ...keys,
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/no_such_database_here',
+    })
+    assert.equal(missing.code, 1)
+    assert.match(missing.output, /Database "no_such_database_here" does not exist on 127\.0\.0\.1:5432: create it/)
+  })
+
+  test('a first start says it is building the embedded database', async () => {
+    const first = start({ DATA_DIR: tempDir() })
+    await first.waitFor(/Creating the embedded database in .* \(first start; a few seconds\)/)
+    await first.waitFor(LISTENING)
+    first.child.kill('SIGTERM')
+    assert.equal(await first.exited, 0)
+  })
+})

@@ -3,6 +3,7 @@
  * Exit codes: 0 done, 1 failed (message on stderr), 2 wrong usage.
  */
 import { ConfigError, loadConfig } from '../config.ts'
+import { DatabaseStartError } from '../db/database.ts'
 import { DataDirLockedError } from '../db/data-dir.ts'
 import { Problem } from '../http/problem.ts'
 import { seedDemo } from '../seed/demo.ts'
@@ -70,7 +71,12 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     console.error(`procurement: ${error.message}\n\n${HELP}`)
     process.exit(2)
   }
-  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof Problem) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof DataDirLockedError ||
+    error instanceof DatabaseStartError ||
+    error instanceof Problem
+  ) {
     console.error(`procurement: ${error.message}`)
     process.exit(1)
   }

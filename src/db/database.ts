@@ -89,6 +89,44 @@ export interface OpenOptions {
    * before the database is moved into place, so an interrupted first start leaves nothing half-made. */
   prepare: (database: Database) => Promise<void>
   onError?: (error: Error) => void
+  /** Told what a long first step is doing (building a new embedded database). */
+  progress?: (line: string) => void
+}
+
+/** The database cannot be used at all: one line that says what to do, for the operator. */
+export class DatabaseStartError extends Error {
+  override name = 'DatabaseStartError'
+}
+
+/** Turns a failure to reach PostgreSQL at start into advice; anything else is rethrown as it is. */
+function explainPostgresFailure(error: unknown, url: string): unknown {
+  const { host, pathname } = new URL(url)
+  const name = decodeURIComponent(pathname.slice(1))
+  const code = (error as { code?: unknown }).code
+  if (code === '3D000')
+    return new DatabaseStartError(
+      `Database "${name}" does not exist on ${host}: create it (createdb ${name}) or fix DATABASE_URL.`,
+    )
+  if (code === '28P01' || code === '28000')
+    return new DatabaseStartError(
+      `PostgreSQL at ${host} refused the credentials in DATABASE_URL: fix the user or password.`,
+    )
+  if (code === '55000')
+    return new DatabaseStartError(
+      `Database "${name}" on ${host} does not accept connections now (ALLOW_CONNECTIONS false?).`,
+    )
+  if (
+    typeof code === 'string' &&
+    /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/.test(code)
+  ) {
+    return new DatabaseStartError(`Cannot reach PostgreSQL at ${host} (${code}): start it, or fix DATABASE_URL.`)
+  }
+  if (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message)) {
+    return new DatabaseStartError(
+      `PostgreSQL at ${host} did not answer within DATABASE_TIMEOUT_MS: check that it runs and is reachable.`,
+    )
+  }
+  return error
 }
 
 /** Opens the configured database, prepared and ready to serve. */
@@ -104,13 +142,13 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
       await options.prepare(database)
     } catch (error) {
       await database.close()
-      throw error
+      throw explainPostgresFailure(error, config.DATABASE_URL)
     }
     return database
   }
   const lock = await lockDataDir(config.dataDir, options.command)
   try {
-    const database = await openEmbedded(config.dataDir, options.prepare)
+    const database = await openEmbedded(config.dataDir, options.prepare, options.progress)
     return { ...database, close: () => database.close().finally(() => lock.release()) }
   } catch (error) {
     await lock.release()
@@ -118,9 +156,14 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
   }
 }
 
-async function openEmbedded(dir: string, prepare: OpenOptions['prepare']): Promise<Database> {
+async function openEmbedded(
+  dir: string,
+  prepare: OpenOptions['prepare'],
+  progress?: (line: string) => void,
+): Promise<Database> {
   const { ready, partial } = pgdataPaths(dir)
   if (!fs.existsSync(ready)) {
+    progress?.(`Creating the embedded database in ${dir} (first start; a few seconds)…`)
     fs.rmSync(partial, { recursive: true, force: true })
     const fresh = await openPglite({ dataDir: partial })
     try {
