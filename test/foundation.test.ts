@@ -231,8 +231,9 @@ describe('data model constraints', () => {
     const t = await sampleTenant(ctx)
     const counted = await ctx.database.db
       .selectFrom('row_counts')
-      .select(['table_name', 'n'])
+      .select(['table_name', sql<string>`sum(n)`.as('n')])
       .where('tenant_id', '=', t.tenantId)
+      .groupBy('table_name')
       .execute()
     const byTable = Object.fromEntries(counted.map((r) => [r.table_name, Number(r.n)]))
     assert.deepEqual(byTable, { vendors: 28, locations: 3, users: 3 })
@@ -243,7 +244,7 @@ describe('data model constraints', () => {
       .execute()
     const after = await ctx.database.db
       .selectFrom('row_counts')
-      .select('n')
+      .select(sql<string>`sum(n)`.as('n'))
       .where('tenant_id', '=', t.tenantId)
       .where('table_name', '=', 'vendors')
       .executeTakeFirstOrThrow()

@@ -68,9 +68,9 @@ export const likePattern = (search: string): string => `%${search.replace(/[\\%_
 /** Tables whose rows per tenant are counted by triggers (see the migration's `row_counts`). */
 export type CountedTable = 'vendors' | 'locations' | 'users'
 
-/** The kept row count of `table` for the tenant, as an expression (no scan). */
+/** The kept row count of `table` for the tenant, as an expression: the sum of its slots (no table scan). */
 const keptTotal = (tenantId: number, table: CountedTable) =>
-  sql<string>`(select n from row_counts where tenant_id = ${tenantId} and table_name = ${table})`
+  sql<string>`(select coalesce(sum(n), 0) from row_counts where tenant_id = ${tenantId} and table_name = ${table})`
 
 /** A filter: equality on a column, or an expression built from the value. */
 export type Filter<V> = string | ((value: V) => Expression<SqlBool>)

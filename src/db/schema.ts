@@ -253,9 +253,11 @@ export interface VendorTable {
   date_modified: Timestamp
 }
 
+/** Per tenant and counted table, up to 16 slots whose sum is the row count (migration 0003). */
 export interface RowCountTable {
   tenant_id: number
   table_name: string
+  slot: number
   n: ColumnType<string, never, never>
 }
 
