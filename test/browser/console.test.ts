@@ -13,11 +13,11 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { launchChromium, noChromium } from '../helpers/browser.ts'
 import { run, runToEnd, type Running } from '../helpers/process.ts'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const skip = !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium package)`
+const skip = noChromium
 const root = path.resolve(import.meta.dirname, '../..')
 const shots =
   process.env.UPDATE_SCREENSHOTS === '1'
@@ -55,17 +55,7 @@ before(async () => {
   if (skip) return
   port = await freePort()
   base = `http://127.0.0.1:${port}`
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-dev-shm-usage',
-    ],
-  })
+  browser = await launchChromium()
 })
 after(async () => {
   await browser?.close()

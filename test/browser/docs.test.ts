@@ -7,11 +7,11 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, test } from 'node:test'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
+import { launchChromium, noChromium } from '../helpers/browser.ts'
 import { run, type Running } from '../helpers/process.ts'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const skip = !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium package)`
+const skip = noChromium
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-docs-'))
 let server: Running | undefined
 let browser: Browser | undefined
@@ -30,17 +30,7 @@ test(
     server = run(['serve'], { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' })
     const base = (await server.waitFor(/listening on (http:\/\/\S+)/, 60_000))[1]!
     const [, clientId, clientSecret] = await server.waitFor(/Client ID: (\S+)\nClient Secret: (\S+)/)
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-dev-shm-usage',
-      ],
-    })
+    browser = await launchChromium()
     const page = await browser.newPage()
     const refused: string[] = []
     page.on('console', (message) => {
