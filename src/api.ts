@@ -9,12 +9,18 @@ import { rateLimit, RateLimiter } from './http/rate-limit.ts'
 import type { ServerKeys } from './keys.ts'
 import { locationRoutes } from './locations/routes.ts'
 import { lookupRoutes } from './lookups/routes.ts'
+import type { LiveAccessCache } from './oauth/access-cache.ts'
 import { bearerAuth } from './oauth/bearer.ts'
 import { userRoutes } from './users/routes.ts'
 import { vendorRoutes } from './vendors/routes.ts'
 
 export const apiRoutes =
-  (deps: { config: Readonly<Config>; database: Database; keys: ServerKeys }): FastifyPluginAsync =>
+  (deps: {
+    config: Readonly<Config>
+    database: Database
+    keys: ServerKeys
+    access: LiveAccessCache
+  }): FastifyPluginAsync =>
   async (app) => {
     const { config, database } = deps
     bearerAuth(app, deps)

@@ -25,6 +25,7 @@ import { sendPage } from './console/context.ts'
 import { notice, page } from './console/layout.ts'
 import { consoleRoutes } from './console/routes.ts'
 import { invitationRoutes } from './invitations/routes.ts'
+import { liveAccessCache } from './oauth/access-cache.ts'
 import { oauthRoutes } from './oauth/routes.ts'
 
 export interface AppDeps {
@@ -89,12 +90,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     )
   })
 
+  // Before the routes, so its hook answers every write after the fence (oauth/access-cache.ts).
+  const access = await liveAccessCache(app, deps.database)
   await registerOpenApi(app, config.API_AUDIENCE)
   metrics(app)
   await app.register(healthRoutes(deps.database))
   await app.register(oauthRoutes(deps))
   await app.register(invitationRoutes(deps.database))
-  await app.register(apiRoutes(deps), { prefix: '/api' })
+  await app.register(apiRoutes({ ...deps, access }), { prefix: '/api' })
   await app.register(consoleRoutes(deps), { prefix: '/console' })
   return app
 }

@@ -8,7 +8,9 @@ import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Config } from '../config.ts'
 import { lockDataDir, pgdataPaths } from './data-dir.ts'
+import { listenPostgres, type Subscriber, type Subscription } from './listener.ts'
 import { pglitePool } from './pglite-pool.ts'
+import { preparedStatements } from './prepared.ts'
 import type { DB } from './schema.ts'
 
 export type Engine = 'postgres' | 'pglite'
@@ -16,6 +18,11 @@ export type Engine = 'postgres' | 'pglite'
 export interface Database {
   readonly db: Kysely<DB>
   readonly engine: Engine
+  /**
+   * Subscribes to a notification channel (LISTEN). PostgreSQL delivers notifications from every process
+   * sharing the database, over a connection of the subscription's own; the embedded engine from this one.
+   */
+  listen(channel: string, subscriber: Subscriber): Promise<Subscription>
   close(): Promise<void>
 }
 
@@ -55,8 +62,19 @@ export function openPostgres(options: PostgresOptions): Database {
   const report = (error: Error) => options.onError?.(error)
   pool.on('error', report)
   pool.on('connect', (client) => client.on('error', report))
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
-  return { db, engine: 'postgres', close: () => db.destroy() }
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparedStatements(pool) }) })
+  return {
+    db,
+    engine: 'postgres',
+    listen: (channel, subscriber) =>
+      Promise.resolve(
+        listenPostgres(options.url, channel, subscriber, {
+          connectTimeoutMs: timeout,
+          ...(options.onError ? { onError: options.onError } : {}),
+        }),
+      ),
+    close: () => db.destroy(),
+  }
 }
 
 /** An embedded database in memory, or in `dataDir`, or loaded from a dump (tests). */
@@ -70,10 +88,30 @@ export async function openPglite(
     ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
     parsers,
   })
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: pglitePool(pglite) }) })
+  const pool = pglitePool(pglite)
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
   return {
     db,
     engine: 'pglite',
+    async listen(channel, subscriber) {
+      // LISTEN takes its turn like any query, so it never lands inside another caller's transaction.
+      const turn = await pool.connect()
+      try {
+        const unlisten = await pglite.listen(channel, (payload) => subscriber.notify(payload))
+        subscriber.up()
+        return {
+          // Notifications are delivered in process as the committing statement completes: nothing to wait for.
+          fence: () => Promise.resolve(),
+          async close() {
+            const closing = await pool.connect()
+            await unlisten().catch(() => undefined)
+            closing.release()
+          },
+        }
+      } finally {
+        turn.release()
+      }
+    },
     dump: () => pglite.dumpDataDir('gzip'),
     async close() {
       await db.destroy()

@@ -9,7 +9,7 @@ import type { AccessClaims } from './tokens.ts'
 
 export interface LiveAccess {
   email: string
-  permissions: PermissionKey[]
+  permissions: ReadonlySet<PermissionKey>
 }
 
 export async function findLiveAccess(db: Kysely<DB>, claims: AccessClaims): Promise<LiveAccess | undefined> {
@@ -28,5 +28,5 @@ export async function findLiveAccess(db: Kysely<DB>, claims: AccessClaims): Prom
     .where('t.domain', '=', claims.domain)
     .where((eb) => eb.not(eb.exists(eb.selectFrom('token_revocations').select('jti').where('jti', '=', claims.jti))))
     .executeTakeFirst()
-  return row
+  return row === undefined ? undefined : { email: row.email, permissions: new Set(row.permissions) }
 }

@@ -1,6 +1,7 @@
 /**
  * Bearer authentication for every /api/ request: `X-Service-Client: api`, then an access token that
- * verifies (signature, expiry, issuer, audience, tenant of the host) and is still live in the database. The
+ * verifies (signature, expiry, issuer, audience, tenant of the host) and is still live in the database —
+ * asked per request, or answered by the cache that every change invalidates (oauth/access-cache.ts). The
  * actor — the application's owner, with the permissions they hold at this moment — is put on the request.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -10,6 +11,7 @@ import type { Database } from '../db/database.ts'
 import { badRequest, unauthorized } from '../http/problem.ts'
 import type { ServerKeys } from '../keys.ts'
 import { hostAllows, tenantOfHost } from '../tenants/host.ts'
+import type { LiveAccessCache } from './access-cache.ts'
 import { findLiveAccess } from './access.repository.ts'
 import { verifyAccessToken } from './tokens.ts'
 
@@ -22,7 +24,7 @@ declare module 'fastify' {
 
 export function bearerAuth(
   app: FastifyInstance,
-  deps: { config: Readonly<Config>; database: Database; keys: ServerKeys },
+  deps: { config: Readonly<Config>; database: Database; keys: ServerKeys; access: LiveAccessCache },
 ): void {
   app.decorateRequest('actor', null as unknown as Actor)
   app.addHook('onRequest', async (request: FastifyRequest) => {
@@ -37,7 +39,7 @@ export function bearerAuth(
     if (!hostAllows(tenantOfHost(deps.config.BASE_DOMAIN, request.host), claims.domain)) {
       throw unauthorized('The access token is for another domain.')
     }
-    const live = await findLiveAccess(deps.database.db, claims)
+    const live = await deps.access.get(claims, () => findLiveAccess(deps.database.db, claims))
     if (live === undefined) throw unauthorized('The access token has been revoked.')
     request.actor = {
       tenantId: claims.tenantId,
@@ -46,7 +48,7 @@ export function bearerAuth(
       email: live.email,
       applicationId: claims.applicationId,
       clientId: claims.clientId,
-      permissions: new Set(live.permissions),
+      permissions: live.permissions,
       channel: 'api',
       requestId: request.id,
     }
