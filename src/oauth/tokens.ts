@@ -59,8 +59,38 @@ function signingKeyOf(keys: ServerKeys): KeyObject {
   return key
 }
 
+/**
+ * Tokens already verified, by their exact text: a client sends the same token for up to a day, and checking
+ * an HS256 signature through WebCrypto costs more than the rest of the check. Keyed by the expected issuer
+ * and audience too; a hit still checks the expiry. Bounded, oldest out first.
+ */
+const VERIFIED_MAX = 5000
+const verified = new WeakMap<ServerKeys, Map<string, AccessClaims>>()
+
 /** Verifies signature, algorithm, type, issuer, audience and expiry; returns undefined for any failure. */
 export async function verifyAccessToken(
+  keys: ServerKeys,
+  config: Pick<Config, 'TOKEN_ISSUER' | 'API_AUDIENCE'>,
+  token: string,
+): Promise<AccessClaims | undefined> {
+  let known = verified.get(keys)
+  if (known === undefined) verified.set(keys, (known = new Map()))
+  const key = `${config.TOKEN_ISSUER}\n${config.API_AUDIENCE}\n${token}`
+  const hit = known.get(key)
+  if (hit !== undefined) {
+    if (hit.expiresAt.getTime() > Date.now()) return hit
+    known.delete(key)
+    return undefined
+  }
+  const claims = await checkAccessToken(keys, config, token)
+  if (claims !== undefined) {
+    if (known.size >= VERIFIED_MAX) known.delete(known.keys().next().value!)
+    known.set(key, claims)
+  }
+  return claims
+}
+
+async function checkAccessToken(
   keys: ServerKeys,
   config: Pick<Config, 'TOKEN_ISSUER' | 'API_AUDIENCE'>,
   token: string,
