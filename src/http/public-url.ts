@@ -3,7 +3,7 @@
  * tenant), or `https://<domain>.<BASE_DOMAIN>` in multi-tenant mode — never the request's `Host`, which a
  * client can forge. Without either, links in responses are relative.
  */
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 
 type LinkConfig = Pick<Config, 'PUBLIC_URL' | 'BASE_DOMAIN'>
@@ -46,10 +46,13 @@ export function mailBase(
 /** Sets `request.linkBase` and `request.mailBase` for requests with an actor (after authentication). */
 export function publicLinks(app: FastifyInstance, config: LinkConfig & Pick<Config, 'HOST' | 'PORT'>): void {
   app.decorateRequest('linkBase', '')
-  app.decorateRequest('mailBase', '')
+  // Worked out only by the few requests that send e-mail (it asks the socket for the listening port).
+  app.decorateRequest('mailBase', {
+    getter(this: FastifyRequest) {
+      return mailBase(config, this.actor.domain, listeningPort(this.server.server))
+    },
+  })
   app.addHook('preHandler', async (request) => {
-    const domain = request.actor?.domain
-    request.linkBase = publicBase(config, domain) ?? ''
-    if (domain !== undefined) request.mailBase = mailBase(config, domain, listeningPort(request.server.server))
+    request.linkBase = publicBase(config, request.actor?.domain) ?? ''
   })
 }

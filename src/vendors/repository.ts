@@ -15,30 +15,23 @@ const LIST: ListSpec<ListFilters<VendorListQuery>> = {
   counted: 'vendors',
 }
 
+/**
+ * A referenced term or method as its JSON object (null when unset). Built once: Kysely's nodes are
+ * immutable, so every query reuses these instead of building four subqueries per request.
+ */
+const lookupRef = <A extends string>(table: VendorLookupTable, column: string, alias: A) =>
+  sql<VendorLookup | null>`(select json_build_object('id', r.id, 'name', r.name, 'description', r.description, 'active', r.active) from ${sql.table(table)} r where r.id = ${sql.ref(`v.${column}`)})`.as(
+    alias,
+  )
+const REFS = [
+  lookupRef('payment_terms', 'payment_term_id', 'payment_term_ref'),
+  lookupRef('shipping_terms', 'shipping_term_id', 'shipping_term_ref'),
+  lookupRef('payment_methods', 'payment_method_id', 'payment_method_ref'),
+  lookupRef('shipping_methods', 'shipping_method_id', 'shipping_method_ref'),
+] as const
+
 export function selectVendors(db: Kysely<DB>) {
-  return db
-    .selectFrom('vendors as v')
-    .selectAll('v')
-    .select((eb) => {
-      const ref = (
-        table: VendorLookupTable,
-        column: `v.${'payment_term_id' | 'shipping_term_id' | 'payment_method_id' | 'shipping_method_id'}`,
-      ) =>
-        eb
-          .selectFrom(`${table} as r` as 'payment_terms as r')
-          .select(
-            sql<VendorLookup>`json_build_object('id', r.id, 'name', r.name, 'description', r.description, 'active', r.active)`.as(
-              'ref',
-            ),
-          )
-          .whereRef('r.id', '=', column)
-      return [
-        ref('payment_terms', 'v.payment_term_id').as('payment_term_ref'),
-        ref('shipping_terms', 'v.shipping_term_id').as('shipping_term_ref'),
-        ref('payment_methods', 'v.payment_method_id').as('payment_method_ref'),
-        ref('shipping_methods', 'v.shipping_method_id').as('shipping_method_ref'),
-      ]
-    })
+  return db.selectFrom('vendors as v').selectAll('v').select(REFS)
 }
 
 export type VendorRow = Awaited<ReturnType<ReturnType<typeof selectVendors>['executeTakeFirstOrThrow']>>
