@@ -16,6 +16,8 @@ export const EnvSchema = Type.Object({
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 500, default: 10 }),
+  /** Worker processes behind one port (node:cluster), each with its own pool; more than 1 needs DATABASE_URL. */
+  WORKERS: Type.Integer({ minimum: 1, maximum: 256, default: 1 }),
   DATABASE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 5000 }),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   BASE_DOMAIN: Type.Optional(Type.String({ pattern: '^[a-z0-9.-]+(:[0-9]+)?$' })),

@@ -1,17 +1,26 @@
 /**
  * `procurement serve`: open and prepare the database, listen, and shut down gracefully on SIGTERM/SIGINT
  * (stop accepting, let in-flight requests finish, close the database and release the data directory).
+ *
+ * With WORKERS > 1 (PostgreSQL only) the process is a cluster primary: it does the once-only work (port
+ * check, migrations, demo seed, tenancy check), forks the workers (cluster.ts), and prints the "listening"
+ * lines and any demo credentials once, when all of them listen. Each worker opens its own pool and serves.
  */
+import cluster from 'node:cluster'
 import net from 'node:net'
 import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
+import pino from 'pino'
+import { attemptsHost, shareAttemptsWithPrimary } from './access/attempts.ts'
 import { buildApp } from './app.ts'
+import { ClusterStartError, START_FAILED_MESSAGE, startCluster, STOP_MESSAGE, type StartFailure } from './cluster.ts'
 import { ConfigError, type Config } from './config.ts'
 import { publicBase } from './http/public-url.ts'
 import { setupPath } from './invitations/service.ts'
 import { openDatabase, type Database } from './db/database.ts'
 import { startMaintenance } from './db/maintenance.ts'
 import { migrateToLatest } from './db/migrate.ts'
-import { serverKeys } from './keys.ts'
+import { serverKeys, type ServerKeys } from './keys.ts'
 import { smtpTransport, startMailer } from './mail/mailer.ts'
 import { demoCredentialsToShow, markDemoCredentialsShown } from './seed/demo-credentials.ts'
 import { DEMO_DOMAIN, seedDemo } from './seed/demo.ts'
@@ -58,20 +67,56 @@ async function checkTenancy(database: Database, config: Readonly<Config>): Promi
 export async function serve(
   config: Readonly<Config>,
   out: (line: string) => void = console.log,
-): Promise<FastifyInstance> {
+): Promise<FastifyInstance | undefined> {
+  if (config.WORKERS > 1) {
+    if (config.DATABASE_URL === undefined) {
+      throw new ConfigError(
+        `WORKERS=${config.WORKERS} needs DATABASE_URL: the embedded database is served by one process. Unset WORKERS (or set it to 1), or set DATABASE_URL.`,
+      )
+    }
+    return cluster.isPrimary ? servePrimary(config, out) : serveWorker(config)
+  }
+  return serveOne(config, out)
+}
+
+/** One process: the database, the app and the port, as `procurement serve` has always run. */
+async function serveOne(config: Readonly<Config>, out: (line: string) => void): Promise<FastifyInstance> {
   const keys = serverKeys(config)
-  let app: FastifyInstance | undefined
+  const ref: { app?: FastifyInstance } = {}
   // Before any migration or first-start work: a taken port is said at once, not after the database is built.
   await checkPortFree(config)
   const database = await openDatabase(config, {
     command: 'serve',
     progress: (line) => console.error(line),
     prepare: (db) => prepareDatabase(db, config),
-    onError: (error) => app?.log.error({ err: { message: error.message } }, 'database connection error'),
+    onError: (error) => ref.app?.log.error({ err: { message: error.message } }, 'database connection error'),
   })
   try {
     await checkTenancy(database, config)
-    app = await buildApp({ config, database, keys })
+  } catch (error) {
+    await database.close()
+    throw error
+  }
+  const { app, port } = await run(config, database, keys, ref)
+  await announce(config, database, keys, port, out)
+  return app
+}
+
+/**
+ * Builds the app on `database`, listens, starts the background jobs, and stops it all gracefully on
+ * SIGTERM/SIGINT — or when `stopWhen` calls the function it is given (a cluster worker told to stop).
+ * Closes the database if it cannot start.
+ */
+async function run(
+  config: Readonly<Config>,
+  database: Database,
+  keys: ServerKeys,
+  ref: { app?: FastifyInstance },
+  stopWhen?: (stop: () => void) => void,
+): Promise<{ app: FastifyInstance; port: number }> {
+  let app: FastifyInstance | undefined
+  try {
+    app = ref.app = await buildApp({ config, database, keys })
     await app.listen({ port: config.PORT, host: config.HOST })
   } catch (error) {
     await app?.close()
@@ -80,7 +125,6 @@ export async function serve(
   }
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT
-  const host = ['0.0.0.0', '::'].includes(config.HOST) ? '127.0.0.1' : config.HOST
   // Signals are handled from the moment the port is open, so a stop right after start is a graceful one too.
   const stopMaintenance = startMaintenance(database, app.log)
   const stopMailer =
@@ -113,12 +157,28 @@ export async function serve(
   }
   process.once('SIGTERM', () => shutdown('SIGTERM'))
   process.once('SIGINT', () => shutdown('SIGINT'))
+  // A request to stop is not a second signal: a worker may get SIGINT from the terminal and the primary's word.
+  stopWhen?.(() => {
+    if (!closing) shutdown('primary')
+  })
+  return { app, port }
+}
 
-  // Everything the operator must see goes out in one write, the secret at most once.
+/** Everything the operator must see goes out in one write, the secret at most once. */
+async function announce(
+  config: Readonly<Config>,
+  database: Database,
+  keys: ServerKeys,
+  port: number,
+  out: (line: string) => void,
+  suffix = '',
+): Promise<void> {
+  const host = ['0.0.0.0', '::'].includes(config.HOST) ? '127.0.0.1' : config.HOST
   const demo = await demoCredentialsToShow(database.db, keys.pepper)
-  const lines = [`Procurement service listening on http://${host.includes(':') ? `[${host}]` : host}:${port}`]
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  const lines = [`Procurement service listening on ${origin}${suffix}`]
   if (demo !== undefined) {
-    const base = publicBase(config, DEMO_DOMAIN) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+    const base = publicBase(config, DEMO_DOMAIN) ?? origin
     lines.push(
       'Demo application for admin@example.com (domain "demo"). The secret is shown only this once:',
       `Client ID: ${demo.client_id}`,
@@ -128,6 +188,103 @@ export async function serve(
   }
   out(lines.join('\n'))
   if (demo !== undefined) await markDemoCredentialsShown(database.db, demo.client_id)
+}
 
-  return app
+/** A known start-up error is one line for the operator; anything else is named as a worker's failure. */
+function failureLine(failure: StartFailure): string {
+  return ['ConfigError', 'DatabaseStartError'].includes(failure.name)
+    ? failure.message
+    : `A worker failed to start: ${failure.message}`
+}
+
+/**
+ * The cluster's primary: the once-only work, then the workers; "listening" (and the demo credentials) once
+ * all of them listen. Its own pool is closed after that: the workers have theirs.
+ */
+async function servePrimary(config: Readonly<Config>, out: (line: string) => void): Promise<undefined> {
+  const keys = serverKeys(config)
+  // Synchronous: its few lines stay in order with the "listening" lines and the exit codes.
+  const log = pino({ level: config.LOG_LEVEL }, pino.destination({ dest: 1, sync: true }))
+  await checkPortFree(config)
+  const database = await openDatabase(config, {
+    command: 'serve',
+    prepare: (db) => prepareDatabase(db, config),
+    onError: (error) => log.error({ err: { message: error.message } }, 'database connection error'),
+  })
+  const report = (failure: StartFailure) => {
+    if (failure.stack !== undefined && failureLine(failure) !== failure.message)
+      log.error({ err: { message: failure.message, stack: failure.stack } }, 'worker start failed')
+    console.error(`procurement: ${failureLine(failure)}`)
+  }
+  let failure: StartFailure | undefined
+  try {
+    await checkTenancy(database, config)
+    const { port } = await startCluster({
+      workers: config.WORKERS,
+      graceMs: SHUTDOWN_GRACE_MS,
+      log,
+      answer: attemptsHost(config),
+      report,
+    })
+    await announce(config, database, keys, port, out, ` (${config.WORKERS} workers)`)
+  } catch (error) {
+    if (!(error instanceof ClusterStartError)) throw error
+    failure = error.failure
+  } finally {
+    await database.close()
+  }
+  if (failure !== undefined) {
+    report(failure)
+    process.exit(1)
+  }
+  return undefined
+}
+
+/**
+ * A cluster worker: its own pool (migrations are the primary's business; it only checks it can connect), the
+ * app on the shared port, the token brake counted on the primary. A failure to start goes to the primary,
+ * which prints it once for all workers, instead of to the terminal.
+ */
+async function serveWorker(config: Readonly<Config>): Promise<FastifyInstance> {
+  let stop: (() => void) | undefined
+  let stopAsked = false
+  const askStop = () => {
+    stopAsked = true
+    stop?.()
+  }
+  process.on('message', (message: unknown) => {
+    if ((message as { type?: unknown } | null)?.type === STOP_MESSAGE) askStop()
+  })
+  process.on('disconnect', askStop) // the primary is gone: nothing will hand this worker connections
+  try {
+    shareAttemptsWithPrimary()
+    const keys = serverKeys(config)
+    const ref: { app?: FastifyInstance } = {}
+    const database = await openDatabase(config, {
+      command: 'serve',
+      prepare: async (db) => {
+        await sql`select 1`.execute(db.db)
+      },
+      onError: (error) => ref.app?.log.error({ err: { message: error.message } }, 'database connection error'),
+    })
+    const { app } = await run(config, database, keys, ref, (s) => {
+      stop = s
+      if (stopAsked) s()
+    })
+    return app
+  } catch (error) {
+    return reportStartFailure(error)
+  }
+}
+
+async function reportStartFailure(error: unknown): Promise<never> {
+  if (process.send === undefined || !process.connected) throw error
+  const failure: StartFailure =
+    error instanceof Error
+      ? { name: error.name, message: error.message, ...(error.stack !== undefined ? { stack: error.stack } : {}) }
+      : { name: 'Error', message: String(error) }
+  await new Promise<void>((resolve) =>
+    process.send!({ type: START_FAILED_MESSAGE, error: failure }, undefined, {}, () => resolve()),
+  )
+  process.exit(1)
 }

@@ -104,7 +104,7 @@ export const consoleRoutes =
       config,
       db: database.db,
       keys,
-      attempts: attemptCounterFrom(config),
+      attempts: attemptCounterFrom(config, 'sign-in'),
       limits: { idleMinutes: config.SESSION_IDLE_MINUTES, maxHours: config.SESSION_MAX_HOURS },
     }
     await app.register(cookie)

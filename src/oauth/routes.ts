@@ -167,7 +167,7 @@ export const oauthRoutes =
       db: database.db,
       keys,
       config,
-      attempts: attemptCounterFrom(config),
+      attempts: attemptCounterFrom(config, 'token'),
     }
     app.setErrorHandler(oauthErrorHandler)
     app.addContentTypeParser(

@@ -49,9 +49,7 @@ async function authenticate(deps: OAuthDeps, auth: ClientAuth, origin: ClientOri
     throw invalidClient(auth.basic)
   }
   // An address gets its full allowance of failures; a client id is braked from the failure that reaches its limit.
-  const addressWait = deps.attempts.addressWait(origin.address)
-  deps.attempts.fail(auth.clientId, origin.address)
-  const wait = Math.max(addressWait, deps.attempts.clientWait(auth.clientId))
+  const wait = await deps.attempts.failed(auth.clientId, origin.address)
   throw wait > 0 ? tooManyAttempts(wait) : invalidClient(auth.basic)
 }
 

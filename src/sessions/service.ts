@@ -61,9 +61,7 @@ export async function signIn(
     return { ok: true, token }
   }
   const account = `${request.email.toLowerCase()}@${domain ?? ''}`
-  const addressWait = attempts.addressWait(request.address)
-  attempts.fail(account, request.address)
-  return { ok: false, waitSeconds: Math.max(addressWait, attempts.clientWait(account)) }
+  return { ok: false, waitSeconds: await attempts.failed(account, request.address) }
 }
 
 export interface LiveSession {
