@@ -21,7 +21,6 @@ import { openDatabase, type Database } from './db/database.ts'
 import { startMaintenance } from './db/maintenance.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { serverKeys, type ServerKeys } from './keys.ts'
-import { smtpTransport, startMailer } from './mail/mailer.ts'
 import { demoCredentialsToShow, markDemoCredentialsShown } from './seed/demo-credentials.ts'
 import { DEMO_DOMAIN, seedDemo } from './seed/demo.ts'
 import { countTenants } from './tenants/repository.ts'
@@ -115,6 +114,9 @@ async function run(
   stopWhen?: (stop: () => void) => void,
 ): Promise<{ app: FastifyInstance; port: number }> {
   let app: FastifyInstance | undefined
+  // Loaded only when mail is configured (a deployment without SMTP never pays for the mail library), and
+  // before the port opens, so nothing is awaited between listening and handling signals.
+  const mail = config.SMTP_URL === undefined ? undefined : await import('./mail/mailer.ts')
   try {
     app = ref.app = await buildApp({ config, database, keys })
     await app.listen({ port: config.PORT, host: config.HOST })
@@ -130,7 +132,7 @@ async function run(
   const stopMailer =
     config.SMTP_URL === undefined
       ? async () => {}
-      : startMailer(database.db, smtpTransport(config.SMTP_URL), config.MAIL_FROM, app.log)
+      : mail!.startMailer(database.db, mail!.smtpTransport(config.SMTP_URL), config.MAIL_FROM, app.log)
 
   let closing = false
   const shutdown = (signal: string) => {
