@@ -121,10 +121,10 @@ async function tenantOf(request: http.IncomingMessage): Promise<string> {
   }
 }
 
-/** Every statement but the one(s) named must find a row (they are the service's liveness checks). */
-function checkLive(results: Row[][], except: number[]): void {
+/** Every SELECT but the one named must find a row (they are the service's liveness checks). */
+function checkLive(statements: Statement[], results: Row[][], except: number): void {
   for (const [i, rows] of results.entries())
-    if (!except.includes(i) && rows.length === 0) throw new Answer(401, 'revoked')
+    if (i !== except && rows.length === 0 && /^\s*select\b/i.test(statements[i]!.sql)) throw new Answer(401, 'revoked')
 }
 
 async function readBody(request: http.IncomingMessage): Promise<unknown> {
@@ -141,7 +141,7 @@ async function listVendors(request: http.IncomingMessage, url: URL) {
   const tenant = spec.list?.tenants[await tenantOf(request)]
   if (tenant === undefined) throw new Answer(401, 'tenant')
   const results = await run(tenant.statements, (i) => tenant.statements[i]!.parameters)
-  checkLive(results, [tenant.page])
+  checkLive(tenant.statements, results, tenant.page)
   const rows = results[tenant.page]!
   const count = Number(rows[0]?.total_count ?? 0)
   for (const row of rows) delete row.total_count
@@ -183,7 +183,7 @@ async function createVendor(request: http.IncomingMessage) {
     const id = done[insert]![0]!.id as number
     return parameters.map((p) => (p === capturedId ? id : p === String(capturedId) ? String(id) : p))
   })
-  checkLive(results.slice(0, insert), [])
+  checkLive(statements, results, select)
   const vendor = toVendor(results[select]![0] as unknown as VendorRow)
   return {
     status: 201,
