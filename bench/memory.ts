@@ -1,8 +1,9 @@
 /**
  * Memory of the real server (its own process; with WORKERS, the sum over its workers): RSS idle after start,
  * then RSS sampled every BENCH_SAMPLE_SECONDS under a sustained vendor-list load (BENCH_SOAK_SECONDS,
- * BENCH_SOAK_CONNECTIONS) from a generator in another process; growth is the end against the sample taken
- * once warmed up (after a fifth of the soak, at most 60 s). PostgreSQL and the embedded engine, each in turn.
+ * BENCH_SOAK_CONNECTIONS) from a generator in another process; growth is the median of the last fifth of the
+ * soak against the median of the fifth after warm-up (which ends at a fifth of the soak, at most 60 s).
+ * PostgreSQL and the embedded engine, each in turn.
  * Run: npm run bench -- memory   (BENCH_SOAK_SECONDS=600  BENCH_ENGINES=postgres,pglite)
  */
 import {
@@ -13,6 +14,7 @@ import {
   fmt,
   load,
   main,
+  median,
   openRecorded,
   rssMb,
   scratchDatabase,
@@ -68,13 +70,17 @@ async function bench(engine: 'postgres' | 'pglite') {
   await server.stop()
   if (result.errors > 0 || result.answered !== result.ok)
     throw new Error(`${result.answered - result.ok} non-2xx, ${result.errors} errors under load`)
+  // RSS saws up and down with garbage collection: compare medians of windows, not single samples.
   const warmAt = Math.min(60, soak / 5)
-  const warm = samples.find((s) => s.at >= warmAt) ?? samples[0]!
-  const end = samples.at(-1)!
+  const window = Math.max(every, soak / 5)
+  const after = samples.filter((s) => s.at >= warmAt && s.at < warmAt + window).map((s) => s.mb)
+  const last = samples.filter((s) => s.at > samples.at(-1)!.at - window).map((s) => s.mb)
+  if (after.length === 0 || last.length === 0) throw new Error('too few RSS samples: lengthen BENCH_SOAK_SECONDS')
+  const [warm, end] = [median(after), median(last)]
   const peak = Math.max(...samples.map((s) => s.mb))
-  const growth = (end.mb / warm.mb - 1) * 100
+  const growth = (end / warm - 1) * 100
   console.log(
-    `under load (${connections} connections, ${soak} s, ${fmt(result.rps)} req/s): RSS after warm-up (${fmt(warm.at)} s) ${fmt(warm.mb)} MB, peak ${fmt(peak)} MB, end ${fmt(end.mb)} MB`,
+    `under load (${connections} connections, ${soak} s, ${fmt(result.rps)} req/s): RSS after warm-up ${fmt(warm)} MB (median of ${fmt(warmAt)}–${fmt(warmAt + window)} s), end ${fmt(end)} MB (median of the last ${fmt(window)} s), peak ${fmt(peak)} MB`,
   )
   console.log(`samples (s: MB): ${samples.map((s) => `${fmt(s.at)}: ${fmt(s.mb)}`).join(', ')}`)
   const idleTarget = engine === 'postgres' ? 100 : 200
