@@ -2,8 +2,9 @@
  * Batch user creation: POST /api/v3/users/ with 1,000 users, end to end through HTTP, on the embedded
  * database and (with BENCH_DATABASE_URL) on PostgreSQL. Reports the time per batch over BENCH_RUNS runs
  * (each a fresh set of e-mails), beside a baseline: the same request with one bad item, which validates
- * all 1,000 and writes nothing — the difference is the cost of writing.
- * Run: npm run bench -- users-batch
+ * all 1,000 and writes nothing — the difference is the cost of writing. In-process (app.inject): this one
+ * measures the service's batch path, not HTTP, so it needs no separate server or load generator.
+ * Run: npm run bench -- users-batch   (PostgreSQL: a scratch database on BENCH_DATABASE_URL's server)
  */
 import os from 'node:os'
 import { buildApp } from '../src/app.ts'
@@ -15,7 +16,7 @@ import type { ServerKeys } from '../src/keys.ts'
 import { insertWithCredentials as createApplication } from '../src/applications/service.ts'
 import { signAccessToken } from '../src/oauth/tokens.ts'
 import { createSampleTenant } from '../src/seed/demo.ts'
-import { scratchPostgres } from './scratch-db.ts'
+import { main, scratchPostgres } from './lib.ts'
 
 const runs = Number(process.env.BENCH_RUNS ?? 10)
 const keys: ServerKeys = { signingKey: new Uint8Array(32).fill(7), pepper: Buffer.alloc(32, 9) }
@@ -100,6 +101,8 @@ async function measure(database: Database) {
   await database.close()
 }
 
-console.log(`${runs} runs each, node ${process.version}, ${os.cpus().length} cpus`)
-await measure(await openPglite())
-if (process.env.BENCH_DATABASE_URL) await measure(await scratchPostgres(process.env.BENCH_DATABASE_URL))
+await main(async () => {
+  console.log(`${runs} runs each, node ${process.version}, ${os.cpus().length} cpus`)
+  await measure(await openPglite())
+  await measure(await scratchPostgres('users'))
+})

@@ -1,0 +1,275 @@
+/**
+ * The raw floor: a plain node:http server that does the irreducible work of each benchmarked request and
+ * nothing else — verify the bearer JWT (jose, HS256, the server's key), replay the SQL the service ran for
+ * the same request (captured by the harness, run here as named prepared statements on a pg.Pool of the
+ * server's size, or on PGlite), and write the same JSON with JSON.stringify. The rows are mapped with the
+ * service's own `toVendor`; the token endpoint uses the service's HMAC check and signer.
+ * Run by the harness: node --import tsx bench/floor/server.ts <spec.json>  (see bench/lib.ts, startFloor).
+ */
+import { createHash, createSecretKey } from 'node:crypto'
+import fs from 'node:fs'
+import http from 'node:http'
+import { jwtVerify } from 'jose'
+import pg from 'pg'
+import { DUMMY_HASH, secretMatches } from '../../src/oauth/secrets.ts'
+import { signAccessToken, TOKEN_LIFETIME_SECONDS } from '../../src/oauth/tokens.ts'
+import type { VendorRow } from '../../src/vendors/repository.ts'
+import { toVendor } from '../../src/vendors/service.ts'
+import type { FloorSpec, Statement } from './spec.ts'
+
+const spec = JSON.parse(fs.readFileSync(process.argv[2]!, 'utf8'), (_key, value: unknown) => {
+  if (typeof value === 'object' && value !== null && '$buffer' in value)
+    return Buffer.from((value as { $buffer: string }).$buffer, 'base64')
+  if (typeof value === 'object' && value !== null && '$date' in value)
+    return new Date((value as { $date: string }).$date)
+  return value
+}) as FloorSpec
+
+type Row = Record<string, unknown>
+/** Runs a request's statements in order, in one session; `values(i)` gives the i-th statement's parameters. */
+type Runner = (statements: Statement[], values: (i: number, results: Row[][]) => unknown[]) => Promise<Row[][]>
+
+const PARSERS: Record<number, (text: string) => unknown> = { 20: Number, 1082: (t) => t, 1700: (t) => t }
+const names = new Map<string, string>()
+const nameOf = (text: string) => {
+  let name = names.get(text)
+  if (name === undefined)
+    names.set(text, (name = `floor_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`))
+  return name
+}
+
+async function openRunner(): Promise<{ run: Runner; ping: () => Promise<void> }> {
+  if (spec.engine === 'postgres') {
+    const pool = new pg.Pool({
+      connectionString: spec.url,
+      max: spec.poolMax,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+          PARSERS[oid] ?? (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
+      },
+    })
+    const one = (client: pg.Pool | pg.PoolClient, s: Statement, values: unknown[]) =>
+      client.query<Row>(values.length === 0 ? s.sql : { name: nameOf(s.sql), text: s.sql, values }).then((r) => r.rows)
+    return {
+      // Like the service: a transaction keeps one connection; other statements take any free one.
+      async run(statements, values) {
+        const results: Row[][] = []
+        if (!statements.some((s) => /^\s*begin\b/i.test(s.sql))) {
+          for (const [i, s] of statements.entries()) results.push(await one(pool, s, values(i, results)))
+          return results
+        }
+        const client = await pool.connect()
+        try {
+          for (const [i, s] of statements.entries()) results.push(await one(client, s, values(i, results)))
+        } finally {
+          client.release()
+        }
+        return results
+      },
+      ping: async () => void (await pool.query('select 1')),
+    }
+  }
+  const { PGlite } = await import('@electric-sql/pglite')
+  const pglite = await PGlite.create({ dataDir: spec.dataDir!, parsers: PARSERS })
+  // One session: a request's statements run as one turn, in arrival order.
+  let tail: Promise<unknown> = Promise.resolve()
+  return {
+    run(statements, values) {
+      const turn = tail.then(async () => {
+        const results: Row[][] = []
+        for (const [i, s] of statements.entries())
+          results.push((await pglite.query<Row>(s.sql, values(i, results), { rowMode: 'object' })).rows)
+        return results
+      })
+      tail = turn.catch(() => undefined)
+      return turn
+    },
+    ping: async () => void (await pglite.query('select 1')),
+  }
+}
+
+const { run, ping } = await openRunner()
+const key = createSecretKey(new TextEncoder().encode(spec.signingKey))
+const keys = { signingKey: new TextEncoder().encode(spec.signingKey), pepper: Buffer.from(spec.pepper, 'utf8') }
+const config = { TOKEN_ISSUER: spec.issuer, API_AUDIENCE: spec.audience }
+
+class Answer extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** The tenant id of a valid bearer token (the same checks as the service's verifyAccessToken). */
+async function tenantOf(request: http.IncomingMessage): Promise<string> {
+  if (request.headers['x-service-client'] !== 'api') throw new Answer(400, 'X-Service-Client')
+  const token = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(request.headers.authorization ?? '')?.[1]
+  if (token === undefined) throw new Answer(401, 'no token')
+  try {
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: ['HS256'],
+      issuer: spec.issuer,
+      audience: spec.audience,
+      typ: 'at+jwt',
+      requiredClaims: ['exp', 'iat', 'jti', 'sub'],
+    })
+    return String(payload.tid)
+  } catch {
+    throw new Answer(401, 'invalid token')
+  }
+}
+
+/** Every SELECT but the one named must find a row (they are the service's liveness checks). */
+function checkLive(statements: Statement[], results: Row[][], except: number): void {
+  for (const [i, rows] of results.entries())
+    if (i !== except && rows.length === 0 && /^\s*select\b/i.test(statements[i]!.sql)) throw new Answer(401, 'revoked')
+}
+
+async function readBody(request: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = []
+  for await (const chunk of request) chunks.push(chunk as Buffer)
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown
+  } catch {
+    throw new Answer(400, 'body')
+  }
+}
+
+async function listVendors(request: http.IncomingMessage, url: URL) {
+  const tenant = spec.list?.tenants[await tenantOf(request)]
+  if (tenant === undefined) throw new Answer(401, 'tenant')
+  const results = await run(tenant.statements, (i) => tenant.statements[i]!.parameters)
+  checkLive(tenant.statements, results, tenant.page)
+  const rows = results[tenant.page]!
+  const count = Number(rows[0]?.total_count ?? 0)
+  for (const row of rows) delete row.total_count
+  const pageSize = spec.list!.pageSize
+  const page = 1
+  const numPages = Math.max(1, Math.ceil(count / pageSize))
+  const link = (n: number) => {
+    const u = new URL(url)
+    u.searchParams.set('page', String(n))
+    return `${tenant.linkBase}${u.pathname}${u.search}`
+  }
+  return {
+    status: 200,
+    body: {
+      metadata: {
+        pagination: {
+          count,
+          next: page < numPages ? link(page + 1) : null,
+          previous: null,
+          page_size: pageSize,
+          num_pages: numPages,
+          current_page: page,
+        },
+      },
+      data: rows.map((row) => toVendor(row as unknown as VendorRow)),
+    },
+  }
+}
+
+async function createVendor(request: http.IncomingMessage) {
+  const tenant = spec.create?.tenants[await tenantOf(request)]
+  if (tenant === undefined) throw new Answer(401, 'tenant')
+  const body = await readBody(request)
+  if (typeof (body as { name?: unknown }).name !== 'string') throw new Answer(400, 'name')
+  const { statements, insert, select, capturedId } = tenant
+  const results = await run(statements, (i, done) => {
+    const parameters = statements[i]!.parameters
+    if (i <= insert) return parameters
+    const id = done[insert]![0]!.id as number
+    return parameters.map((p) => (p === capturedId ? id : p === String(capturedId) ? String(id) : p))
+  })
+  checkLive(statements, results, select)
+  const vendor = toVendor(results[select]![0] as unknown as VendorRow)
+  return {
+    status: 201,
+    body: { metadata: {}, data: vendor },
+    location: `${tenant.linkBase}/api/v3/vendors/${vendor.id}/`,
+  }
+}
+
+async function issueToken(request: http.IncomingMessage) {
+  const body = (await readBody(request)) as Record<string, unknown>
+  const { client_id, client_secret, audience, grant_type } = body
+  if (grant_type !== 'client_credentials' || typeof client_id !== 'string' || typeof client_secret !== 'string')
+    throw new Answer(400, 'grant')
+  const t = spec.token!
+  const results = await run(t.statements, (i) =>
+    t.statements[i]!.parameters.map((p) => (p === t.clientId ? client_id : p)),
+  )
+  const app = results[t.lookup]![0] as
+    | {
+        id: number
+        tenant_id: number
+        user_id: number
+        client_id: string
+        secret_hash: Buffer
+        secret_version: number
+        revoked_at: Date | null
+        domain: string
+        email: string
+        tenant_active: boolean
+        user_active: boolean
+      }
+    | undefined
+  const matches = secretMatches(keys.pepper, client_secret, app?.secret_hash ?? DUMMY_HASH)
+  if (app === undefined || !matches || app.revoked_at !== null || !app.user_active || !app.tenant_active)
+    throw new Answer(401, 'invalid_client')
+  if (audience !== spec.audience) throw new Answer(400, 'audience')
+  const { token } = await signAccessToken(keys, config, {
+    tenantId: app.tenant_id,
+    domain: app.domain,
+    userId: app.user_id,
+    applicationId: app.id,
+    clientId: app.client_id,
+    secretVersion: app.secret_version,
+  })
+  return {
+    status: 200,
+    body: {
+      access_token: token,
+      scope: `urn:service-api:domain:${app.domain} urn:service-api:email:${app.email}`,
+      expires_in: TOKEN_LIFETIME_SECONDS,
+      token_type: 'Bearer',
+    },
+  }
+}
+
+const server = http.createServer((request, response) => {
+  const url = new URL(request.url ?? '/', 'http://floor.invalid')
+  const route = `${request.method} ${url.pathname}`
+  const handle =
+    route === 'GET /api/v3/vendors/'
+      ? listVendors(request, url)
+      : route === 'POST /api/v3/vendors/'
+        ? createVendor(request)
+        : route === 'POST /oauth/token'
+          ? issueToken(request)
+          : route === 'GET /readyz'
+            ? ping().then(() => ({ status: 200, body: { status: 'ok' } }))
+            : Promise.reject(new Answer(404, 'not found'))
+  handle.then(
+    (answer: { status: number; body: unknown; location?: string }) => {
+      const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json; charset=utf-8' }
+      if (answer.location !== undefined) headers.location = answer.location
+      response.writeHead(answer.status, headers).end(JSON.stringify(answer.body))
+    },
+    (error: unknown) => {
+      const status = error instanceof Answer ? error.status : 500
+      if (status === 500) console.error(error)
+      response
+        .writeHead(status, { 'content-type': 'application/json; charset=utf-8' })
+        .end(JSON.stringify({ error: (error as Error).message }))
+    },
+  )
+})
+server.keepAliveTimeout = 60_000
+server.listen(0, '127.0.0.1', () => {
+  const address = server.address()
+  console.log(`floor listening on http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`)
+})
+process.once('SIGTERM', () => process.exit(0))

@@ -1,0 +1,35 @@
+/** What the harness tells the floor (bench/floor/server.ts): where the data is, the keys, and the captured SQL. */
+
+export interface Statement {
+  sql: string
+  parameters: unknown[]
+}
+
+export interface FloorSpec {
+  engine: 'postgres' | 'pglite'
+  /** PostgreSQL: the database; pglite: a copy of the server's data directory (DATA_DIR/pgdata). */
+  url?: string
+  dataDir?: string
+  poolMax: number
+  signingKey: string
+  pepper: string
+  issuer: string
+  audience: string
+  /**
+   * GET /api/v3/vendors/, per tenant id: the request's statements; `page` is the one that reads the page;
+   * `linkBase` starts the tenant's absolute links (src/http/public-url.ts), '' for relative ones.
+   */
+  list?: { pageSize: number; tenants: Record<string, { statements: Statement[]; page: number; linkBase: string }> }
+  /**
+   * POST /api/v3/vendors/, per tenant id: the request's statements; `insert` returns the new id, which
+   * replaces `capturedId` (the id the captured request got) in the statements after it; `select` reads the vendor.
+   */
+  create?: {
+    tenants: Record<
+      string,
+      { statements: Statement[]; insert: number; select: number; capturedId: number; linkBase: string }
+    >
+  }
+  /** POST /oauth/token: the statements, with the captured client id replaced by the request's; `lookup` finds the client. */
+  token?: { statements: Statement[]; lookup: number; clientId: string }
+}

@@ -1,0 +1,97 @@
+/**
+ * Memory of the real server (its own process; with WORKERS, the sum over its workers): RSS idle after start,
+ * then RSS sampled every BENCH_SAMPLE_SECONDS under a sustained vendor-list load (BENCH_SOAK_SECONDS,
+ * BENCH_SOAK_CONNECTIONS) from a generator in another process; growth is the median of the last fifth of the
+ * soak against the median of the fifth after warm-up (which ends at a fifth of the soak, at most 60 s).
+ * PostgreSQL and the embedded engine, each in turn.
+ * Run: npm run bench -- memory   (BENCH_SOAK_SECONDS=600  BENCH_ENGINES=postgres,pglite)
+ */
+import {
+  apiHeaders,
+  BASE_DOMAIN,
+  configFor,
+  envNumber,
+  fmt,
+  load,
+  main,
+  median,
+  openRecorded,
+  rssMb,
+  scratchDatabase,
+  scratchDir,
+  seedTenant,
+  serverEnv,
+  startServer,
+  storeEnv,
+  verdict,
+  type Store,
+} from './lib.ts'
+
+const soak = envNumber('BENCH_SOAK_SECONDS', 600)
+const every = envNumber('BENCH_SAMPLE_SECONDS', 5)
+const idleWait = envNumber('BENCH_IDLE_SECONDS', 5)
+const connections = envNumber('BENCH_SOAK_CONNECTIONS', 10)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function bench(engine: 'postgres' | 'pglite') {
+  console.log(`\n### ${engine === 'postgres' ? 'PostgreSQL' : 'embedded (PGlite)'}`)
+  const store: Store =
+    engine === 'postgres' ? { engine, url: await scratchDatabase('memory') } : { engine, dataDir: scratchDir('memory') }
+  const { config, keys } = configFor(store)
+  const seeded = await openRecorded(store)
+  const tenant = await seedTenant(seeded.database.db, keys, config, 'small', 10_000)
+  await seeded.database.close()
+
+  const server = await startServer(
+    serverEnv({ ...storeEnv(store), BASE_DOMAIN, RATE_LIMIT_PER_MINUTE: process.env.BENCH_RATE_LIMIT ?? '1000000000' }),
+  )
+  await sleep(idleWait * 1000)
+  const idle = rssMb(server.pid)
+  console.log(`idle RSS ${fmt(idle)} MB (${idleWait} s after /readyz, no request yet)`)
+
+  const samples: { at: number; mb: number }[] = []
+  const begin = performance.now()
+  const running = load({
+    url: `${server.base}/api/v3/vendors/`,
+    headers: apiHeaders(tenant),
+    connections,
+    seconds: soak,
+  })
+  let done = false
+  void running.then(
+    () => (done = true),
+    () => (done = true),
+  )
+  while (!done && performance.now() - begin < (soak + 60) * 1000) {
+    await Promise.race([sleep(every * 1000), running.catch(() => undefined)])
+    if (!done) samples.push({ at: (performance.now() - begin) / 1000, mb: rssMb(server.pid) })
+  }
+  const result = await running
+  await server.stop()
+  if (result.errors > 0 || result.answered !== result.ok)
+    throw new Error(`${result.answered - result.ok} non-2xx, ${result.errors} errors under load`)
+  // RSS saws up and down with garbage collection: compare medians of windows, not single samples.
+  const warmAt = Math.min(60, soak / 5)
+  const window = Math.max(every, soak / 5)
+  const after = samples.filter((s) => s.at >= warmAt && s.at < warmAt + window).map((s) => s.mb)
+  const last = samples.filter((s) => s.at > samples.at(-1)!.at - window).map((s) => s.mb)
+  if (after.length === 0 || last.length === 0) throw new Error('too few RSS samples: lengthen BENCH_SOAK_SECONDS')
+  const [warm, end] = [median(after), median(last)]
+  const peak = Math.max(...samples.map((s) => s.mb))
+  const growth = (end / warm - 1) * 100
+  console.log(
+    `under load (${connections} connections, ${soak} s, ${fmt(result.rps)} req/s): RSS after warm-up ${fmt(warm)} MB (median of ${fmt(warmAt)}–${fmt(warmAt + window)} s), end ${fmt(end)} MB (median of the last ${fmt(window)} s), peak ${fmt(peak)} MB`,
+  )
+  console.log(`samples (s: MB): ${samples.map((s) => `${fmt(s.at)}: ${fmt(s.mb)}`).join(', ')}`)
+  const idleTarget = engine === 'postgres' ? 100 : 200
+  verdict(`idle RSS ${fmt(idle)} MB (target ≤ ${idleTarget} MB)`, idle <= idleTarget)
+  verdict(`RSS growth end vs after warm-up ${fmt(growth, 1)} % (target < 10 %)`, growth < 10)
+}
+
+await main(async () => {
+  for (const engine of (process.env.BENCH_ENGINES ?? 'postgres,pglite').split(',')) {
+    if (engine !== 'postgres' && engine !== 'pglite')
+      throw new Error(`BENCH_ENGINES: postgres or pglite, not ${engine}`)
+    await bench(engine)
+  }
+})
