@@ -17,6 +17,7 @@ import { buildApp } from '../src/app.ts'
 import { loadConfig, type Config } from '../src/config.ts'
 import { pgdataPaths } from '../src/db/data-dir.ts'
 import { openDatabase, openPostgres, type Database } from '../src/db/database.ts'
+import { listenPostgres } from '../src/db/listener.ts'
 import { pglitePool } from '../src/db/pglite-pool.ts'
 import type { DB } from '../src/db/schema.ts'
 import { serverKeys, type ServerKeys } from '../src/keys.ts'
@@ -335,6 +336,8 @@ wrk.method = method
 if body ~= "" then wrk.body = body end
 for line in headers:gmatch("[^\\n]+") do
   local k, v = line:match("^([^=]+)=(.*)$")
+  -- wrk sends its own "Host"; a lower-case key would be a second Host header (refused with 400).
+  if k:lower() == "host" then k = "Host" end
   wrk.headers[k] = v
 end
 local ok = 0
@@ -646,7 +649,13 @@ export async function openRecorded(store: Store): Promise<{ database: Database; 
       },
     })
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: record })
-    const database: Database = { db, engine: 'postgres', close: () => db.destroy() }
+    const url = store.url
+    const database: Database = {
+      db,
+      engine: 'postgres',
+      listen: (channel, subscriber) => Promise.resolve(listenPostgres(url, channel, subscriber)),
+      close: () => db.destroy(),
+    }
     await prepareDatabase(database, config)
     return { database, log }
   }
@@ -660,6 +669,11 @@ export async function openRecorded(store: Store): Promise<{ database: Database; 
     database: {
       db,
       engine: 'pglite',
+      async listen(channel, subscriber) {
+        const unlisten = await pglite.listen(channel, (payload) => subscriber.notify(payload))
+        subscriber.up()
+        return { fence: () => Promise.resolve(), close: () => unlisten() }
+      },
       async close() {
         await db.destroy()
         await pglite.close()
