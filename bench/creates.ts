@@ -132,8 +132,17 @@ await main(async () => {
       })
       amounts.set(target.name, Math.max(100, Math.round(warm.rps * SECONDS)))
     }
+    /** The count once no write is still landing (a timed warm-up ends with requests in flight). */
+    const settled = async () => {
+      for (let last = await count(); ; ) {
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        const now = await count()
+        if (now === last) return now
+        last = now
+      }
+    }
     const one = async (target: Running) => {
-      const before = await count()
+      const before = await settled()
       const amount = amounts.get(target.name)!
       const m = await measure(target, {
         path: PATH,
