@@ -24,6 +24,7 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `/${version}/locations/`,
       {
+        config: { accessNeutral: true },
         schema: {
           summary: 'Create a location (superuser)',
           tags,
@@ -58,6 +59,7 @@ export const locationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.put(
       `/${version}/locations/:id/`,
       {
+        config: { accessNeutral: true },
         schema: {
           summary: 'Replace a location completely (superuser); omitted alternate shipping addresses are deactivated',
           tags,

@@ -95,9 +95,19 @@ export class LiveAccessCache implements Subscriber {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * This route's writes never change what a token may do (vendors, locations, issuing a token), so its
+     * answers need not wait for the fence.
+     */
+    accessNeutral?: boolean
+  }
+}
+
 /**
  * The app's live-access cache, subscribed, and closed with the app. A successful write (API, token
- * revocation, console) is answered only after the fence: whatever it changed has reached this process's
+ * revocation, console; not a route marked `accessNeutral`) is answered only after the fence: whatever it changed has reached this process's
  * cache, so the writer's next request — here — already sees it. Other processes see it as their
  * notifications arrive, normally within milliseconds.
  */
@@ -106,7 +116,8 @@ export async function liveAccessCache(app: FastifyInstance, database: Database):
   await cache.start(database)
   app.addHook('onClose', () => cache.close())
   app.addHook('onSend', async (request, reply) => {
-    if (!SAFE_METHODS.has(request.method) && reply.statusCode < 400) await cache.fence()
+    if (SAFE_METHODS.has(request.method) || reply.statusCode >= 400) return
+    if (request.routeOptions.config.accessNeutral !== true) await cache.fence()
   })
   return cache
 }

@@ -191,6 +191,7 @@ export const oauthRoutes =
     app.post(
       '/oauth/token',
       {
+        config: { accessNeutral: true },
         schema: {
           summary: 'Exchange client credentials for an access token',
           description:

@@ -3,7 +3,7 @@
  * verifies them without a lookup. What a JWT cannot say (revoked since, owner deactivated since) is
  * checked against the database on every API request (src/oauth/bearer.ts).
  */
-import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto'
+import { randomUUID, webcrypto } from 'node:crypto'
 import { jwtVerify, SignJWT } from 'jose'
 import type { Config } from '../config.ts'
 import type { ServerKeys } from '../keys.ts'
@@ -45,17 +45,27 @@ export async function signAccessToken(
     .setJti(jti)
     .setIssuedAt()
     .setExpirationTime(`${TOKEN_LIFETIME_SECONDS}s`)
-    .sign(signingKeyOf(keys))
+    .sign(await signingKeyOf(keys))
   return { token, jti }
 }
 
 const isInt = (value: unknown): value is number => Number.isSafeInteger(value)
 
-/** The HMAC key as a KeyObject, made once per key set: jose would otherwise import the raw bytes on every call. */
-const keyObjects = new WeakMap<ServerKeys, KeyObject>()
-function signingKeyOf(keys: ServerKeys): KeyObject {
-  let key = keyObjects.get(keys)
-  if (key === undefined) keyObjects.set(keys, (key = createSecretKey(keys.signingKey)))
+/**
+ * The HMAC key as a WebCrypto CryptoKey, imported once per key set. jose signs and verifies through
+ * WebCrypto; handed raw bytes or a KeyObject, it would import the key again on every call.
+ */
+const cryptoKeys = new WeakMap<ServerKeys, Promise<webcrypto.CryptoKey>>()
+function signingKeyOf(keys: ServerKeys): Promise<webcrypto.CryptoKey> {
+  let key = cryptoKeys.get(keys)
+  if (key === undefined)
+    cryptoKeys.set(
+      keys,
+      (key = webcrypto.subtle.importKey('raw', keys.signingKey, { name: 'HMAC', hash: 'SHA-256' }, false, [
+        'sign',
+        'verify',
+      ])),
+    )
   return key
 }
 
@@ -96,7 +106,7 @@ async function checkAccessToken(
   token: string,
 ): Promise<AccessClaims | undefined> {
   try {
-    const { payload } = await jwtVerify(token, signingKeyOf(keys), {
+    const { payload } = await jwtVerify(token, await signingKeyOf(keys), {
       algorithms: ['HS256'],
       issuer: config.TOKEN_ISSUER,
       audience: config.API_AUDIENCE,

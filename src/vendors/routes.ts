@@ -17,6 +17,7 @@ export const vendorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v3/vendors/',
     {
+      config: { accessNeutral: true },
       schema: {
         summary: 'Create a vendor (superuser or nav_purchase)',
         tags,
@@ -43,6 +44,7 @@ export const vendorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/v3/vendors/:id/',
     {
+      config: { accessNeutral: true },
       schema: {
         summary: 'Replace a vendor (omitted fields take their defaults)',
         tags,
@@ -59,6 +61,7 @@ export const vendorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/v3/vendors/:id/',
     {
+      config: { accessNeutral: true },
       schema: {
         summary: 'Change some fields of a vendor',
         tags,
