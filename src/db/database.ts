@@ -84,6 +84,9 @@ export async function openPglite(
   // Loaded only when the embedded engine is used: a PostgreSQL deployment never pays for its WebAssembly.
   const { PGlite } = await import('@electric-sql/pglite')
   const pglite = await PGlite.create({
+    // PostgreSQL's default 128 MB of shared buffers lives in the WebAssembly heap and is never given back;
+    // 16 MB holds the hot pages of a company's data, and the operating system caches the rest of the files.
+    startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'],
     ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
     parsers,
