@@ -10,8 +10,7 @@ import { after, before, test } from 'node:test'
 import { insertWithCredentials } from '../src/applications/service.ts'
 import { loadConfig } from '../src/config.ts'
 import { serverKeys } from '../src/keys.ts'
-import { createSampleTenant } from '../src/seed/demo.ts'
-import { TEST_AUDIENCE } from './helpers/app.ts'
+import { tenantWithAdmin, TEST_AUDIENCE } from './helpers/app.ts'
 import { engineUnderTest, testDatabase, type TestDatabase } from './helpers/db.ts'
 import { run, type Running } from './helpers/process.ts'
 
@@ -60,17 +59,9 @@ test(
   { skip, timeout: 600_000 },
   async () => {
     const url = database.url!
-    const tenantId = await database.db
-      .transaction()
-      .execute((tx) => createSampleTenant(tx, `crash${randomBytes(3).toString('hex')}`, 'Crash Co'))
-    const admin = await database.db
-      .selectFrom('users')
-      .select('id')
-      .where('tenant_id', '=', tenantId)
-      .where('email', '=', 'admin@example.com')
-      .executeTakeFirstOrThrow()
+    const { tenantId, adminId } = await tenantWithAdmin(database.db, `crash${randomBytes(3).toString('hex')}`)
     const keys = serverKeys(loadConfig(env(url)))
-    const creds = await insertWithCredentials(database.db, keys.pepper, { tenantId, userId: admin.id })
+    const creds = await insertWithCredentials(database.db, keys.pepper, { tenantId, userId: adminId })
 
     let base = await start(url)
     const token = async () => {

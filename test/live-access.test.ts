@@ -12,8 +12,7 @@ import { buildApp } from '../src/app.ts'
 import { insertWithCredentials } from '../src/applications/service.ts'
 import { loadConfig } from '../src/config.ts'
 import { serverKeys } from '../src/keys.ts'
-import { createSampleTenant } from '../src/seed/demo.ts'
-import { signedIn, TEST_AUDIENCE, useTestApp } from './helpers/app.ts'
+import { signedIn, tenantWithAdmin, TEST_AUDIENCE, useTestApp } from './helpers/app.ts'
 import { engineUnderTest, testDatabase, type TestDatabase } from './helpers/db.ts'
 import { run, type Running } from './helpers/process.ts'
 
@@ -103,18 +102,10 @@ describe('two processes sharing PostgreSQL', { skip }, () => {
 
   /** A fresh tenant whose admin has an application and a token from node A. */
   async function client() {
-    const tenantId = await database.db
-      .transaction()
-      .execute((tx) => createSampleTenant(tx, `live${randomBytes(4).toString('hex')}`, 'Live Co'))
-    const admin = await database.db
-      .selectFrom('users')
-      .select('id')
-      .where('tenant_id', '=', tenantId)
-      .where('email', '=', 'admin@example.com')
-      .executeTakeFirstOrThrow()
+    const { tenantId, adminId } = await tenantWithAdmin(database.db, `live${randomBytes(4).toString('hex')}`)
     const creds = await insertWithCredentials(database.db, serverKeys(loadConfig(env(database.url!))).pepper, {
       tenantId,
-      userId: admin.id,
+      userId: adminId,
     })
     const response = await fetch(`${a}/oauth/token`, {
       method: 'POST',
@@ -136,7 +127,7 @@ describe('two processes sharing PostgreSQL', { skip }, () => {
       ).status
     // Warm both caches.
     for (let i = 0; i < 5; i++) assert.deepEqual([await call(a), await call(b)], [200, 200])
-    return { tenantId, userId: admin.id, creds, token, call }
+    return { tenantId, userId: adminId, creds, token, call }
   }
 
   test('a token revoked on node A is refused at once on A and within a second on B', async () => {

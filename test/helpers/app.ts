@@ -4,6 +4,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { DB } from '../../src/db/schema.ts'
 import { Writable } from 'node:stream'
 import { after, before } from 'node:test'
 import { buildApp } from '../../src/app.ts'
@@ -68,6 +70,18 @@ export interface SampleTenant {
   domain: string
   /** user ids by e-mail: admin@example.com, buyer@example.com, requester@example.com */
   users: Record<'admin' | 'buyer' | 'requester', number>
+}
+
+/** A sample tenant made directly in `db` (no app needed), with the id of its admin@example.com. */
+export async function tenantWithAdmin(db: Kysely<DB>, domain: string): Promise<{ tenantId: number; adminId: number }> {
+  const tenantId = await db.transaction().execute((tx) => createSampleTenant(tx, domain, `Tenant ${domain}`))
+  const admin = await db
+    .selectFrom('users')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('email', '=', 'admin@example.com')
+    .executeTakeFirstOrThrow()
+  return { tenantId, adminId: admin.id }
 }
 
 let counter = 0
