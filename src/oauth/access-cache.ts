@@ -107,9 +107,9 @@ declare module 'fastify' {
 
 /**
  * The app's live-access cache, subscribed, and closed with the app. A successful write (API, token
- * revocation, console; not a route marked `accessNeutral`) is answered only after the fence: whatever it changed has reached this process's
- * cache, so the writer's next request — here — already sees it. Other processes see it as their
- * notifications arrive, normally within milliseconds.
+ * revocation, console; not a route marked `accessNeutral`) is answered only after the fence: whatever it
+ * changed has reached this process's cache, so the writer's next request — here — already sees it. Other
+ * processes see it as their notifications arrive, normally within milliseconds.
  */
 export async function liveAccessCache(app: FastifyInstance, database: Database): Promise<LiveAccessCache> {
   const cache = new LiveAccessCache()
