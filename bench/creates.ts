@@ -134,7 +134,7 @@ await main(async () => {
     }
     /** The count once no write is still landing (a timed warm-up ends with requests in flight). */
     const settled = async () => {
-      for (let last = await count(); ; ) {
+      for (let last = await count(); ;) {
         await new Promise((resolve) => setTimeout(resolve, 300))
         const now = await count()
         if (now === last) return now

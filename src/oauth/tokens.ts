@@ -84,7 +84,7 @@ export async function verifyAccessToken(
   token: string,
 ): Promise<AccessClaims | undefined> {
   let known = verified.get(keys)
-  if (known === undefined) verified.set(keys, (known = new Map()))
+  if (known === undefined) verified.set(keys, (known = new Map<string, AccessClaims>()))
   const key = `${config.TOKEN_ISSUER}\n${config.API_AUDIENCE}\n${token}`
   const hit = known.get(key)
   if (hit !== undefined) {
