@@ -17,10 +17,11 @@ import { buildApp } from '../src/app.ts'
 import { loadConfig, type Config } from '../src/config.ts'
 import { pgdataPaths } from '../src/db/data-dir.ts'
 import { openDatabase, openPostgres, type Database } from '../src/db/database.ts'
-import { listenPostgres } from '../src/db/listener.ts'
+import { everyone, listenPostgres } from '../src/db/listener.ts'
 import { pglitePool } from '../src/db/pglite-pool.ts'
 import type { DB } from '../src/db/schema.ts'
 import { serverKeys, type ServerKeys } from '../src/keys.ts'
+import { VENDOR_LOOKUP_TABLES, type VendorLookupTable } from '../src/lookups/repository.ts'
 import { signAccessToken } from '../src/oauth/tokens.ts'
 import { createSampleTenant } from '../src/seed/demo.ts'
 import { prepareDatabase } from '../src/server.ts'
@@ -667,7 +668,7 @@ export async function openRecorded(store: Store): Promise<{ database: Database; 
     const database: Database = {
       db,
       engine: 'postgres',
-      listen: (channel, subscriber) => Promise.resolve(listenPostgres(url, channel, subscriber)),
+      listen: (subscribers) => Promise.resolve(listenPostgres(url, subscribers)),
       close: () => db.destroy(),
     }
     await prepareDatabase(database, config)
@@ -683,10 +684,15 @@ export async function openRecorded(store: Store): Promise<{ database: Database; 
     database: {
       db,
       engine: 'pglite',
-      async listen(channel, subscriber) {
-        const unlisten = await pglite.listen(channel, (payload) => subscriber.notify(payload))
-        subscriber.up()
-        return { fence: () => Promise.resolve(), close: () => unlisten() }
+      async listen(subscribers) {
+        const unlisten = await Promise.all(
+          Object.entries(subscribers).map(([channel, s]) => pglite.listen(channel, (payload) => s.notify(payload))),
+        )
+        everyone(subscribers, 'up')
+        return {
+          fence: () => Promise.resolve(),
+          close: () => Promise.all(unlisten.map((stop) => stop())).then(() => {}),
+        }
       },
       async close() {
         await db.destroy()
@@ -728,10 +734,16 @@ export async function seedTenant(
     ).n,
   )
   if (vendors > sample) {
-    await sql`INSERT INTO vendors (tenant_id, name, external_id, active, type)
-      SELECT ${id}, 'Vendor ' || g, 'X-' || g, g % 10 <> 0, 3 + g % 2 FROM generate_series(1, ${vendors - sample}) g`.execute(
-      db,
-    )
+    // Each vendor names a term and method of every kind (cycling through the tenant's), as real ones do.
+    const ids = async (table: VendorLookupTable) =>
+      (await db.selectFrom(table).select('id').where('tenant_id', '=', id).orderBy('id').execute()).map((r) => r.id)
+    const [pt, st, pm, sm] = await Promise.all(VENDOR_LOOKUP_TABLES.map(ids))
+    const pick = (list: number[] | undefined) =>
+      list === undefined || list.length === 0 ? sql`null` : sql`(${list}::int[])[1 + g % ${list.length}]`
+    await sql`INSERT INTO vendors (tenant_id, name, external_id, active, type,
+        payment_term_id, shipping_term_id, payment_method_id, shipping_method_id)
+      SELECT ${id}, 'Vendor ' || g, 'X-' || g, g % 10 <> 0, 3 + g % 2, ${pick(pt)}, ${pick(st)}, ${pick(pm)}, ${pick(sm)}
+      FROM generate_series(1, ${vendors - sample}) g`.execute(db)
   }
   await sql`VACUUM ANALYZE vendors`.execute(db)
   const admin = await db

@@ -9,6 +9,7 @@ import { rateLimit, RateLimiter } from './http/rate-limit.ts'
 import type { ServerKeys } from './keys.ts'
 import { locationRoutes } from './locations/routes.ts'
 import { lookupRoutes } from './lookups/routes.ts'
+import type { LookupCache } from './lookups/cache.ts'
 import type { LiveAccessCache } from './oauth/access-cache.ts'
 import { bearerAuth } from './oauth/bearer.ts'
 import { userRoutes } from './users/routes.ts'
@@ -20,6 +21,7 @@ export const apiRoutes =
     database: Database
     keys: ServerKeys
     access: LiveAccessCache
+    lookups: LookupCache
   }): FastifyPluginAsync =>
   async (app) => {
     const { config, database } = deps
@@ -28,7 +30,7 @@ export const apiRoutes =
     const shared = database.engine === 'postgres' ? database.db : undefined
     rateLimit(app, new RateLimiter(config.RATE_LIMIT_PER_MINUTE, shared, config.RATE_LIMIT_SYNC_MS))
     idempotency(app, database.db)
-    await app.register(vendorRoutes)
+    await app.register(vendorRoutes(deps.lookups))
     await app.register(locationRoutes)
     await app.register(lookupRoutes)
     await app.register(userRoutes)

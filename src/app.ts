@@ -18,6 +18,7 @@ import { badRequest } from './http/problem.ts'
 import { requestId } from './http/request-id.ts'
 import { securityHeaders } from './http/security-headers.ts'
 import { checkResponses } from './http/response-check.ts'
+import { subscribeToChanges } from './http/changes.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { ServerKeys } from './keys.ts'
 import { apiRoutes } from './api.ts'
@@ -25,7 +26,8 @@ import { sendPage } from './console/context.ts'
 import { notice, page } from './console/layout.ts'
 import { consoleRoutes } from './console/routes.ts'
 import { invitationRoutes } from './invitations/routes.ts'
-import { liveAccessCache } from './oauth/access-cache.ts'
+import { LOOKUPS_CHANNEL, LookupCache } from './lookups/cache.ts'
+import { ACCESS_CHANNEL, LiveAccessCache } from './oauth/access-cache.ts'
 import { oauthRoutes } from './oauth/routes.ts'
 
 export interface AppDeps {
@@ -90,14 +92,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     )
   })
 
-  // Before the routes, so its hook answers every write after the fence (oauth/access-cache.ts).
-  const access = await liveAccessCache(app, deps.database)
+  // The caches the database's notifications keep true; subscribed before the routes, so that the fence's
+  // hook answers every write after its change reached them (http/changes.ts).
+  const access = new LiveAccessCache()
+  const lookups = new LookupCache()
+  await subscribeToChanges(app, deps.database, {
+    [ACCESS_CHANNEL]: access.entries,
+    [LOOKUPS_CHANNEL]: lookups.entries,
+  })
   await registerOpenApi(app, config.API_AUDIENCE)
   metrics(app)
   await app.register(healthRoutes(deps.database))
   await app.register(oauthRoutes(deps))
   await app.register(invitationRoutes(deps.database))
-  await app.register(apiRoutes({ ...deps, access }), { prefix: '/api' })
-  await app.register(consoleRoutes(deps), { prefix: '/console' })
+  await app.register(apiRoutes({ ...deps, access, lookups }), { prefix: '/api' })
+  await app.register(consoleRoutes({ ...deps, lookups }), { prefix: '/console' })
   return app
 }

@@ -3,7 +3,8 @@
  * nothing else — verify the bearer JWT (jose, HS256, the server's key), replay the SQL the service ran for
  * the same request (captured by the harness, run here as named prepared statements on a pg.Pool of the
  * server's size, or on PGlite), and write the same JSON with JSON.stringify. The rows are mapped with the
- * service's own `toVendor`; the token endpoint uses the service's HMAC check and signer.
+ * service's own `toVendor`, their look-ups read once per tenant with the service's statement and then kept
+ * in memory, like the service's warm cache; the token endpoint uses the service's HMAC check and signer.
  * Run by the harness: node --import tsx bench/floor/server.ts <spec.json>  (see bench/lib.ts, startFloor).
  */
 import { createHash, createSecretKey } from 'node:crypto'
@@ -13,6 +14,9 @@ import { jwtVerify } from 'jose'
 import pg from 'pg'
 import { DUMMY_HASH, secretMatches } from '../../src/oauth/secrets.ts'
 import { signAccessToken, TOKEN_LIFETIME_SECONDS } from '../../src/oauth/tokens.ts'
+import type { Lookups } from '../../src/lookups/cache.ts'
+import type { VendorLookupTable } from '../../src/lookups/repository.ts'
+import type { VendorLookup } from '../../src/lookups/schema.ts'
 import type { VendorRow } from '../../src/vendors/repository.ts'
 import { toVendor } from '../../src/vendors/service.ts'
 import type { FloorSpec, Statement } from './spec.ts'
@@ -137,9 +141,31 @@ async function readBody(request: http.IncomingMessage): Promise<unknown> {
   }
 }
 
+/** No look-up is referenced (a created vendor names none). */
+const NO_LOOKUPS: Lookups = () => null
+/** Per tenant, its look-ups read once (a floor need not notice changes: the benchmark makes none). */
+const lookupsOfTenant = new Map<string, Promise<Lookups>>()
+function lookupsOf(tenantId: string, statement: Statement | undefined): Promise<Lookups> {
+  if (statement === undefined) return Promise.resolve(NO_LOOKUPS)
+  let lookups = lookupsOfTenant.get(tenantId)
+  if (lookups === undefined) {
+    lookups = run([statement], () => statement.parameters).then(([rows]) => {
+      const found = new Map<string, VendorLookup>()
+      for (const { kind, id, name, description, active } of rows as (VendorLookup & { kind: string })[])
+        found.set(`${kind}:${id}`, { id, name, description, active })
+      return (table: VendorLookupTable, id: number | null) =>
+        id === null ? null : (found.get(`${table}:${id}`) ?? null)
+    })
+    lookupsOfTenant.set(tenantId, lookups)
+  }
+  return lookups
+}
+
 async function listVendors(request: http.IncomingMessage, url: URL) {
-  const tenant = spec.list?.tenants[await tenantOf(request)]
+  const tenantId = await tenantOf(request)
+  const tenant = spec.list?.tenants[tenantId]
   if (tenant === undefined) throw new Answer(401, 'tenant')
+  const lookups = await lookupsOf(tenantId, tenant.lookups)
   const results = await run(tenant.statements, (i) => tenant.statements[i]!.parameters)
   checkLive(tenant.statements, results, tenant.page)
   const rows = results[tenant.page]!
@@ -166,7 +192,7 @@ async function listVendors(request: http.IncomingMessage, url: URL) {
           current_page: page,
         },
       },
-      data: rows.map((row) => toVendor(row as unknown as VendorRow)),
+      data: rows.map((row) => toVendor(row as unknown as VendorRow, lookups)),
     },
   }
 }
@@ -184,7 +210,7 @@ async function createVendor(request: http.IncomingMessage) {
     return parameters.map((p) => (p === capturedId ? id : p === String(capturedId) ? String(id) : p))
   })
   checkLive(statements, results, select)
-  const vendor = toVendor(results[select]![0] as unknown as VendorRow)
+  const vendor = toVendor(results[select]![0] as unknown as VendorRow, NO_LOOKUPS)
   return {
     status: 201,
     body: { metadata: {}, data: vendor },

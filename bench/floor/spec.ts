@@ -17,9 +17,13 @@ export interface FloorSpec {
   audience: string
   /**
    * GET /api/v3/vendors/, per tenant id: the request's statements; `page` is the one that reads the page;
-   * `linkBase` starts the tenant's absolute links (src/http/public-url.ts), '' for relative ones.
+   * `linkBase` starts the tenant's absolute links (src/http/public-url.ts), '' for relative ones; `lookups`
+   * reads the look-ups the page references, run once per tenant and then kept in memory, as the service does.
    */
-  list?: { pageSize: number; tenants: Record<string, { statements: Statement[]; page: number; linkBase: string }> }
+  list?: {
+    pageSize: number
+    tenants: Record<string, { statements: Statement[]; page: number; linkBase: string; lookups?: Statement }>
+  }
   /**
    * POST /api/v3/vendors/, per tenant id: the request's statements; `insert` returns the new id, which
    * replaces `capturedId` (the id the captured request got) in the statements after it; `select` reads the vendor.

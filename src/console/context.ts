@@ -9,6 +9,7 @@ import type { AttemptCounter } from '../access/attempts.ts'
 import type { Actor } from '../access/actor.ts'
 import type { Config } from '../config.ts'
 import type { DB } from '../db/schema.ts'
+import type { LookupCache } from '../lookups/cache.ts'
 import type { ServerKeys } from '../keys.ts'
 import type { SessionLimits } from '../sessions/service.ts'
 import { tenantOfHost, type HostTenant } from '../tenants/host.ts'
@@ -17,6 +18,8 @@ export interface ConsoleDeps {
   config: Readonly<Config>
   db: Kysely<DB>
   keys: ServerKeys
+  /** Vendor pages read their look-ups through it, like the API. */
+  lookups: LookupCache
   attempts: AttemptCounter
   limits: SessionLimits
 }

@@ -179,7 +179,7 @@ export function directoryPages(app: FastifyInstance, deps: ConsoleDeps): void {
   app.get('/vendors', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
     const { actor, csrf } = request.session
     const q = request.query as ListQuery
-    const result = await listVendors(db, actor, pageQuery(q))
+    const result = await listVendors(db, deps.lookups, actor, pageQuery(q))
     const body = html`${searchForm('/console/vendors', 'Search vendors by name', q.search)}
     ${table(
       ['Name', 'City', 'Country', 'Contact', 'State'],

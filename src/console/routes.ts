@@ -9,6 +9,7 @@ import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { attemptCounterFrom } from '../access/attempts.ts'
+import type { LookupCache } from '../lookups/cache.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { isDatabaseUnavailable } from '../http/errors.ts'
@@ -94,16 +95,19 @@ export const consoleRoutes =
     config,
     database,
     keys,
+    lookups,
   }: {
     config: Readonly<Config>
     database: Database
     keys: ServerKeys
+    lookups: LookupCache
   }): FastifyPluginAsync =>
   async (app: FastifyInstance) => {
     const deps: ConsoleDeps = {
       config,
       db: database.db,
       keys,
+      lookups,
       attempts: attemptCounterFrom(config, 'sign-in'),
       limits: { idleMinutes: config.SESSION_IDLE_MINUTES, maxHours: config.SESSION_MAX_HOURS },
     }

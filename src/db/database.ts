@@ -8,7 +8,7 @@ import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Config } from '../config.ts'
 import { lockDataDir, pgdataPaths } from './data-dir.ts'
-import { listenPostgres, type Subscriber, type Subscription } from './listener.ts'
+import { everyone, listenPostgres, type Subscribers, type Subscription } from './listener.ts'
 import { pglitePool } from './pglite-pool.ts'
 import { preparedStatements } from './prepared.ts'
 import type { DB } from './schema.ts'
@@ -19,10 +19,11 @@ export interface Database {
   readonly db: Kysely<DB>
   readonly engine: Engine
   /**
-   * Subscribes to a notification channel (LISTEN). PostgreSQL delivers notifications from every process
-   * sharing the database, over a connection of the subscription's own; the embedded engine from this one.
+   * Subscribes to notification channels (LISTEN), one subscriber each. PostgreSQL delivers notifications
+   * from every process sharing the database, over one connection of the subscription's own; the embedded
+   * engine from this one.
    */
-  listen(channel: string, subscriber: Subscriber): Promise<Subscription>
+  listen(subscribers: Subscribers): Promise<Subscription>
   close(): Promise<void>
 }
 
@@ -66,9 +67,9 @@ export function openPostgres(options: PostgresOptions): Database {
   return {
     db,
     engine: 'postgres',
-    listen: (channel, subscriber) =>
+    listen: (subscribers) =>
       Promise.resolve(
-        listenPostgres(options.url, channel, subscriber, {
+        listenPostgres(options.url, subscribers, {
           connectTimeoutMs: timeout,
           ...(options.onError ? { onError: options.onError } : {}),
         }),
@@ -96,18 +97,22 @@ export async function openPglite(
   return {
     db,
     engine: 'pglite',
-    async listen(channel, subscriber) {
+    async listen(subscribers) {
       // LISTEN takes its turn like any query, so it never lands inside another caller's transaction.
       const turn = await pool.connect()
       try {
-        const unlisten = await pglite.listen(channel, (payload) => subscriber.notify(payload))
-        subscriber.up()
+        const unlisten = await Promise.all(
+          Object.entries(subscribers).map(([channel, subscriber]) =>
+            pglite.listen(channel, (payload) => subscriber.notify(payload)),
+          ),
+        )
+        everyone(subscribers, 'up')
         return {
           // Notifications are delivered in process as the committing statement completes: nothing to wait for.
           fence: () => Promise.resolve(),
           async close() {
             const closing = await pool.connect()
-            await unlisten().catch(() => undefined)
+            await Promise.all(unlisten.map((stop) => stop().catch(() => undefined)))
             closing.release()
           },
         }

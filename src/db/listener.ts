@@ -1,13 +1,14 @@
 /**
- * LISTEN on one channel of PostgreSQL over a connection of its own, kept alive: lost connections are
- * reconnected, and a heartbeat finds a connection that died silently. A subscriber is told when the
- * subscription is up (every notification from then on arrives) and when it is down (notifications may be
- * missed until it is up again), so it can stop trusting whatever it derived from them.
+ * LISTEN on some channels of PostgreSQL over one connection of its own, kept alive: lost connections are
+ * reconnected, and a heartbeat finds a connection that died silently. Each channel has its subscriber,
+ * told when the subscription is up (every notification from then on arrives) and when it is down
+ * (notifications may be missed until it is up again), so it can stop trusting whatever it derived from them.
  *
- * A fence is a notification this process sends itself on the same channel: PostgreSQL delivers the
- * notifications of different transactions in the order the transactions committed, so when the fence
- * arrives, everything committed before it was sent has arrived too. Fences are shared: callers that ask
- * while one is on its way wait for the next one, so there is at most one in flight.
+ * A fence is a notification this process sends itself on the first channel: PostgreSQL delivers the
+ * notifications of different transactions to a session in the order the transactions committed, whatever
+ * their channels, so when the fence arrives, everything committed before it was sent has arrived too.
+ * Fences are shared: callers that ask while one is on its way wait for the next one, so there is at most
+ * one in flight.
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
@@ -37,12 +38,18 @@ export interface ListenOptions {
   onError?: (error: Error) => void
 }
 
-export function listenPostgres(
-  url: string,
-  channel: string,
-  subscriber: Subscriber,
-  options: ListenOptions = {},
-): Subscription {
+/** Which subscriber hears each channel. */
+export type Subscribers = Readonly<Record<string, Subscriber>>
+
+/** Tells every subscriber the same thing. */
+export const everyone = (subscribers: Subscribers, event: 'up' | 'down'): void => {
+  for (const subscriber of Object.values(subscribers)) subscriber[event]()
+}
+
+export function listenPostgres(url: string, subscribers: Subscribers, options: ListenOptions = {}): Subscription {
+  const channels = Object.keys(subscribers)
+  const channel = channels[0]
+  if (channel === undefined) throw new Error('listenPostgres needs at least one channel')
   const heartbeatMs = options.heartbeatMs ?? 1000
   const retryMs = options.retryMs ?? 1000
   let closed = false
@@ -75,7 +82,7 @@ export function listenPostgres(
     client = undefined
     listening = false
     clearInterval(heartbeat)
-    subscriber.down()
+    everyone(subscribers, 'down')
     releaseFences()
     if (error !== undefined) options.onError?.(error)
     from.end().catch(() => undefined)
@@ -93,9 +100,11 @@ export function listenPostgres(
     c.on('error', (error) => lost(c, error))
     c.on('end', () => lost(c))
     c.on('notification', (message) => {
-      if (client !== c || message.channel !== channel) return
+      if (client !== c || !Object.hasOwn(subscribers, message.channel)) return
       const payload = message.payload ?? ''
-      if (!payload.startsWith('fence:')) return subscriber.notify(payload)
+      if (message.channel !== channel || !payload.startsWith('fence:')) {
+        return subscribers[message.channel]!.notify(payload)
+      }
       if (payload !== sent?.id) return
       for (const done of sent.done) done()
       sent = undefined
@@ -112,11 +121,11 @@ export function listenPostgres(
       )
     }
     c.connect()
-      .then(() => c.query(`LISTEN ${pg.escapeIdentifier(channel)}`))
+      .then(() => c.query(channels.map((name) => `LISTEN ${pg.escapeIdentifier(name)}`).join('; ')))
       .then(() => {
         if (client !== c) return
         listening = true
-        subscriber.up()
+        everyone(subscribers, 'up')
         heartbeat = setInterval(check, heartbeatMs).unref()
       })
       .catch((error: Error) => lost(c, error))

@@ -1,9 +1,10 @@
-/** SQL for vendors. Every query is scoped to one tenant. */
-import { sql, type Kysely } from 'kysely'
+/**
+ * SQL for vendors. Every query is scoped to one tenant. Rows carry the ids of their look-ups; the service
+ * turns them into objects through the look-up cache (lookups/cache.ts), not a join per row.
+ */
+import type { Kysely } from 'kysely'
 import { fetchPage, type ListFilters, type ListSpec, type PageRequest } from '../db/paging.ts'
 import type { DB, NewVendor, VendorUpdate } from '../db/schema.ts'
-import type { VendorLookupTable } from '../lookups/repository.ts'
-import type { VendorLookup } from '../lookups/schema.ts'
 import type { VendorListQuery } from './schema.ts'
 
 const LIST: ListSpec<ListFilters<VendorListQuery>> = {
@@ -15,23 +16,8 @@ const LIST: ListSpec<ListFilters<VendorListQuery>> = {
   counted: 'vendors',
 }
 
-/**
- * A referenced term or method as its JSON object (null when unset). Built once: Kysely's nodes are
- * immutable, so every query reuses these instead of building four subqueries per request.
- */
-const lookupRef = <A extends string>(table: VendorLookupTable, column: string, alias: A) =>
-  sql<VendorLookup | null>`(select json_build_object('id', r.id, 'name', r.name, 'description', r.description, 'active', r.active) from ${sql.table(table)} r where r.id = ${sql.ref(`v.${column}`)})`.as(
-    alias,
-  )
-const REFS = [
-  lookupRef('payment_terms', 'payment_term_id', 'payment_term_ref'),
-  lookupRef('shipping_terms', 'shipping_term_id', 'shipping_term_ref'),
-  lookupRef('payment_methods', 'payment_method_id', 'payment_method_ref'),
-  lookupRef('shipping_methods', 'shipping_method_id', 'shipping_method_ref'),
-] as const
-
 export function selectVendors(db: Kysely<DB>) {
-  return db.selectFrom('vendors as v').selectAll('v').select(REFS)
+  return db.selectFrom('vendors as v').selectAll('v')
 }
 
 export type VendorRow = Awaited<ReturnType<ReturnType<typeof selectVendors>['executeTakeFirstOrThrow']>>

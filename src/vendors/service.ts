@@ -6,11 +6,22 @@ import { splitListQuery, type Page } from '../db/paging.ts'
 import type { DB, NewVendor, VendorUpdate } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { notFound, validationFailed } from '../http/problem.ts'
+import type { LookupCache, Lookups } from '../lookups/cache.ts'
 import { missingLookups } from '../lookups/repository.ts'
 import * as repo from './repository.ts'
 import type { Vendor, VendorInput, VendorListQuery, VendorPatch } from './schema.ts'
 
-export function toVendor(row: repo.VendorRow): Vendor {
+/** Which column each reference field reads and writes, and the look-up table it names. */
+const REF_FIELDS = {
+  payment_term_ref: ['payment_term_id', 'payment_terms'],
+  shipping_term_ref: ['shipping_term_id', 'shipping_terms'],
+  payment_method_ref: ['payment_method_id', 'payment_methods'],
+  shipping_method_ref: ['shipping_method_id', 'shipping_methods'],
+} as const
+const REFS = Object.values(REF_FIELDS)
+
+/** A row as the API shows it, its references resolved by `lookups` (see `withLookups`). */
+export function toVendor(row: repo.VendorRow, lookups: Lookups): Vendor {
   return {
     id: row.id,
     name: row.name,
@@ -31,10 +42,10 @@ export function toVendor(row: repo.VendorRow): Vendor {
     external_id: row.external_id,
     dateModified: row.date_modified.toISOString(),
     currency: row.currency_id,
-    payment_term_ref: row.payment_term_ref,
-    shipping_term_ref: row.shipping_term_ref,
-    payment_method_ref: row.payment_method_ref,
-    shipping_method_ref: row.shipping_method_ref,
+    payment_term_ref: lookups('payment_terms', row.payment_term_id),
+    shipping_term_ref: lookups('shipping_terms', row.shipping_term_id),
+    payment_method_ref: lookups('payment_methods', row.payment_method_id),
+    shipping_method_ref: lookups('shipping_methods', row.shipping_method_id),
     tax: row.tax,
     type: row.type,
     default_payment_method: row.default_payment_method,
@@ -46,21 +57,34 @@ export function toVendor(row: repo.VendorRow): Vendor {
   }
 }
 
-export async function listVendors(db: Kysely<DB>, actor: Actor, query: VendorListQuery): Promise<Page<Vendor>> {
-  const { page, filters } = splitListQuery(query)
-  const result = await repo.pageOfVendors(db, actor.tenantId, filters, page)
-  return { ...result, rows: result.rows.map(toVendor) }
+/** The rows as the API shows them, every look-up they reference read at once (most from memory). */
+export async function withLookups(
+  db: Kysely<DB>,
+  lookups: LookupCache,
+  tenantId: number,
+  rows: readonly repo.VendorRow[],
+): Promise<Vendor[]> {
+  const resolved = await lookups.resolve(
+    db,
+    tenantId,
+    rows.flatMap((row) => REFS.map(([column, table]) => [table, row[column]] as const)),
+  )
+  return rows.map((row) => toVendor(row, resolved))
 }
 
-/** Which column each request field writes, and how. */
+export async function listVendors(
+  db: Kysely<DB>,
+  lookups: LookupCache,
+  actor: Actor,
+  query: VendorListQuery,
+): Promise<Page<Vendor>> {
+  const { page, filters } = splitListQuery(query)
+  const result = await repo.pageOfVendors(db, actor.tenantId, filters, page)
+  return { ...result, rows: await withLookups(db, lookups, actor.tenantId, result.rows) }
+}
+
 const refId = (value: number | { id: number } | null | undefined) =>
   value === null || value === undefined ? null : typeof value === 'number' ? value : value.id
-const REF_FIELDS = {
-  payment_term_ref: ['payment_term_id', 'payment_terms'],
-  shipping_term_ref: ['shipping_term_id', 'shipping_terms'],
-  payment_method_ref: ['payment_method_id', 'payment_methods'],
-  shipping_method_ref: ['shipping_method_id', 'shipping_methods'],
-} as const
 
 /** Column values for the fields present in `input`; with `complete`, the defaults for the ones left out. */
 function toColumns(input: VendorPatch, complete: boolean): VendorUpdate {
@@ -118,25 +142,31 @@ async function checkReferences(db: Kysely<DB>, tenantId: number, input: VendorPa
 
 const WRITERS = ['superuser', 'nav_purchase'] as const
 
-export async function getVendor(db: Kysely<DB>, actor: Actor, id: number): Promise<Vendor> {
+export async function getVendor(db: Kysely<DB>, lookups: LookupCache, actor: Actor, id: number): Promise<Vendor> {
   const row = await repo.findVendor(db, actor.tenantId, id)
   if (row === undefined) throw notFound(`No vendor ${id}.`)
-  return toVendor(row)
+  return (await withLookups(db, lookups, actor.tenantId, [row]))[0]!
 }
 
-export async function createVendor(db: Kysely<DB>, actor: Actor, input: VendorInput): Promise<Vendor> {
+export async function createVendor(
+  db: Kysely<DB>,
+  lookups: LookupCache,
+  actor: Actor,
+  input: VendorInput,
+): Promise<Vendor> {
   requireAny(actor, ...WRITERS)
   return inTransaction(db, async (tx) => {
     await checkReferences(tx, actor.tenantId, input)
     const id = await repo.insertVendor(tx, { ...(toColumns(input, true) as NewVendor), tenant_id: actor.tenantId })
     await audit(tx, actor, { action: 'vendor.create', resourceType: 'vendor', resourceId: id, changes: input })
-    return getVendor(tx, actor, id)
+    return getVendor(tx, lookups, actor, id)
   })
 }
 
 /** PUT replaces every field (omitted ones take defaults); PATCH changes only the fields sent. */
 export async function updateVendor(
   db: Kysely<DB>,
+  lookups: LookupCache,
   actor: Actor,
   id: number,
   input: VendorPatch,
@@ -154,6 +184,6 @@ export async function updateVendor(
       resourceId: id,
       changes: input,
     })
-    return getVendor(tx, actor, id)
+    return getVendor(tx, lookups, actor, id)
   })
 }
