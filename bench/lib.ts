@@ -213,7 +213,9 @@ export function startServer(env: Record<string, string>, name = 'server'): Promi
     warned = true
     console.log('WARNING: dist/ is older than src/, so the server runs through tsx: run `npm run build` first')
   }
-  return startProcess(name, [BIN, 'serve'], env)
+  // E.g. BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof': the server profiled under the load.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)
+  return startProcess(name, [...nodeArgs, BIN, 'serve'], env)
 }
 
 /** The raw floor (bench/floor/server.ts) for the spec written to `specFile`. */
