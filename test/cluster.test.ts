@@ -1,8 +1,8 @@
 /**
  * Cluster mode (WORKERS > 1) as an operator runs it: the real command on PostgreSQL with two workers — one
- * port, two pids, the start-up lines once, the token brake counted across workers, a killed worker replaced,
- * SIGTERM stopping everything — and what happens when it cannot be: no DATABASE_URL, an unreachable
- * database, workers that keep failing to start.
+ * port, two pids, the start-up lines once, /metrics summed over the workers (and not held up by a stuck one),
+ * the token brake counted across workers, a killed worker replaced, SIGTERM stopping everything — and what
+ * happens when it cannot be: no DATABASE_URL, an unreachable database, workers that keep failing to start.
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
