@@ -38,6 +38,8 @@ export interface AppDeps {
   logStream?: DestinationStream
   /** Check every JSON response against its route's declared schema (tests; see http/response-check.ts). */
   checkResponses?: boolean
+  /** Set in a cluster worker (server.ts): /metrics then reports every worker's (see http/metrics.ts). */
+  clusterWorker?: boolean
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -101,7 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     [LOOKUPS_CHANNEL]: lookups.entries,
   })
   await registerOpenApi(app, config.API_AUDIENCE)
-  metrics(app)
+  metrics(app, deps.clusterWorker === true ? { workers: config.WORKERS } : undefined)
   await app.register(healthRoutes(deps.database))
   await app.register(oauthRoutes(deps))
   await app.register(invitationRoutes(deps.database))

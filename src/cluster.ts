@@ -12,6 +12,13 @@
  *   pool; one still starting is just ended); the primary waits for all — a worker gives up after `graceMs`
  *   (exit 1), and 2 s later the primary kills what is left — and exits 0 if every serving worker stopped
  *   cleanly, else 1. A second signal exits at once.
+ *
+ * Questions between the processes (the plumbing; what is asked and answered is the business of the callers):
+ * - A worker asks the primary (`askPrimary`): the primary's `answer` hook answers, at once or with a promise,
+ *   and the answer goes back to that worker alone. No answer within the asker's time limit is undefined.
+ * - The primary's `answer` hook may ask all serving workers at once (`workers.gather(topic)`): each worker
+ *   answers with what it registered for that topic (`answerGathers`); the gather resolves with the answers
+ *   that came within its time limit, so one worker that is stuck delays it but does not hang it.
  */
 import cluster, { type Worker } from 'node:cluster'
 
@@ -20,6 +27,12 @@ import cluster, { type Worker } from 'node:cluster'
 export const STOP_MESSAGE = 'procurement:stop'
 /** Worker → primary, just before it exits: why it could not start (printed by the primary, once). */
 export const START_FAILED_MESSAGE = 'procurement:start-failed'
+/** Worker → primary `{ type, id, question }`; primary → that worker `{ type: ANSWER_MESSAGE, id, answer? }`. */
+const ASK_MESSAGE = 'procurement:ask'
+const ANSWER_MESSAGE = 'procurement:answer'
+/** Primary → every serving worker `{ type, id, topic }`; each → primary `{ type: GATHERED_MESSAGE, id, answer? }`. */
+const GATHER_MESSAGE = 'procurement:gather'
+const GATHERED_MESSAGE = 'procurement:gathered'
 
 export interface StartFailure {
   /** The error's class name (ConfigError and DatabaseStartError are one-line messages for the operator). */
@@ -39,10 +52,28 @@ export interface ClusterOptions {
   /** How long a worker takes at most to stop (it exits 1 after that); the primary kills it 2 s later. */
   graceMs: number
   log: Log
-  /** Answers a worker's message (e.g. the token brake's); undefined for messages it does not know. */
-  answer?: (message: unknown) => object | undefined
+  /** Answers the workers' messages and questions (e.g. the token brake's, the cluster's metrics). */
+  answer?: Answer
   /** Told why the cluster gives up after it started (workers keep failing to start): print it, once. */
   report?: (failure: StartFailure) => void
+}
+
+/**
+ * The primary's answer to a worker's message (e.g. the token brake's) or question (`askPrimary`, e.g. the
+ * cluster's metrics), at once or with a promise; undefined for messages it does not know. `workers` lets it
+ * ask them all.
+ */
+export type Answer = (message: unknown, workers: Workers) => object | Promise<object | undefined> | undefined
+
+/** What the primary's `answer` hook may ask of the workers. */
+export interface Workers {
+  /** How many workers the cluster runs (WORKERS), serving or not. */
+  readonly count: number
+  /**
+   * Asks every serving worker for `topic` (see `answerGathers`) and resolves with the answers that came within
+   * `withinMs`, one per worker that answered (a worker with nothing registered for the topic answers nothing).
+   */
+  gather(topic: string, withinMs: number): Promise<unknown[]>
 }
 
 /** The workers failed to start: `failure` says why (the first worker's error). */
@@ -54,6 +85,13 @@ export class ClusterStartError extends Error {
 }
 
 const RETRY_START_AFTER_MS = 1000
+
+const isRecord = (message: unknown): message is Record<string, unknown> =>
+  typeof message === 'object' && message !== null
+
+/** A message `{ type, id: number, …}` of this type. */
+const isNumbered = (message: unknown, type: string): message is Record<string, unknown> & { id: number } =>
+  isRecord(message) && message.type === type && typeof message.id === 'number'
 
 function isStartFailure(message: unknown): message is { type: string; error: StartFailure } {
   if (typeof message !== 'object' || message === null) return false
@@ -150,21 +188,73 @@ export function startCluster(options: ClusterOptions): Promise<{ port: number }>
       }
     })
 
+    /** Sends, unless the worker is gone (then `gone`, if given: a worker gone meanwhile answers nothing). */
+    const send = (worker: Worker, message: object, gone?: () => void) => {
+      if (!worker.isConnected()) return gone?.()
+      try {
+        worker.send(message, undefined, (error: Error | null) => {
+          if (error !== null) gone?.()
+        })
+      } catch {
+        gone?.()
+      }
+    }
+
+    // Gathers under way: id → what to do with one worker's reply.
+    const gathers = new Map<number, (worker: Worker, reply: Record<string, unknown>) => void>()
+    let lastGather = 0
+    const gather = (topic: string, withinMs: number): Promise<unknown[]> => {
+      const asked = new Set([...listening].filter((w) => w.isConnected()))
+      const id = ++lastGather
+      const answers: unknown[] = []
+      return new Promise((resolve) => {
+        const finish = () => {
+          clearTimeout(timer)
+          gathers.delete(id)
+          resolve(answers)
+        }
+        const timer = setTimeout(finish, withinMs)
+        const settled = (worker: Worker) => {
+          if (asked.delete(worker) && asked.size === 0) finish()
+        }
+        gathers.set(id, (worker, reply) => {
+          if (asked.has(worker) && 'answer' in reply) answers.push(reply.answer)
+          settled(worker)
+        })
+        if (asked.size === 0) return finish()
+        for (const worker of asked) send(worker, { type: GATHER_MESSAGE, id, topic }, () => settled(worker))
+      })
+    }
+    const workersView: Workers = { count: workers, gather }
+
     cluster.on('message', (worker, message: unknown) => {
       if (isStartFailure(message)) {
         failures.set(worker, message.error)
         return
       }
-      const answer = options.answer?.(message)
-      if (answer === undefined || !worker.isConnected()) return
-      try {
-        worker.send(answer, undefined, () => {}) // a worker gone meanwhile counts locally (see access/attempts.ts)
-      } catch {
-        // the same
+      if (isNumbered(message, GATHERED_MESSAGE)) {
+        gathers.get(message.id)?.(worker, message) // one that came too late is dropped
+        return
       }
+      const question = isNumbered(message, ASK_MESSAGE) ? message : undefined
+      // An answer that cannot be sent is dropped: the worker is gone, or it does without (see askPrimary).
+      Promise.resolve()
+        .then(() => options.answer?.(question === undefined ? message : question.question, workersView))
+        .then(
+          (answer) => {
+            if (question !== undefined)
+              send(worker, { type: ANSWER_MESSAGE, id: question.id, ...(answer === undefined ? {} : { answer }) })
+            else if (answer !== undefined) send(worker, answer)
+          },
+          (error: unknown) => {
+            log.error({ err: { message: error instanceof Error ? error.message : String(error) } }, 'answer failed')
+            if (question !== undefined) send(worker, { type: ANSWER_MESSAGE, id: question.id })
+          },
+        )
     })
 
     cluster.on('exit', (worker, code, signal) => {
+      for (const replied of gathers.values()) replied(worker, {}) // it will not answer: no need to wait for it
       const wasListening = listening.delete(worker)
       if (closing) return
       const how = signal !== null ? { signal } : { code }
@@ -189,4 +279,75 @@ export function startCluster(options: ClusterOptions): Promise<{ port: number }>
 
     for (let i = 0; i < workers; i++) fork()
   })
+}
+
+// The worker's side of the questions (see the top of this file).
+
+const gatherReplies = new Map<string, () => unknown>()
+const asking = new Map<number, (answer: unknown) => void>()
+let lastAsk = 0
+let listeningToPrimary = false
+
+function sendToPrimary(message: object, failed?: () => void): void {
+  if (process.send === undefined || !process.connected) return failed?.()
+  try {
+    process.send(message, undefined, {}, (error: Error | null) => {
+      if (error !== null) failed?.()
+    })
+  } catch {
+    failed?.()
+  }
+}
+
+async function answerGather(id: number, topic: string): Promise<void> {
+  const reply = gatherReplies.get(topic)
+  let answer: { answer?: unknown } = {}
+  try {
+    if (reply !== undefined) answer = { answer: await reply() }
+  } catch {
+    // counted as no answer
+  }
+  sendToPrimary({ type: GATHERED_MESSAGE, id, ...answer })
+}
+
+function listenToPrimary(): void {
+  if (listeningToPrimary) return
+  listeningToPrimary = true
+  process.on('message', (message: unknown) => {
+    if (isNumbered(message, ANSWER_MESSAGE)) asking.get(message.id)?.(message.answer)
+    else if (isNumbered(message, GATHER_MESSAGE) && typeof message.topic === 'string')
+      void answerGather(message.id, message.topic)
+  })
+}
+
+/**
+ * In a cluster worker: asks the primary `question`, which its `answer` hook answers. Resolves with the
+ * answer, or undefined if there is none within `withinMs` (no primary, or it does not know the question).
+ */
+export function askPrimary(question: object, withinMs: number): Promise<unknown> {
+  if (process.send === undefined || !process.connected) return Promise.resolve(undefined)
+  listenToPrimary()
+  const id = ++lastAsk
+  return new Promise((resolve) => {
+    const done = (answer: unknown) => {
+      clearTimeout(timer)
+      asking.delete(id)
+      resolve(answer)
+    }
+    const timer = setTimeout(() => done(undefined), withinMs)
+    asking.set(id, done)
+    sendToPrimary({ type: ASK_MESSAGE, id, question }, () => done(undefined))
+  })
+}
+
+/**
+ * In a cluster worker: answers the primary's gathers of `topic` with what `reply` returns (or resolves to).
+ * Returns the function that stops answering (then this worker answers that topic's gathers with nothing).
+ */
+export function answerGathers(topic: string, reply: () => unknown): () => void {
+  listenToPrimary()
+  gatherReplies.set(topic, reply)
+  return () => {
+    if (gatherReplies.get(topic) === reply) gatherReplies.delete(topic)
+  }
 }

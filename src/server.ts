@@ -13,8 +13,16 @@ import { sql } from 'kysely'
 import pino from 'pino'
 import { attemptsHost, shareAttemptsWithPrimary } from './access/attempts.ts'
 import { buildApp } from './app.ts'
-import { ClusterStartError, START_FAILED_MESSAGE, startCluster, STOP_MESSAGE, type StartFailure } from './cluster.ts'
+import {
+  ClusterStartError,
+  START_FAILED_MESSAGE,
+  startCluster,
+  STOP_MESSAGE,
+  type Answer,
+  type StartFailure,
+} from './cluster.ts'
 import { ConfigError, type Config } from './config.ts'
+import { metricsHost } from './http/metrics.ts'
 import { publicBase } from './http/public-url.ts'
 import { setupPath } from './invitations/service.ts'
 import { openDatabase, type Database } from './db/database.ts'
@@ -103,22 +111,22 @@ async function serveOne(config: Readonly<Config>, out: (line: string) => void): 
 
 /**
  * Builds the app on `database`, listens, starts the background jobs, and stops it all gracefully on
- * SIGTERM/SIGINT — or when `stopWhen` calls the function it is given (a cluster worker told to stop).
- * Closes the database if it cannot start.
+ * SIGTERM/SIGINT — or, in a cluster worker, when `worker.stopWhen` calls the function it is given (the
+ * primary said stop). Closes the database if it cannot start.
  */
 async function run(
   config: Readonly<Config>,
   database: Database,
   keys: ServerKeys,
   ref: { app?: FastifyInstance },
-  stopWhen?: (stop: () => void) => void,
+  worker?: { stopWhen: (stop: () => void) => void },
 ): Promise<{ app: FastifyInstance; port: number }> {
   let app: FastifyInstance | undefined
   // Loaded only when mail is configured (a deployment without SMTP never pays for the mail library), and
   // before the port opens, so nothing is awaited between listening and handling signals.
   const mail = config.SMTP_URL === undefined ? undefined : await import('./mail/mailer.ts')
   try {
-    app = ref.app = await buildApp({ config, database, keys })
+    app = ref.app = await buildApp({ config, database, keys, clusterWorker: worker !== undefined })
     await app.listen({ port: config.PORT, host: config.HOST })
   } catch (error) {
     await app?.close()
@@ -160,7 +168,7 @@ async function run(
   process.once('SIGTERM', () => shutdown('SIGTERM'))
   process.once('SIGINT', () => shutdown('SIGINT'))
   // A request to stop is not a second signal: a worker may get SIGINT from the terminal and the primary's word.
-  stopWhen?.(() => {
+  worker?.stopWhen(() => {
     if (!closing) shutdown('primary')
   })
   return { app, port }
@@ -190,6 +198,17 @@ async function announce(
   }
   out(lines.join('\n'))
   if (demo !== undefined) await markDemoCredentialsShown(database.db, demo.client_id)
+}
+
+/** The primary's answers to its workers: the first of `hosts` that knows the message answers it. */
+function answerWorkers(...hosts: Answer[]): Answer {
+  return (message, workers) => {
+    for (const host of hosts) {
+      const answer = host(message, workers)
+      if (answer !== undefined) return answer
+    }
+    return undefined
+  }
 }
 
 /** A known start-up error is one line for the operator; anything else is named as a worker's failure. */
@@ -225,7 +244,7 @@ async function servePrimary(config: Readonly<Config>, out: (line: string) => voi
       workers: config.WORKERS,
       graceMs: SHUTDOWN_GRACE_MS,
       log,
-      answer: attemptsHost(config),
+      answer: answerWorkers(attemptsHost(config), metricsHost()),
       report,
     })
     await announce(config, database, keys, port, out, ` (${config.WORKERS} workers)`)
@@ -269,9 +288,11 @@ async function serveWorker(config: Readonly<Config>): Promise<FastifyInstance> {
       },
       onError: (error) => ref.app?.log.error({ err: { message: error.message } }, 'database connection error'),
     })
-    const { app } = await run(config, database, keys, ref, (s) => {
-      stop = s
-      if (stopAsked) s()
+    const { app } = await run(config, database, keys, ref, {
+      stopWhen: (s) => {
+        stop = s
+        if (stopAsked) s()
+      },
     })
     return app
   } catch (error) {

@@ -1,8 +1,8 @@
 /**
  * Cluster mode (WORKERS > 1) as an operator runs it: the real command on PostgreSQL with two workers — one
- * port, two pids, the start-up lines once, the token brake counted across workers, a killed worker replaced,
- * SIGTERM stopping everything — and what happens when it cannot be: no DATABASE_URL, an unreachable
- * database, workers that keep failing to start.
+ * port, two pids, the start-up lines once, /metrics summed over the workers (and not held up by a stuck one),
+ * the token brake counted across workers, a killed worker replaced, SIGTERM stopping everything — and what
+ * happens when it cannot be: no DATABASE_URL, an unreachable database, workers that keep failing to start.
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -12,7 +12,10 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import Fastify from 'fastify'
+import { Counter, Registry } from 'prom-client'
 import { AttemptCounter, attemptsHost, RemoteAttempts } from '../src/access/attempts.ts'
+import { metrics, metricsHost } from '../src/http/metrics.ts'
 import { engineUnderTest, testDatabase, type TestDatabase } from './helpers/db.ts'
 import { run, runToEnd, type Running } from './helpers/process.ts'
 
@@ -79,6 +82,27 @@ async function servedBy(server: Running, ids: string[]): Promise<number[]> {
   for (const id of ids) await server.waitFor(new RegExp(`"request_id":"${id}"`), 10_000)
   return pidsOf(server.output(), ids)
 }
+
+/** How many requests to `route` the log says each pid answered. */
+function answeredPerPid(output: string, route: string): Map<number, number> {
+  const counts = new Map<number, number>()
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue
+    const entry = JSON.parse(line) as { msg?: string; route?: string; pid?: number }
+    if (entry.msg === 'request' && entry.route === route && entry.pid !== undefined)
+      counts.set(entry.pid, (counts.get(entry.pid) ?? 0) + 1)
+  }
+  return counts
+}
+
+/** The value of one sample (`name{labels}`, written exactly as the exposition format has it) in a scrape. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
+  return line === undefined ? undefined : Number(line.slice(series.length + 1))
+}
+
+const HEALTHZ_COUNT = 'http_requests_total{method="GET",route="/healthz",status="200"}'
+const HEALTHZ_DURATIONS = 'http_request_duration_seconds_count{method="GET",route="/healthz"}'
 
 const tokenRequest = (base: string, clientId: string, clientSecret: string) =>
   request(base, 'POST', '/oauth/token', {
@@ -154,6 +178,68 @@ describe('WORKERS=2 on PostgreSQL', { skip: engineUnderTest !== 'postgres' && 'P
       answers.map((a) => a.id),
     )
     assert.deepEqual(new Set(pids), new Set(workerPids), 'requests on fresh connections reach both workers')
+  })
+
+  test('/metrics sums every worker: each scrape counts every request, whichever worker answers it', async () => {
+    const sent = []
+    for (let i = 0; i < 12; i++) sent.push(await request(base, 'GET', '/healthz'))
+    assert.deepEqual(new Set(sent.map((s) => s.status)), new Set([200]))
+    const pids = await servedBy(
+      server,
+      sent.map((s) => s.id),
+    )
+    assert.deepEqual(new Set(pids), new Set(workerPids), 'both workers answered some of the requests')
+
+    const scrapes = []
+    for (let i = 0; i < 6; i++) scrapes.push(await request(base, 'GET', '/metrics'))
+    assert.deepEqual(
+      new Set(
+        await servedBy(
+          server,
+          scrapes.map((s) => s.id),
+        ),
+      ),
+      new Set(workerPids),
+      'both workers answered scrapes',
+    )
+    for (const scrape of scrapes) {
+      assert.equal(scrape.status, 200)
+      assert.equal(sample(scrape.text, HEALTHZ_COUNT), sent.length, scrape.text)
+      assert.equal(sample(scrape.text, HEALTHZ_DURATIONS), sent.length, 'histograms are summed too')
+      assert.equal(sample(scrape.text, 'procurement_cluster_workers'), 2)
+      assert.equal(sample(scrape.text, 'procurement_cluster_workers_answered'), 2)
+      const versions = scrape.text.split('\n').filter((line) => line.startsWith('nodejs_version_info{'))
+      assert.equal(versions.length, 1, 'one version line, not one per worker')
+      assert.ok((sample(scrape.text, 'process_cpu_seconds_total') ?? 0) > 0)
+      assert.doesNotMatch(scrape.text, /^process_start_time_seconds /m, 'no start time: the workers have one each')
+    }
+  })
+
+  test('a worker that does not answer does not hang the scrape: the others are summed, and the gauge says so', async () => {
+    const [stopped, running] = workerPids as [number, number]
+    const served = answeredPerPid(server.output(), '/healthz')
+    const started = Date.now()
+    process.kill(stopped, 'SIGSTOP')
+    // Started together: the stopped worker takes at most one of them (it never says it is free again).
+    const scrapes = [1, 2, 3].map(() => request(base, 'GET', '/metrics'))
+    try {
+      const first = await Promise.race([
+        ...scrapes,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no scrape answered in 10 s')), 10_000)),
+      ])
+      assert.ok(Date.now() - started < 5000, `answered after ${Date.now() - started} ms`)
+      assert.equal(first.status, 200)
+      assert.equal(sample(first.text, 'procurement_cluster_workers'), 2)
+      assert.equal(sample(first.text, 'procurement_cluster_workers_answered'), 1, first.text)
+      assert.equal(sample(first.text, HEALTHZ_COUNT), served.get(running), 'the running worker’s own count')
+    } finally {
+      process.kill(stopped, 'SIGCONT')
+    }
+    // Once it runs again the stopped worker answers what it was handed, and every scrape sums both again.
+    for (const scrape of await Promise.all(scrapes)) assert.equal(scrape.status, 200)
+    const again = await request(base, 'GET', '/metrics')
+    assert.equal(sample(again.text, 'procurement_cluster_workers_answered'), 2, again.text)
+    assert.equal(sample(again.text, HEALTHZ_COUNT), (served.get(stopped) ?? 0) + (served.get(running) ?? 0))
   })
 
   test('the token brake counts failures across workers; the right secret still gets a token', async () => {
@@ -307,6 +393,63 @@ describe('the brake across processes, in parts', () => {
     assert.equal(await counter.failed('a', '10.0.0.2'), 0)
     assert.equal(await counter.failed('b', '10.0.0.2'), 0)
     assert.ok((await counter.failed('c', '10.0.0.2')) > 0)
+  })
+})
+
+describe('the cluster’s metrics, in parts', () => {
+  /** One worker's metrics as it sends them to the primary: `getMetricsAsJSON()` of its registry. */
+  const workerMetrics = (served: number) => {
+    const registry = new Registry()
+    const counter = new Counter({
+      name: 'http_requests_total',
+      help: 'h',
+      labelNames: ['route'],
+      registers: [registry],
+    })
+    counter.inc({ route: '/healthz' }, served)
+    return registry.getMetricsAsJSON()
+  }
+
+  test('the primary merges what the workers sent, counts who answered, and shares a gather among scrapes', async () => {
+    const perWorker: unknown[] = [await workerMetrics(2), await workerMetrics(3), 'not metrics']
+    let gathers = 0
+    const workers = {
+      count: 4,
+      gather: async () => {
+        gathers += 1
+        return perWorker
+      },
+    }
+    const answer = metricsHost()
+    assert.equal(answer({ type: 'procurement:attempt-failed' }, workers), undefined, 'not its business')
+    const scrapes = await Promise.all([
+      answer({ type: 'procurement:metrics' }, workers),
+      answer({ type: 'procurement:metrics' }, workers),
+    ])
+    assert.equal(gathers, 1, 'two scrapes at once share one gather')
+    for (const scrape of scrapes) {
+      assert.equal(scrape?.type, 'procurement:metrics')
+      assert.equal(sample(scrape.text, 'http_requests_total{route="/healthz"}'), 5)
+      assert.equal(sample(scrape.text, 'procurement_cluster_workers'), 4)
+      assert.equal(sample(scrape.text, 'procurement_cluster_workers_answered'), 2, 'only answers that are metrics')
+    }
+    await answer({ type: 'procurement:metrics' }, workers)
+    assert.equal(gathers, 2, 'a later scrape gathers afresh')
+  })
+
+  test('a worker whose primary does not answer reports its own metrics, and the gauges say so', async () => {
+    const app = Fastify()
+    metrics(app, { workers: 3 }) // in this process there is no primary to ask
+    try {
+      await app.inject('/metrics')
+      const response = await app.inject('/metrics')
+      assert.equal(response.statusCode, 200)
+      assert.equal(sample(response.body, 'http_requests_total{method="GET",route="/metrics",status="200"}'), 1)
+      assert.equal(sample(response.body, 'procurement_cluster_workers'), 3)
+      assert.equal(sample(response.body, 'procurement_cluster_workers_answered'), 1)
+    } finally {
+      await app.close()
+    }
   })
 })
 
