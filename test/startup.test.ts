@@ -2,8 +2,12 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { ValidateFunction } from 'ajv'
+import { sql, type KyselyPlugin } from 'kysely'
+import { openPglite } from '../src/db/database.ts'
+import { migrateToLatest } from '../src/db/migrate.ts'
 import { compilePendingValidators, validatorCompiler } from '../src/http/validation.ts'
 import { useTestApp } from './helpers/app.ts'
+import { testDatabase } from './helpers/db.ts'
 
 const ctx = useTestApp()
 
@@ -53,5 +57,36 @@ describe('request validators, compiled on first use', () => {
     })
     assert.throws(() => compilePendingValidators(), /POST \/broken\/ \(body\)/)
     compilePendingValidators() // reported once; the rest still compile
+  })
+})
+
+describe('the migrations check', () => {
+  test('a database that has run every migration is told so in one statement', async () => {
+    let statements = 0
+    const counting: KyselyPlugin = {
+      transformQuery: ({ node }) => (statements++, node),
+      transformResult: ({ result }) => Promise.resolve(result),
+    }
+    assert.deepEqual(await migrateToLatest(ctx.database.db.withPlugin(counting)), [])
+    assert.equal(statements, 1)
+  })
+
+  test('a new database gets every migration; a migration this code does not know is refused as before', async () => {
+    const fresh = await openPglite()
+    try {
+      const applied = await migrateToLatest(fresh.db)
+      assert.ok(applied.length >= 4 && applied[0] === '0001_initial', applied.join())
+      assert.deepEqual(await migrateToLatest(fresh.db), [])
+    } finally {
+      await fresh.close()
+    }
+    const later = await testDatabase()
+    try {
+      const now = new Date().toISOString()
+      await sql`insert into schema_migrations (name, timestamp) values ('9999_later', ${now})`.execute(later.db)
+      await assert.rejects(migrateToLatest(later.db), /previously executed migration 9999_later is missing/)
+    } finally {
+      await later.close()
+    }
   })
 })
