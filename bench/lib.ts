@@ -189,7 +189,7 @@ export function serverEnv(extra: Record<string, string>): Record<string, string>
   }
 }
 
-/** bin/procurement.js's own test: dist/ is used when it is at least as new as every file under src/. */
+/** bin/procurement.js's own test: dist/procurement.js is used when it is at least as new as every file under src/. */
 function compiledIsFresh(): boolean {
   const newest = (dir: string): number =>
     Math.max(
@@ -200,7 +200,7 @@ function compiledIsFresh(): boolean {
       }),
     )
   try {
-    return fs.statSync(path.join(ROOT, 'dist/cli/main.js')).mtimeMs >= newest(path.join(ROOT, 'src'))
+    return fs.statSync(path.join(ROOT, 'dist/procurement.js')).mtimeMs >= newest(path.join(ROOT, 'src'))
   } catch {
     return false
   }

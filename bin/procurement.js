@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// The `procurement` command. It runs the compiled JavaScript in dist/ (built by `npm install`, or `npm run
-// build`) when that is at least as new as every source file; otherwise — while the sources are being
-// edited — the TypeScript itself, through tsx.
+// The `procurement` command. It runs the compiled JavaScript, bundled into one file, dist/procurement.js
+// (built by `npm install`, or `npm run build`; see scripts/bundle.js) when that is at least as new as every
+// source file; otherwise — while the sources are being edited — the TypeScript itself, through tsx.
 import fs from 'node:fs'
 import { URL } from 'node:url'
 
-const compiled = new URL('../dist/cli/main.js', import.meta.url)
+const compiled = new URL('../dist/procurement.js', import.meta.url)
 const sources = new URL('../src/', import.meta.url)
 
 function newest(dir) {

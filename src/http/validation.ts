@@ -3,6 +3,11 @@
  * reported. Query strings, path parameters and headers are text on the wire, so their values are coerced
  * ("2" → 2, "true" → true) before the same checks — except that a path id must be written canonically:
  * `/vendors/1/`, never `/vendors/1e0/`, `/vendors/+1/` or `/vendors/01/`.
+ *
+ * A validator is compiled when it is first used, not when its route is registered: compiling all of them
+ * was a fifth of the start-up time, and most routes see no request for a while after a start (or ever).
+ * It is the same validator either way; `compilePendingValidators` compiles the rest at once (tests do, so
+ * a schema ajv cannot compile still fails the suite rather than its route's first request).
  */
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
@@ -20,8 +25,46 @@ function makeAjv(options: Options): Ajv {
 const strict = makeAjv({ coerceTypes: false })
 const coercing = makeAjv({ coerceTypes: 'array' })
 
+/** Validators made but not yet compiled, with what each validates (each leaves on its first call). */
+const pending = new Map<() => ValidateFunction, string>()
+
+/**
+ * A validator that compiles on its first use. It behaves as the compiled one: the same result, and the
+ * same `errors` and `schemaEnv` (Fastify reads `schemaEnv` before each call to know whether to pass the
+ * parent object, so that ajv can coerce or default a whole query string or header set).
+ */
+function compiledOnFirstUse(what: string, compile: () => ValidateFunction): ValidateFunction {
+  let compiled: ValidateFunction | undefined
+  const get = (): ValidateFunction => {
+    if (compiled === undefined) {
+      pending.delete(get)
+      compiled = compile()
+    }
+    return compiled
+  }
+  pending.set(get, what)
+  const validate = ((data: unknown, context?: Parameters<ValidateFunction>[1]) =>
+    get()(data, context)) as ValidateFunction
+  Object.defineProperties(validate, {
+    errors: { get: () => get().errors, enumerable: true },
+    schemaEnv: { get: () => get().schemaEnv, enumerable: true },
+  })
+  return validate
+}
+
+/** Compiles every validator made so far that has not been used yet; a schema ajv refuses is an error naming it. */
+export function compilePendingValidators(): void {
+  for (const [compile, what] of [...pending]) {
+    try {
+      compile()
+    } catch (error) {
+      throw new Error(`The validator of ${what} does not compile: ${(error as Error).message}`, { cause: error })
+    }
+  }
+}
+
 /** A strict body validator, for handlers that validate a part of the body themselves. */
-export const compileBodyValidator = (schema: object) => strict.compile(schema)
+export const compileBodyValidator = (schema: object) => compiledOnFirstUse('a body part', () => strict.compile(schema))
 
 const CANONICAL_INTEGER = /^(0|-?[1-9][0-9]*)$/
 
@@ -55,8 +98,9 @@ function canonicalIntegers(
   return check
 }
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  if (httpPart === 'body') return strict.compile(schema as object)
-  const validate = coercing.compile(schema as object)
-  return httpPart === 'params' ? canonicalIntegers(schema as object, validate) : validate
-}
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart, method, url }) =>
+  compiledOnFirstUse(`${method} ${url} (${httpPart})`, () => {
+    if (httpPart === 'body') return strict.compile(schema as object)
+    const validate = coercing.compile(schema as object)
+    return httpPart === 'params' ? canonicalIntegers(schema as object, validate) : validate
+  })

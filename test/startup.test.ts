@@ -1,0 +1,92 @@
+/** What start-up leaves for later must still happen, and be the same as before. */
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import type { ValidateFunction } from 'ajv'
+import { sql, type KyselyPlugin } from 'kysely'
+import { openPglite } from '../src/db/database.ts'
+import { migrateToLatest } from '../src/db/migrate.ts'
+import { compilePendingValidators, validatorCompiler } from '../src/http/validation.ts'
+import { useTestApp } from './helpers/app.ts'
+import { testDatabase } from './helpers/db.ts'
+
+const ctx = useTestApp()
+
+describe('request validators, compiled on first use', () => {
+  test("every route's validators compile", () => {
+    assert.ok(ctx.app.routeTable.length > 20)
+    compilePendingValidators()
+  })
+
+  test('one compiled on first use validates, coerces and reports as ajv does', () => {
+    const query = validatorCompiler({
+      schema: { type: 'object', properties: { page: { type: 'integer', minimum: 1, default: 1 } } },
+      httpPart: 'querystring',
+      method: 'GET',
+      url: '/example/',
+    }) as ValidateFunction
+    // Fastify passes the parent object when ajv asks for it (schemaEnv), so that the whole part can change.
+    assert.ok(query.schemaEnv)
+    const request = { query: { page: '2' } as Record<string, unknown> }
+    const parent = { parentData: request, parentDataProperty: 'query' } as unknown as Parameters<ValidateFunction>[1]
+    assert.equal(query(request.query, parent), true)
+    assert.deepEqual(request.query, { page: 2 })
+    assert.equal(query({ page: '0' }), false)
+    assert.equal(query.errors?.[0]?.instancePath, '/page')
+    const empty: Record<string, unknown> = {}
+    assert.equal(query(empty), true)
+    assert.deepEqual(empty, { page: 1 })
+
+    // Integer path ids are checked for canonical digits first, by a function of ours (no schemaEnv).
+    const params = validatorCompiler({
+      schema: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
+      httpPart: 'params',
+      method: 'GET',
+      url: '/example/:id/',
+    }) as ValidateFunction
+    assert.equal(params.schemaEnv, undefined)
+    assert.equal(params({ id: '01' }), false)
+    assert.match(String(params.errors?.[0]?.message), /decimal digits/)
+  })
+
+  test('a schema ajv cannot compile is named with its route', () => {
+    validatorCompiler({
+      schema: { type: 'object', properties: { id: { $ref: '#/nowhere' } } },
+      httpPart: 'body',
+      method: 'POST',
+      url: '/broken/',
+    })
+    assert.throws(() => compilePendingValidators(), /POST \/broken\/ \(body\)/)
+    compilePendingValidators() // reported once; the rest still compile
+  })
+})
+
+describe('the migrations check', () => {
+  test('a database that has run every migration is told so in one statement', async () => {
+    let statements = 0
+    const counting: KyselyPlugin = {
+      transformQuery: ({ node }) => (statements++, node),
+      transformResult: ({ result }) => Promise.resolve(result),
+    }
+    assert.deepEqual(await migrateToLatest(ctx.database.db.withPlugin(counting)), [])
+    assert.equal(statements, 1)
+  })
+
+  test('a new database gets every migration; a migration this code does not know is refused as before', async () => {
+    const fresh = await openPglite()
+    try {
+      const applied = await migrateToLatest(fresh.db)
+      assert.ok(applied.length >= 4 && applied[0] === '0001_initial', applied.join())
+      assert.deepEqual(await migrateToLatest(fresh.db), [])
+    } finally {
+      await fresh.close()
+    }
+    const later = await testDatabase()
+    try {
+      const now = new Date().toISOString()
+      await sql`insert into schema_migrations (name, timestamp) values ('9999_later', ${now})`.execute(later.db)
+      await assert.rejects(migrateToLatest(later.db), /previously executed migration 9999_later is missing/)
+    } finally {
+      await later.close()
+    }
+  })
+})
