@@ -4,6 +4,7 @@
  * now: within a second, on one tenant's entries only, and through a lost listening connection.
  */
 import assert from 'node:assert/strict'
+import { Writable } from 'node:stream'
 import { describe, test } from 'node:test'
 import { sql, type KyselyPlugin } from 'kysely'
 import { buildApp } from '../src/app.ts'
@@ -41,9 +42,11 @@ async function countedApp(ctx: TestContext) {
   }
   const database = { ...ctx.database, db: ctx.database.db.withPlugin(counter) }
   const app = await buildApp({
-    config: { ...ctx.config, RATE_LIMIT_PER_MINUTE: 0, LOG_LEVEL: 'silent' },
+    config: { ...ctx.config, RATE_LIMIT_PER_MINUTE: 0 },
     database,
     keys: ctx.keys,
+    logStream: new Writable({ write: (_chunk, _encoding, done) => done() }),
+    checkResponses: true,
   })
   const tenant = async () => {
     const { token, tenant } = await signedIn(ctx)
