@@ -207,15 +207,32 @@ function compiledIsFresh(): boolean {
 }
 
 let warned = false
-/** The real server, as `npm start` runs it (the compiled dist/ when it is current). */
-export function startServer(env: Record<string, string>, name = 'server'): Promise<Running> {
+function warnIfStale(): void {
   if (!warned && !compiledIsFresh()) {
     warned = true
     console.log('WARNING: dist/ is older than src/, so the server runs through tsx: run `npm run build` first')
   }
+}
+
+/** The real server, as `npm start` runs it (the compiled dist/ when it is current). */
+export function startServer(env: Record<string, string>, name = 'server'): Promise<Running> {
+  warnIfStale()
   // E.g. BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof': the server profiled under the load.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)
   return startProcess(name, [...nodeArgs, BIN, 'serve'], env)
+}
+
+/**
+ * The operator's command, `node bin/procurement.js <args>` (the compiled dist/ when it is current), with only
+ * `env` (as the server gets it, e.g. `serverEnv(…)`), to set data up the way an operator does; what it
+ * printed on stdout. It must finish within `limitSeconds` and exit with 0. On the embedded engine it cannot
+ * run while a server holds the same DATA_DIR.
+ */
+export async function runCli(args: string[], env: Record<string, string>, limitSeconds = 120): Promise<string> {
+  warnIfStale()
+  const clean = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env }
+  const { stdout } = await runChild(process.execPath, [BIN, ...args], limitSeconds, clean, false)
+  return stdout
 }
 
 /** The raw floor (bench/floor/server.ts) for the spec written to `specFile`. */
@@ -403,15 +420,22 @@ async function wrk(options: Load): Promise<LoadResult> {
   }
 }
 
-/** A child that must finish within `limitSeconds` (killed otherwise); resolves with what it printed. */
+/**
+ * A child that must finish within `limitSeconds` (killed otherwise); resolves with what it printed. Its
+ * environment is this process's with `env` on top, or (`inherit` false) `env` alone.
+ */
 function runChild(
   command: string,
   args: string[],
   limitSeconds: number,
   env: Record<string, string> = {},
+  inherit = true,
 ): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(command, args, {
+      env: inherit ? { ...process.env, ...env } : env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     children.add(child)
     let stdout = ''
     let stderr = ''
