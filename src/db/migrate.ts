@@ -12,6 +12,7 @@ import * as m0002 from './migrations/0002_console.ts'
 import * as m0003 from './migrations/0003_striped_counts.ts'
 import * as m0004 from './migrations/0004_access_notify.ts'
 import * as m0005 from './migrations/0005_lookups_notify.ts'
+import * as m0006 from './migrations/0006_vendor_key.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0003_striped_counts': m0003,
   '0004_access_notify': m0004,
   '0005_lookups_notify': m0005,
+  '0006_vendor_key': m0006,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
