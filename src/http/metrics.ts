@@ -20,16 +20,9 @@
  * ASK_WITHIN_MS the worker answers with its own metrics alone, and answered says 1.
  */
 import type { FastifyInstance } from 'fastify'
-import {
-  AggregatorRegistry,
-  collectDefaultMetrics,
-  Counter,
-  Gauge,
-  Histogram,
-  Registry,
-  type PrometheusContentType,
-} from 'prom-client'
+import { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry, type PrometheusContentType } from 'prom-client'
 import { answerGathers, askPrimary, type Workers } from '../cluster.ts'
+import { RouteMetrics } from './route-metrics.ts'
 
 /** A worker's question to the primary, and the primary's gather topic to the workers. */
 const METRICS = 'procurement:metrics'
@@ -46,23 +39,10 @@ export interface ClusterMetrics {
 export function metrics(app: FastifyInstance, cluster?: ClusterMetrics): void {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  })
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time to answer, by method and route',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  })
+  const routes = new RouteMetrics()
+  routes.register(registry)
   app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched'
-    requests.inc({ method: request.method, route, status: String(reply.statusCode) })
-    duration.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+    routes.record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000)
   })
 
   let scrape = () => registry.metrics()
