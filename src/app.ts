@@ -79,20 +79,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   methodNotAllowed(app)
   textGuard(app)
   if (deps.checkResponses === true) checkResponses(app)
-  // One line per request, after the response: who asked, what, how it went, how long it took.
-  app.addHook('onResponse', async (request, reply) => {
-    const actor = request.actor as typeof request.actor | null
-    request.log.info(
-      {
-        method: request.method,
-        route: request.routeOptions.url ?? null,
-        status: reply.statusCode,
-        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
-        ...(actor ? { tenant: actor.domain, client_id: actor.clientId } : {}),
-      },
-      'request',
-    )
-  })
+  // One line per request, after the response: who asked, what, how it went, how long it took. Not even
+  // the hook where the level leaves those lines out.
+  if (['trace', 'debug', 'info'].includes(config.LOG_LEVEL))
+    app.addHook('onResponse', async (request, reply) => {
+      const actor = request.actor as typeof request.actor | null
+      request.log.info(
+        {
+          method: request.method,
+          route: request.routeOptions.url ?? null,
+          status: reply.statusCode,
+          duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+          ...(actor ? { tenant: actor.domain, client_id: actor.clientId } : {}),
+        },
+        'request',
+      )
+    })
 
   // The caches the database's notifications keep true; subscribed before the routes, so that the fence's
   // hook answers every write after its change reached them (http/changes.ts).
