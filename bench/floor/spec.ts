@@ -26,7 +26,8 @@ export interface FloorSpec {
   }
   /**
    * POST /api/v3/vendors/, per tenant id: the request's statements; `insert` returns the new id, which
-   * replaces `capturedId` (the id the captured request got) in the statements after it; `select` reads the vendor.
+   * replaces `capturedId` (the id the captured request got) in the statements after it; `select` is the one
+   * whose row is the vendor (the service's insert returns it).
    */
   create?: {
     tenants: Record<

@@ -30,21 +30,23 @@ export function findVendor(db: Kysely<DB>, tenantId: number, id: number): Promis
   return selectVendors(db).where('v.tenant_id', '=', tenantId).where('v.id', '=', id).executeTakeFirst()
 }
 
-export async function insertVendor(db: Kysely<DB>, values: NewVendor): Promise<number> {
-  return (await db.insertInto('vendors').values(values).returning('id').executeTakeFirstOrThrow()).id
+/** Inserts a vendor and returns it as written (one round trip: no read after the write). */
+export function insertVendor(db: Kysely<DB>, values: NewVendor): Promise<VendorRow> {
+  return db.insertInto('vendors').values(values).returningAll().executeTakeFirstOrThrow()
 }
 
-export async function updateVendor(
+/** Writes `values` to the tenant's vendor and returns it as written; undefined if there is no such vendor. */
+export function updateVendor(
   db: Kysely<DB>,
   tenantId: number,
   id: number,
   values: VendorUpdate,
-): Promise<boolean> {
-  const result = await db
+): Promise<VendorRow | undefined> {
+  return db
     .updateTable('vendors')
     .set({ ...values, date_modified: new Date() })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
+    .returningAll()
     .executeTakeFirst()
-  return result.numUpdatedRows > 0n
 }

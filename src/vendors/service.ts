@@ -157,9 +157,9 @@ export async function createVendor(
   requireAny(actor, ...WRITERS)
   return inTransaction(db, async (tx) => {
     await checkReferences(tx, actor.tenantId, input)
-    const id = await repo.insertVendor(tx, { ...(toColumns(input, true) as NewVendor), tenant_id: actor.tenantId })
-    await audit(tx, actor, { action: 'vendor.create', resourceType: 'vendor', resourceId: id, changes: input })
-    return getVendor(tx, lookups, actor, id)
+    const row = await repo.insertVendor(tx, { ...(toColumns(input, true) as NewVendor), tenant_id: actor.tenantId })
+    await audit(tx, actor, { action: 'vendor.create', resourceType: 'vendor', resourceId: row.id, changes: input })
+    return (await withLookups(tx, lookups, actor.tenantId, [row]))[0]!
   })
 }
 
@@ -176,14 +176,14 @@ export async function updateVendor(
   return inTransaction(db, async (tx) => {
     if ((await repo.findVendor(tx, actor.tenantId, id)) === undefined) throw notFound(`No vendor ${id}.`)
     await checkReferences(tx, actor.tenantId, input)
-    if (!(await repo.updateVendor(tx, actor.tenantId, id, toColumns(input, complete))))
-      throw notFound(`No vendor ${id}.`)
+    const row = await repo.updateVendor(tx, actor.tenantId, id, toColumns(input, complete))
+    if (row === undefined) throw notFound(`No vendor ${id}.`)
     await audit(tx, actor, {
       action: complete ? 'vendor.replace' : 'vendor.update',
       resourceType: 'vendor',
       resourceId: id,
       changes: input,
     })
-    return getVendor(tx, lookups, actor, id)
+    return (await withLookups(tx, lookups, actor.tenantId, [row]))[0]!
   })
 }
