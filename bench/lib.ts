@@ -16,7 +16,7 @@ import { insertWithCredentials } from '../src/applications/service.ts'
 import { buildApp } from '../src/app.ts'
 import { loadConfig, type Config } from '../src/config.ts'
 import { pgdataPaths } from '../src/db/data-dir.ts'
-import { openDatabase, openPostgres, type Database } from '../src/db/database.ts'
+import { openDatabase, type Database } from '../src/db/database.ts'
 import { everyone, listenPostgres } from '../src/db/listener.ts'
 import { pglitePool } from '../src/db/pglite-pool.ts'
 import type { DB } from '../src/db/schema.ts'
@@ -637,11 +637,6 @@ export async function scratchDatabase(label: string): Promise<string> {
   const url = new URL(ADMIN_URL)
   url.pathname = `/${name}`
   return url.toString()
-}
-
-/** The same as `scratchDatabase`, opened (for the in-process benchmarks). */
-export async function scratchPostgres(label: string): Promise<Database> {
-  return openPostgres({ url: await scratchDatabase(label), poolMax: POOL_MAX })
 }
 
 /** A fresh directory under the system's temporary one, removed at clean-up. */
