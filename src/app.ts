@@ -79,8 +79,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   methodNotAllowed(app)
   textGuard(app)
   if (deps.checkResponses === true) checkResponses(app)
-  // One line per request, after the response: who asked, what, how it went, how long it took. Not even
-  // the hook where the level leaves those lines out.
+  // One line per request, after the response: who asked, what, how it went, how long it took. At a level
+  // that leaves those lines out, the hook is not installed at all.
   if (['trace', 'debug', 'info'].includes(config.LOG_LEVEL))
     app.addHook('onResponse', async (request, reply) => {
       const actor = request.actor as typeof request.actor | null
