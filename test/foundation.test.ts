@@ -99,6 +99,33 @@ describe('operations endpoints', () => {
     assert.match(response.body, /process_cpu_seconds_total/)
   })
 
+  test('/metrics: each status is counted apart; the histogram is cumulative and ends at the count', async () => {
+    const route = 'method="GET",route="/api/v3/vendors/"'
+    const value = (body: string, sample: string) => {
+      const line = body.split('\n').find((l) => l.startsWith(`${sample} `))
+      return line === undefined ? 0 : Number(line.slice(sample.length + 1))
+    }
+    const scrape = async () => (await ctx.app.inject('/metrics')).body
+    const before = await scrape()
+    await ctx.app.inject('/api/v3/vendors/') // no X-Service-Client: 400
+    await ctx.app.inject('/api/v3/vendors/')
+    await ctx.app.inject({ url: '/api/v3/vendors/', headers: { 'x-service-client': 'api' } }) // no token: 401
+    const after = await scrape()
+    const delta = (sample: string) => value(after, sample) - value(before, sample)
+    assert.equal(delta(`http_requests_total{${route},status="400"}`), 2)
+    assert.equal(delta(`http_requests_total{${route},status="401"}`), 1)
+    assert.equal(delta(`http_request_duration_seconds_count{${route}}`), 3)
+    assert.equal(delta(`http_request_duration_seconds_bucket{le="+Inf",${route}}`), 3)
+    assert.ok(value(after, `http_request_duration_seconds_sum{${route}}`) > 0)
+    const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5].map((le) =>
+      value(after, `http_request_duration_seconds_bucket{le="${le}",${route}}`),
+    )
+    buckets.push(value(after, `http_request_duration_seconds_bucket{le="+Inf",${route}}`))
+    for (let i = 1; i < buckets.length; i++)
+      assert.ok(buckets[i]! >= buckets[i - 1]!, `cumulative: ${buckets.join(', ')}`)
+    assert.equal(buckets.at(-1), value(after, `http_request_duration_seconds_count{${route}}`))
+  })
+
   test('a malformed Host header on a paged list is a 400, not a crash', async () => {
     const { api } = await signedIn(ctx)
     const response = await api({ method: 'GET', url: '/api/v3/vendors/?page_size=1', headers: { host: 'bad host' } })
