@@ -35,7 +35,7 @@ export class RouteMetrics {
   /** One answered request: its method, route pattern, status code and duration in seconds. */
   record(method: string, route: string, status: number, seconds: number): void {
     let routes = this.#byMethod.get(method)
-    if (routes === undefined) this.#byMethod.set(method, (routes = new Map()))
+    if (routes === undefined) this.#byMethod.set(method, (routes = new Map<string, RouteEntry>()))
     let entry = routes.get(route)
     if (entry === undefined) {
       entry = {
