@@ -1,5 +1,6 @@
 /** SQL for applications (client credentials). The caller passes the database or a transaction. */
 import type { Kysely } from 'kysely'
+import { compiledOnce } from '../db/compiled.ts'
 import { fetchPage, type ListSpec, type PageRequest } from '../db/paging.ts'
 import type { DB } from '../db/schema.ts'
 
@@ -14,8 +15,7 @@ export interface NewApplication {
 export const insertApplication = (db: Kysely<DB>, values: NewApplication) =>
   db.insertInto('applications').values(values).returningAll().executeTakeFirstOrThrow()
 
-/** The application with its owner's tenant and state, for the token endpoint. */
-export const findByClientId = (db: Kysely<DB>, clientId: string) =>
+const byClientId = compiledOnce((db: Kysely<DB>, clientId: string) =>
   db
     .selectFrom('applications as a')
     .innerJoin('tenants as t', 't.id', 'a.tenant_id')
@@ -34,8 +34,11 @@ export const findByClientId = (db: Kysely<DB>, clientId: string) =>
       'u.email',
       'u.is_active as user_active',
     ])
-    .where('a.client_id', '=', clientId)
-    .executeTakeFirst()
+    .where('a.client_id', '=', clientId),
+)
+
+/** The application with its owner's tenant and state, for the token endpoint (every token request: compiled once). */
+export const findByClientId = async (db: Kysely<DB>, clientId: string) => (await byClientId(db, clientId))[0]
 
 /** Which tenant an application belongs to, revoked or not (the operator names applications by client id alone). */
 export const tenantOfApplication = (db: Kysely<DB>, clientId: string) =>
