@@ -1,9 +1,10 @@
 /**
  * Hot reads built and compiled once. Kysely builds a query's tree and compiles it to SQL on every call: for
- * the client lookup that every token request runs, about a tenth of the endpoint's CPU. `compiledOnce`
- * builds the query once, with a stand-in for each argument, and afterwards only puts each call's values
- * where the stand-ins were. Only for queries whose text does not depend on the argument values. Compiled once
- * per Kysely instance (a transaction is one of its own), so plugins see the query as they would uncached.
+ * the client lookup that every token request runs, a fifth of the endpoint's CPU (0.228 → 0.176 ms a
+ * request). `compiledOnce` builds the query once, with a stand-in for each argument, and afterwards only
+ * puts each call's values where the stand-ins were. Only for queries whose text does not depend on the
+ * argument values. Compiled once per Kysely instance (a transaction is one of its own), so plugins see the
+ * query as they would uncached.
  */
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely } from 'kysely'
 import type { DB } from './schema.ts'

@@ -5,7 +5,8 @@
  * them took 0.9 ms instead of 0.03 ms). Keyed by the tenant first, the tenant's rows are one range of the
  * key in id order, whatever the statistics say. The table also loses two indexes that repeated this one
  * (a unique constraint and a plain index on the same columns), so an insert maintains two indexes, not four.
- * Nothing refers to vendors by key, so no foreign key changes.
+ * Nothing refers to vendors by key, so no foreign key changes. Building the new key locks the table while it
+ * runs: about 0.2 s per million vendors on the development machine.
  */
 import { sql, type Kysely } from 'kysely'
 
