@@ -196,4 +196,26 @@ describe('strict bodies', () => {
       assert.equal(response.json().error, 'invalid_request')
     }
   })
+
+  test('Basic credentials with a NUL or over 1,024 characters are invalid_request, not a 500', async () => {
+    const { creds } = await signedIn(ctx)
+    const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
+    const cases = [
+      basic('a%00b', 'secret'), // percent-encoded NUL in the client id
+      basic(creds.client_id, 'x\u0000y'), // a raw NUL in the secret
+      basic('x'.repeat(1025), 'secret'),
+      basic(creds.client_id, 'x'.repeat(1025)),
+    ]
+    for (const url of ['/oauth/token', '/oauth/revoke'])
+      for (const authorization of cases) {
+        const response = await ctx.app.inject({
+          method: 'POST',
+          url,
+          headers: { authorization },
+          payload: { grant_type: 'client_credentials', audience: 'procurement-api', token: 'x' },
+        })
+        assert.equal(response.statusCode, 400, `${url} ${authorization.slice(0, 40)}: ${response.body}`)
+        assert.equal(response.json().error, 'invalid_request')
+      }
+  })
 })

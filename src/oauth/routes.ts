@@ -14,33 +14,35 @@ import { attemptCounterFrom } from '../access/attempts.ts'
 import { invalidClient, invalidRequest, OAuthError, unsupportedGrantType } from './errors.ts'
 import { issueToken, revokeToken, type ClientAuth, type OAuthDeps } from './service.ts'
 
-const Param = Type.String({ maxLength: 1024 })
+/** The longest client id, secret or other OAuth parameter accepted, in the body or in HTTP Basic. */
+const MAX_PARAM = 1024
+const Param = Type.String({ maxLength: MAX_PARAM })
 const TokenBody = Type.Object(
   {
     grant_type: Type.Optional(
       Type.String({
-        maxLength: 1024,
+        maxLength: MAX_PARAM,
         description: 'Always `client_credentials` (anything else: unsupported_grant_type). Required.',
         examples: ['client_credentials'],
       }),
     ),
     client_id: Type.Optional(
       Type.String({
-        maxLength: 1024,
+        maxLength: MAX_PARAM,
         description: 'The Client ID shown when the application was created; or send it with HTTP Basic instead.',
         examples: ['pc_2b8Xyz…'],
       }),
     ),
     client_secret: Type.Optional(
       Type.String({
-        maxLength: 1024,
+        maxLength: MAX_PARAM,
         description: 'The Client Secret; or send it with HTTP Basic instead (never both).',
         examples: ['sk_…'],
       }),
     ),
     audience: Type.Optional(
       Type.String({
-        maxLength: 1024,
+        maxLength: MAX_PARAM,
         description:
           'The API audience (`API_AUDIENCE`, by default `procurement-api`). Required, here or as `?audience=`.',
         examples: ['procurement-api'],
@@ -52,7 +54,7 @@ const TokenBody = Type.Object(
 const TokenQuery = Type.Object({
   audience: Type.Optional(
     Type.String({
-      maxLength: 1024,
+      maxLength: MAX_PARAM,
       description:
         'The audience, for OAuth tools that cannot add body fields (e.g. the /docs page); the body wins when both are sent.',
     }),
@@ -116,6 +118,11 @@ function clientAuth(
     } catch {
       throw invalidRequest('The Basic authorization header is malformed.')
     }
+    // The same limits as the body's fields; a NUL cannot be stored or compared by the database.
+    if (clientId.length > MAX_PARAM || clientSecret.length > MAX_PARAM)
+      throw invalidRequest(`The Basic credentials are longer than ${MAX_PARAM} characters.`)
+    if (clientId.includes('\u0000') || clientSecret.includes('\u0000'))
+      throw invalidRequest('The Basic credentials may not contain the NUL character.')
     if (body.client_id !== undefined && body.client_id !== clientId) {
       throw invalidRequest('client_id in the body does not match the Basic credentials.')
     }
