@@ -337,3 +337,36 @@ test('10,000+ generated bad requests: no 5xx, a proper error body for every 4xx,
     JSON.stringify([...statuses]),
   )
 })
+
+test('client credentials of any text, in the body or HTTP Basic: an OAuth error, never a 5xx', async () => {
+  const { creds } = await signedIn(ctx)
+  // Any code point (control characters, NUL, lone surrogates), %-escapes that decode to them, any length.
+  const text = fc.oneof(
+    fc.string({ unit: 'binary' }),
+    fc.constantFrom('%00', 'a%00b', '%ED%A0%80', '%', creds.client_id, 'x'.repeat(1100)),
+  )
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom('/oauth/token', '/oauth/revoke'),
+      fc.boolean(),
+      text,
+      text,
+      async (url, basic, id, secret) => {
+        const payload = { grant_type: 'client_credentials', audience: 'procurement-api', token: 'x' }
+        const response = await ctx.app.inject({
+          method: 'POST',
+          url,
+          ...(basic
+            ? {
+                headers: { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}` },
+                payload,
+              }
+            : { payload: { ...payload, client_id: id, client_secret: secret } }),
+        })
+        assert.ok(response.statusCode >= 400 && response.statusCode < 500, `${response.statusCode} ${response.body}`)
+        assert.equal(typeof response.json().error, 'string')
+      },
+    ),
+    { numRuns: 500 },
+  )
+})
