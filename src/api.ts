@@ -11,7 +11,7 @@ import { locationRoutes } from './locations/routes.ts'
 import { lookupRoutes } from './lookups/routes.ts'
 import type { LookupCache } from './lookups/cache.ts'
 import type { LiveAccessCache } from './oauth/access-cache.ts'
-import { bearerAuth } from './oauth/bearer.ts'
+import { bearerAuth } from './oauth/bearer.plugin.ts'
 import { userRoutes } from './users/routes.ts'
 import { vendorRoutes } from './vendors/routes.ts'
 

@@ -31,7 +31,7 @@ import { migrateToLatest } from './db/migrate.ts'
 import { serverKeys, type ServerKeys } from './keys.ts'
 import { demoCredentialsToShow, markDemoCredentialsShown } from './seed/demo-credentials.ts'
 import { DEMO_DOMAIN, seedDemo } from './seed/demo.ts'
-import { countTenants } from './tenants/repository.ts'
+import { countTenants } from './tenants/service.ts'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -124,7 +124,7 @@ async function run(
   let app: FastifyInstance | undefined
   // Loaded only when mail is configured (a deployment without SMTP never pays for the mail library), and
   // before the port opens, so nothing is awaited between listening and handling signals.
-  const mail = config.SMTP_URL === undefined ? undefined : await import('./mail/mailer.ts')
+  const mail = config.SMTP_URL === undefined ? undefined : await import('./mail/service.ts')
   try {
     app = ref.app = await buildApp({ config, database, keys, clusterWorker: worker !== undefined })
     await app.listen({ port: config.PORT, host: config.HOST })

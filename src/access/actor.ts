@@ -4,7 +4,7 @@
  * every write (audit log), so each rule is written once for every channel.
  */
 import { PERMISSION_KEYS, type PermissionKey } from '../db/schema.ts'
-import { forbidden } from '../http/problem.ts'
+import { forbidden } from '../core/problem.ts'
 
 export type Channel = 'api' | 'console' | 'cli'
 

@@ -1,7 +1,7 @@
 /** Application shapes on the wire: never the secret, except in the one response that issues it. */
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
-import { named } from '../http/schema.ts'
+import { named } from '../core/schema.ts'
 
 export const Application = named(
   'Application',

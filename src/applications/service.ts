@@ -10,9 +10,10 @@ import { audit } from '../audit/service.ts'
 import { pageRequest, type ListParams, type Page } from '../db/paging.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
-import { badRequest, forbidden, notFound } from '../http/problem.ts'
-import { hashSecret, newClientId, newClientSecret } from '../oauth/secrets.ts'
-import { usersByEmail } from '../users/repository.ts'
+import { badRequest, forbidden, notFound } from '../core/problem.ts'
+import { hashSecret, secretMatches } from '../core/secrets.ts'
+import { DUMMY_HASH, newClientId, newClientSecret } from './credentials.ts'
+import { findUsersByEmail } from '../users/service.ts'
 import * as repo from './repository.ts'
 import type { Application } from './schema.ts'
 
@@ -116,9 +117,25 @@ export function revokeApplication(db: Kysely<DB>, actor: Actor, clientId: string
   })
 }
 
+/**
+ * The application these credentials name, if the secret is right; undefined for an unknown client id and for
+ * a wrong secret alike, after the same work (one lookup, one HMAC), so neither answer nor time tells them apart.
+ */
+export async function verifyClient(db: Kysely<DB>, pepper: Buffer, clientId: string, secret: string) {
+  const app = await repo.findByClientId(db, clientId)
+  const matches = secretMatches(pepper, secret, app?.secret_hash ?? DUMMY_HASH)
+  return app !== undefined && matches ? app : undefined
+}
+
+/** Notes that an application was used (minute precision is enough: see the token endpoint). */
+export const touchLastUsed = repo.touchLastUsed
+
+/** The tenant an application belongs to (the operator's CLI names applications by client id alone). */
+export const tenantOfApplication = repo.tenantOfApplication
+
 /** The active user an operator names as an application's owner: by e-mail, in the one tenant that has it. */
 export async function findOwner(db: Kysely<DB>, email: string, domain?: string) {
-  const matches = await usersByEmail(db, email, domain)
+  const matches = await findUsersByEmail(db, email, domain)
   if (matches.length === 0) throw notFound(`No user ${email}${domain ? ` in domain ${domain}` : ''}.`)
   if (matches.length > 1) {
     throw badRequest(

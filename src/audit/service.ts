@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
 import type { DB } from '../db/schema.ts'
-import { appendAudit } from './repository.ts'
+import { appendAudit, readAudit } from './repository.ts'
 
 export interface Change {
   action: string
@@ -32,3 +32,6 @@ export function audit(db: Kysely<DB>, actor: Actor, ...changes: Change[]): Promi
     })),
   )
 }
+
+/** The audit log as `procurement audit` prints it. */
+export const auditEntries = readAudit

@@ -1,6 +1,6 @@
 /** `procurement audit`: the audit log of writes, newest last. */
 import { parseArgs } from 'node:util'
-import { readAudit } from '../audit/repository.ts'
+import { auditEntries } from '../audit/service.ts'
 import type { Config } from '../config.ts'
 import { UsageError, withDatabase } from './shared.ts'
 
@@ -25,7 +25,7 @@ export async function audit(config: Readonly<Config>, args: string[]): Promise<v
   })
   const since = parseSince(values.since)
   await withDatabase(config, 'audit', async (db) => {
-    const rows = await readAudit(db, { since, domain: values.domain })
+    const rows = await auditEntries(db, { since, domain: values.domain })
     if (values.json) return console.log(JSON.stringify(rows))
     for (const r of rows) {
       const who = `${r.actor ?? 'operator'}${r.client_id ? ` via ${r.client_id}` : ''}`

@@ -5,12 +5,11 @@
  */
 import { parseArgs } from 'node:util'
 import { operatorActor } from '../access/actor.ts'
-import * as repo from '../applications/repository.ts'
 import * as applications from '../applications/service.ts'
 import type { Config } from '../config.ts'
-import { notFound } from '../http/problem.ts'
+import { notFound } from '../core/problem.ts'
 import { serverKeys } from '../keys.ts'
-import { allTenants, findTenantByDomain } from '../tenants/repository.ts'
+import { findTenant, listTenants } from '../tenants/service.ts'
 import { printer, UsageError, withDatabase } from './shared.ts'
 
 export const CLIENTS_HELP = `  clients create --email <owner> [--description <text>] [--domain <domain>] [--json]
@@ -51,9 +50,9 @@ export async function clients(config: Readonly<Config>, args: string[]): Promise
         )
       }
       case 'list': {
-        const tenant = values.domain === undefined ? undefined : await findTenantByDomain(db, values.domain)
+        const tenant = values.domain === undefined ? undefined : await findTenant(db, values.domain)
         if (values.domain !== undefined && tenant === undefined) throw new UsageError(`no domain ${values.domain}`)
-        const tenants = tenant ? [tenant] : await allTenants(db)
+        const tenants = tenant ? [tenant] : await listTenants(db)
         const rows = (await Promise.all(tenants.map((t) => applications.allApplications(db, operatorActor(t))))).flat()
         const lines = rows.map(
           (r) =>
@@ -64,7 +63,7 @@ export async function clients(config: Readonly<Config>, args: string[]): Promise
       case 'rotate':
       case 'revoke': {
         if (clientId === undefined) throw new UsageError(`clients ${action} needs <client_id>`)
-        const tenant = await repo.tenantOfApplication(db, clientId)
+        const tenant = await applications.tenantOfApplication(db, clientId)
         if (tenant === undefined) throw notFound(`No application ${clientId}.`)
         const actor = operatorActor(tenant)
         if (action === 'revoke') {

@@ -5,7 +5,7 @@
 import { ConfigError, loadConfig } from '../config.ts'
 import { DatabaseStartError } from '../db/database.ts'
 import { DataDirLockedError } from '../db/data-dir.ts'
-import { Problem } from '../http/problem.ts'
+import { Problem } from '../core/problem.ts'
 import { seedDemo } from '../seed/demo.ts'
 import { serve } from '../server.ts'
 import { audit, AUDIT_HELP } from './audit.ts'

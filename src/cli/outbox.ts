@@ -1,7 +1,7 @@
 /** `procurement outbox`: queued e-mail (invitations), and with --all the sent and failed ones too. */
 import { parseArgs } from 'node:util'
 import type { Config } from '../config.ts'
-import { listOutbox } from '../mail/outbox.repository.ts'
+import { listOutbox } from '../mail/service.ts'
 import { withDatabase } from './shared.ts'
 
 export const OUTBOX_HELP = `  outbox [--all] [--json]       List queued e-mail (invitations); --all includes sent and failed`

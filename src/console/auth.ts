@@ -1,10 +1,10 @@
 /** Sign-in, sign-out, and the set-password page that every one-time link (invitation, set-up, reset) opens. */
 import type { FastifyInstance } from 'fastify'
-import { hashPassword, passwordProblem, PASSWORD_MIN_LENGTH } from '../access/passwords.ts'
+import { hashPassword, passwordProblem, PASSWORD_MIN_LENGTH } from '../core/passwords.ts'
 import { openLink, useLink } from '../invitations/service.ts'
 import { endSession, signIn, startSession } from '../sessions/service.ts'
 import { clearSessionCookie, hostOf, safeNext, sendPage, setSessionCookie, type ConsoleDeps } from './context.ts'
-import { hostAllows } from '../tenants/host.ts'
+import { hostAllows } from '../http/host.ts'
 import { html, type Html } from './html.ts'
 import { notice, page } from './layout.ts'
 

@@ -12,7 +12,7 @@ import type { DB } from '../db/schema.ts'
 import type { LookupCache } from '../lookups/cache.ts'
 import type { ServerKeys } from '../keys.ts'
 import type { SessionLimits } from '../sessions/service.ts'
-import { tenantOfHost, type HostTenant } from '../tenants/host.ts'
+import { tenantOfHost, type HostTenant } from '../http/host.ts'
 
 export interface ConsoleDeps {
   config: Readonly<Config>

@@ -4,7 +4,7 @@
  * about its cause (the cause goes to the log).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { internalError, Problem, serviceUnavailable, validationFailed, type FieldErrors } from './problem.ts'
+import { internalError, Problem, serviceUnavailable, validationFailed, type FieldErrors } from '../core/problem.ts'
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',

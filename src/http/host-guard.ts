@@ -5,7 +5,7 @@
  * the service writes is built from Host, but a request that disagrees with itself is refused, not guessed at.
  */
 import type { FastifyInstance } from 'fastify'
-import { badRequest } from './problem.ts'
+import { badRequest } from '../core/problem.ts'
 
 /** A host name or IP literal with an optional port (RFC 3986 authority without user info). */
 const HOST = /^([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$/

@@ -16,7 +16,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { ControlledTransaction, Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 import * as repo from './idempotency.repository.ts'
-import { badRequest, conflict, unprocessable } from './problem.ts'
+import { badRequest, conflict, unprocessable } from '../core/problem.ts'
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000
 const REPLAYED_HEADERS = ['location', 'etag']

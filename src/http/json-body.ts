@@ -5,7 +5,7 @@
  * one object is refused (400 naming it) rather than silently resolved to its last value.
  */
 import type { FastifyInstance } from 'fastify'
-import { Problem, validationFailed } from './problem.ts'
+import { Problem, validationFailed } from '../core/problem.ts'
 
 /** The first key that appears twice in one object of a (valid) JSON text, with its dotted path. */
 export function duplicateKey(text: string): string | undefined {

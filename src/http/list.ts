@@ -10,8 +10,8 @@ import type { Actor } from '../access/actor.ts'
 import type { Kysely } from 'kysely'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../db/paging.ts'
 import type { DB } from '../db/schema.ts'
-import { notFound } from './problem.ts'
-import { named } from './schema.ts'
+import { notFound } from '../core/problem.ts'
+import { named } from '../core/schema.ts'
 
 /** The query schema of a list: paging, ordering by one of `orderFields` (prefix `-` for descending), search, filters. */
 export function listQuery<F extends TProperties>(orderFields: readonly string[], filters: F) {

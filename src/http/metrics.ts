@@ -21,7 +21,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry, type PrometheusContentType } from 'prom-client'
-import { answerGathers, askPrimary, type Workers } from '../cluster.ts'
+import { answerGathers, askPrimary, type Workers } from '../core/ipc.ts'
 import { RouteMetrics } from './route-metrics.ts'
 
 /** A worker's question to the primary, and the primary's gather topic to the workers. */

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { sendProblem } from './errors.ts'
-import { methodNotAllowed as notAllowed, notFound } from './problem.ts'
+import { methodNotAllowed as notAllowed, notFound } from '../core/problem.ts'
 
 export interface RouteEntry {
   url: string

@@ -9,7 +9,7 @@ import { Ajv } from 'ajv'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { Type, type TSchema } from 'typebox'
 import { FIELD_DOCS, SCHEMA_FIELD_DOCS } from './field-docs.ts'
-import { ProblemSchema } from './problem.ts'
+import { ProblemSchema } from '../core/problem.ts'
 
 const DESCRIPTION = `Procurement service API: vendors, locations and users of a company, for integrating applications.
 

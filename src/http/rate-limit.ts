@@ -11,7 +11,7 @@
 import type { FastifyInstance } from 'fastify'
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
-import { tooManyRequests } from './problem.ts'
+import { tooManyRequests } from '../core/problem.ts'
 
 const WINDOW_MS = 60_000
 

@@ -7,7 +7,7 @@
 import { Ajv, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ProblemSchema } from './problem.ts'
+import { ProblemSchema } from '../core/problem.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 

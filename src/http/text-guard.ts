@@ -4,7 +4,7 @@
  * which are not Unicode text and fail wherever they are encoded (the database, the audit log's JSON).
  */
 import type { FastifyInstance } from 'fastify'
-import { validationFailed } from './problem.ts'
+import { validationFailed } from '../core/problem.ts'
 
 const MAX_DEPTH = 64
 /** In `u` mode a string is read by code points, so only an unpaired surrogate is a code point of category Cs. */

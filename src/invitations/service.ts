@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { DB, LinkPurpose } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
-import { notFound } from '../http/problem.ts'
+import { notFound } from '../core/problem.ts'
 import * as repo from './repository.ts'
 
 const INVITATION_DAYS = 14

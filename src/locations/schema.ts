@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
-import { Id, named } from '../http/schema.ts'
+import { Id, named } from '../core/schema.ts'
 import { Currency, LegalEntitySummary } from '../lookups/schema.ts'
 
 const Text = (maxLength: number, minLength = 0) => Type.String({ minLength, maxLength })

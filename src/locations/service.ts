@@ -11,7 +11,7 @@ import { audit } from '../audit/service.ts'
 import { splitListQuery, type Page } from '../db/paging.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
-import { notFound, preconditionFailed, validationFailed, type FieldErrors } from '../http/problem.ts'
+import { notFound, preconditionFailed, validationFailed, type FieldErrors } from '../core/problem.ts'
 import * as repo from './repository.ts'
 import type { LocationInput, LocationListQuery, LocationView } from './schema.ts'
 

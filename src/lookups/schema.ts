@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
-import { named } from '../http/schema.ts'
+import { named } from '../core/schema.ts'
 
 export const Currency = named(
   'Currency',

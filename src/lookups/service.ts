@@ -15,6 +15,9 @@ const read =
     return pageOf(db, actor.tenantId, filters, page)
   }
 
+/** The fields whose look-up ids do not exist in the tenant (vendors check their references with it). */
+export const missingLookups = repo.missingLookups
+
 export const listCurrencies = read(repo.pageOfCurrencies)
 export const listLegalEntities = read(repo.pageOfLegalEntities)
 export const listRoles = read(repo.pageOfRoles)

@@ -4,15 +4,15 @@
  * tell them apart by answer or by time.
  */
 import type { Kysely } from 'kysely'
-import { appendAudit } from '../audit/repository.ts'
+import type { Actor } from '../access/actor.ts'
+import { audit } from '../audit/service.ts'
 import type { Config } from '../config.ts'
 import type { DB } from '../db/schema.ts'
 import type { ServerKeys } from '../keys.ts'
-import { hostAllows, type HostTenant } from '../tenants/host.ts'
-import * as repo from '../applications/repository.ts'
+import { hostAllows, type HostTenant } from '../http/host.ts'
+import * as applications from '../applications/service.ts'
 import type { AttemptCounter } from '../access/attempts.ts'
 import { accessDenied, invalidClient, tooManyAttempts } from './errors.ts'
-import { DUMMY_HASH, secretMatches } from './secrets.ts'
 import { signAccessToken, TOKEN_LIFETIME_SECONDS, verifyAccessToken } from './tokens.ts'
 
 export interface OAuthDeps {
@@ -41,9 +41,8 @@ export interface ClientOrigin {
  * wrong ones count, per address and per client id, and past either limit they are answered 429.
  */
 async function authenticate(deps: OAuthDeps, auth: ClientAuth, origin: ClientOrigin) {
-  const app = await repo.findByClientId(deps.db, auth.clientId)
-  const matches = secretMatches(deps.keys.pepper, auth.clientSecret, app?.secret_hash ?? DUMMY_HASH)
-  if (app !== undefined && matches) {
+  const app = await applications.verifyClient(deps.db, deps.keys.pepper, auth.clientId, auth.clientSecret)
+  if (app !== undefined) {
     if (app.revoked_at === null && app.user_active && app.tenant_active && hostAllows(origin.host, app.domain))
       return app
     throw invalidClient(auth.basic)
@@ -66,7 +65,7 @@ export async function issueToken(deps: OAuthDeps, auth: ClientAuth, audience: st
   })
   // last_used_at is for people ("is this integration still in use?"); minute precision spares a write per token.
   if (app.last_used_at === null || Date.now() - app.last_used_at.getTime() > 60_000)
-    await repo.touchLastUsed(deps.db, app.id)
+    await applications.touchLastUsed(deps.db, app.id)
   return {
     access_token: token,
     scope: `urn:service-api:domain:${app.domain} urn:service-api:email:${app.email}`,
@@ -90,16 +89,16 @@ export async function revokeToken(
     .values({ jti: claims.jti, tenant_id: app.tenant_id, application_id: app.id, expires_at: claims.expiresAt })
     .onConflict((oc) => oc.column('jti').doNothing())
     .execute()
-  await appendAudit(deps.db, [
-    {
-      tenantId: app.tenant_id,
-      actorUserId: app.user_id,
-      applicationId: app.id,
-      requestId: null,
-      action: 'token.revoke',
-      resourceType: 'token',
-      resourceId: claims.jti,
-      changes: {},
-    },
-  ])
+  const actor: Actor = {
+    tenantId: app.tenant_id,
+    domain: app.domain,
+    userId: app.user_id,
+    email: app.email,
+    applicationId: app.id,
+    clientId: app.client_id,
+    permissions: new Set(),
+    channel: 'api',
+    requestId: null,
+  }
+  await audit(deps.db, actor, { action: 'token.revoke', resourceType: 'token', resourceId: claims.jti })
 }

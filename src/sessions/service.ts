@@ -12,9 +12,9 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { AttemptCounter } from '../access/attempts.ts'
 import type { Actor } from '../access/actor.ts'
-import { verifyPassword } from '../access/passwords.ts'
+import { verifyPassword } from '../core/passwords.ts'
 import type { DB } from '../db/schema.ts'
-import { hostAllows, type HostTenant } from '../tenants/host.ts'
+import { hostAllows, type HostTenant } from '../http/host.ts'
 import * as repo from './repository.ts'
 
 export interface SessionLimits {

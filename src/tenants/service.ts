@@ -9,10 +9,9 @@ import { operatorActor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
-import { conflict, notFound, validationFailed, type FieldErrors } from '../http/problem.ts'
+import { conflict, notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
 import { issueLink } from '../invitations/service.ts'
-import { usersByEmail } from '../users/repository.ts'
-import { insertUsers } from '../users/write-repository.ts'
+import { addFirstAdministrator, findUsersByEmail } from '../users/service.ts'
 import * as repo from './repository.ts'
 import { STANDARD_ROLES } from './roles.ts'
 
@@ -66,30 +65,23 @@ export function createTenant(
       name: t.name.trim(),
       currency: t.currency ?? 'USD',
     })
-    const [adminUserId] = await insertUsers(
-      tx,
-      tenantId,
-      [
-        {
-          email: t.adminEmail.trim(),
-          firstName: t.adminFirstName ?? '',
-          lastName: t.adminLastName ?? '',
-          phone: '',
-          position: 'Administrator',
-          profileImage: '',
-          ssoEnabled: false,
-          roleId: administrator!,
-          allLocations: true,
-          locations: [{ id: company.locationId, allDepartments: true, departments: [] }],
-          homeDepartment: company.departmentId,
-          homeLocation: company.locationId,
-          legalEntities: [company.legalEntityId],
-          invite: false,
-        },
-      ],
-      null,
-    )
-    const setupToken = await issueLink(tx, tenantId, adminUserId!, 'setup')
+    const adminUserId = await addFirstAdministrator(tx, tenantId, {
+      email: t.adminEmail.trim(),
+      firstName: t.adminFirstName ?? '',
+      lastName: t.adminLastName ?? '',
+      phone: '',
+      position: 'Administrator',
+      profileImage: '',
+      ssoEnabled: false,
+      roleId: administrator!,
+      allLocations: true,
+      locations: [{ id: company.locationId, allDepartments: true, departments: [] }],
+      homeDepartment: company.departmentId,
+      homeLocation: company.locationId,
+      legalEntities: [company.legalEntityId],
+      invite: false,
+    })
+    const setupToken = await issueLink(tx, tenantId, adminUserId, 'setup')
     const actor = operatorActor({ id: tenantId, domain: t.domain })
     await audit(tx, actor, {
       action: 'tenant.create',
@@ -97,11 +89,12 @@ export function createTenant(
       resourceId: t.domain,
       changes: { name: t.name, admin_email: t.adminEmail },
     })
-    return { tenantId, adminUserId: adminUserId!, setupToken }
+    return { tenantId, adminUserId, setupToken }
   })
 }
 
 export const listTenants = repo.allTenants
+export const findTenant = repo.findTenantByDomain
 
 /** Switches a tenant off (its tokens, sessions and clients stop at once) or on again. */
 export function setTenantActive(db: Kysely<DB>, domain: string, active: boolean): Promise<void> {
@@ -121,7 +114,7 @@ export function resetPasswordLink(db: Kysely<DB>, domain: string, email: string)
   return inTransaction(db, async (tx) => {
     const tenant = await repo.findTenantByDomain(tx, domain)
     if (tenant === undefined) throw notFound(`No tenant ${domain}.`)
-    const [user] = await usersByEmail(tx, email, domain)
+    const [user] = await findUsersByEmail(tx, email, domain)
     if (user === undefined) throw notFound(`No user ${email} in ${domain}.`)
     if (!user.is_active) throw conflict(`${email} is deactivated; activate the user before resetting the password.`)
     const token = await issueLink(tx, tenant.id, user.userId, 'reset')
@@ -133,3 +126,5 @@ export function resetPasswordLink(db: Kysely<DB>, domain: string, email: string)
     return token
   })
 }
+
+export const countTenants = repo.countTenants

@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 import { actingUser, type Actor } from '../access/actor.ts'
-import { notFound } from '../http/problem.ts'
+import { notFound } from '../core/problem.ts'
 import type { LocationView } from '../locations/schema.ts'
 import { getLocation } from '../locations/service.ts'
 import * as meRepo from './me.repository.ts'

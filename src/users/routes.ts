@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { toFieldErrors } from '../http/errors.ts'
 import { ItemEnvelope, listRoute } from '../http/list.ts'
-import { badRequest, validationFailed } from '../http/problem.ts'
+import { badRequest, validationFailed } from '../core/problem.ts'
 import { compileBodyValidator } from '../http/validation.ts'
 import { me } from './me.service.ts'
 import {

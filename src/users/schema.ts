@@ -1,7 +1,7 @@
 /** User shapes: the profile, the two create forms (batch and single) and the current user's account. */
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
-import { Id, named } from '../http/schema.ts'
+import { Id, named } from '../core/schema.ts'
 import { Address, LocationView } from '../locations/schema.ts'
 import { Currency, LocationSummary } from '../lookups/schema.ts'
 

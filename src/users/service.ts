@@ -9,7 +9,7 @@ import { audit } from '../audit/service.ts'
 import { splitListQuery, type Page } from '../db/paging.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
-import { conflict, notFound, validationFailed, type FieldErrors } from '../http/problem.ts'
+import { conflict, notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
 import { queueInvitations } from '../invitations/service.ts'
 import { endUserSessions } from '../sessions/service.ts'
 import * as repo from './repository.ts'
@@ -246,4 +246,16 @@ export async function deactivateUser(db: Kysely<DB>, actor: Actor, profileId: nu
       changes: { is_active: false },
     })
   })
+}
+
+/** Users with this e-mail (case-insensitively), in `domain` or in every tenant: the operator names people by e-mail. */
+export const findUsersByEmail = repo.usersByEmail
+
+/**
+ * A new company's first administrator, made by `tenants create` in the tenant's creating transaction (there is
+ * no actor yet to check permissions against: the operator is making the company). Returns the user id.
+ */
+export async function addFirstAdministrator(tx: Kysely<DB>, tenantId: number, user: writes.NewUser): Promise<number> {
+  const [userId] = await writes.insertUsers(tx, tenantId, [user], null)
+  return userId!
 }

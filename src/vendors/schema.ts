@@ -1,7 +1,7 @@
 /** Vendor shapes on the wire (field names as docs/api.md lists them). */
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/list.ts'
-import { Id, named } from '../http/schema.ts'
+import { Id, named } from '../core/schema.ts'
 import { VendorLookup } from '../lookups/schema.ts'
 
 const Str = (maxLength: number) => Type.String({ maxLength })

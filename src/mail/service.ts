@@ -77,3 +77,6 @@ export function startMailer(
     return Promise.resolve()
   }
 }
+
+/** Queued e-mail (invitations), and with `all` the sent and failed ones too: what `procurement outbox` shows. */
+export const listOutbox = (db: Kysely<DB>, all: boolean) => outbox.listOutbox(db, all)
