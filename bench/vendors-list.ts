@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs'
 import { isDeepStrictEqual } from 'node:util'
-import { pageRequest } from '../src/db/paging.ts'
+import { DEFAULT_PAGE_SIZE } from '../src/core/list-query.ts'
 import { pgdataPaths } from '../src/db/data-dir.ts'
 import { publicBase } from '../src/http/public-url.ts'
 import { LookupCache } from '../src/lookups/cache.ts'
@@ -69,12 +69,12 @@ async function bench(engine: 'postgres' | 'pglite') {
 
   // The floor replays what the service runs for this request; the page statement is found by calling the
   // repository function the service calls, so a change to either is noticed here.
-  const list: NonNullable<FloorSpec['list']> = { pageSize: pageRequest({}).pageSize, tenants: {} }
+  const list: NonNullable<FloorSpec['list']> = { pageSize: DEFAULT_PAGE_SIZE, tenants: {} }
   for (const t of tenants) {
-    const [page] = await statementsOf(recorded, () => pageOfVendors(db, t.id, {}, pageRequest({})))
+    const [page] = await statementsOf(recorded, () => pageOfVendors(db, t.id, {}))
     // The service reads the page's look-ups once, then from memory (lookups/cache.ts); the floor does the same
     // with the statement a cold cache runs (an unsubscribed cache always reads).
-    const { rows } = await pageOfVendors(db, t.id, {}, pageRequest({}))
+    const { rows } = await pageOfVendors(db, t.id, {})
     const [lookups] = await statementsOf(recorded, () => withLookups(db, new LookupCache(), t.id, rows))
     const captured = await captureRequest(recorded, store, { method: 'GET', url: PATH, headers: apiHeaders(t) })
     list.tenants[t.id] = {

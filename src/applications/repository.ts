@@ -1,8 +1,9 @@
 /** SQL for applications (client credentials). The caller passes the database or a transaction. */
 import type { Kysely } from 'kysely'
 import { compiledOnce } from '../db/compiled.ts'
-import { fetchPage, type ListSpec, type PageRequest } from '../db/paging.ts'
+import { listSql } from '../db/list.ts'
 import type { DB } from '../db/schema.ts'
+import { ApplicationListQuery } from './schema.ts'
 
 export interface NewApplication {
   tenant_id: number
@@ -61,15 +62,19 @@ export type ApplicationRow = Awaited<ReturnType<ReturnType<typeof selectApplicat
 export const listApplications = (db: Kysely<DB>, tenantId: number) =>
   selectApplications(db).where('a.tenant_id', '=', tenantId).orderBy('a.id').execute()
 
-const LIST: ListSpec<object> = { tenant: 'a.tenant_id', id: 'a.id', order: {}, search: [], filters: {} }
-
 /** One page and the exact total in one round trip. */
 /** One application of the tenant by its client id, revoked or not. */
 export const findApplication = (db: Kysely<DB>, tenantId: number, clientId: string) =>
   selectApplications(db).where('a.tenant_id', '=', tenantId).where('a.client_id', '=', clientId).executeTakeFirst()
 
-export const pageOfApplications = (db: Kysely<DB>, tenantId: number, page: PageRequest) =>
-  fetchPage(db, selectApplications(db), LIST, tenantId, {}, page)
+export const pageOfApplications = listSql(ApplicationListQuery, {
+  select: selectApplications,
+  tenant: 'a.tenant_id',
+  id: 'a.id',
+  order: {},
+  search: [],
+  filters: {},
+})
 
 /** The owner of a live application of the tenant, to check who may rotate it. */
 export const ownerOf = (db: Kysely<DB>, tenantId: number, clientId: string) =>

@@ -1,6 +1,6 @@
 /** Application shapes on the wire: never the secret, except in the one response that issues it. */
 import { Type, type Static } from 'typebox'
-import { listQuery } from '../http/list.ts'
+import { listQuery } from '../core/list-query.ts'
 import { named } from '../core/schema.ts'
 
 export const Application = named(
@@ -17,6 +17,7 @@ export const Application = named(
 export type Application = Static<typeof Application>
 
 export const ApplicationListQuery = listQuery(['id'], {})
+export type ApplicationListQuery = Static<typeof ApplicationListQuery>
 export const ApplicationInput = named(
   'ApplicationInput',
   Type.Object({ description: Type.Optional(Type.String({ maxLength: 255 })) }, { additionalProperties: false }),

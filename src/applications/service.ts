@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely'
 import { actingUser, requireAny, type Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
-import { pageRequest, type ListParams, type Page } from '../db/paging.ts'
+import type { Page } from '../core/list-query.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { badRequest, forbidden, notFound } from '../core/problem.ts'
@@ -15,7 +15,7 @@ import { hashSecret, secretMatches } from '../core/secrets.ts'
 import { DUMMY_HASH, newClientId, newClientSecret } from './credentials.ts'
 import { findUsersByEmail } from '../users/service.ts'
 import * as repo from './repository.ts'
-import type { Application } from './schema.ts'
+import type { Application, ApplicationListQuery } from './schema.ts'
 
 export interface IssuedCredentials {
   client_id: string
@@ -156,9 +156,13 @@ export async function getApplication(db: Kysely<DB>, actor: Actor, clientId: str
   return toApplication(row)
 }
 
-export async function listApplications(db: Kysely<DB>, actor: Actor, query: ListParams): Promise<Page<Application>> {
+export async function listApplications(
+  db: Kysely<DB>,
+  actor: Actor,
+  query: ApplicationListQuery,
+): Promise<Page<Application>> {
   requireAny(actor, ...MANAGERS)
-  const page = await repo.pageOfApplications(db, actor.tenantId, pageRequest(query))
+  const page = await repo.pageOfApplications(db, actor.tenantId, query)
   return { ...page, rows: page.rows.map(toApplication) }
 }
 

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { Page } from '../db/paging.ts'
+import type { Page } from '../core/list-query.ts'
 import { listeningPort, mailBase } from '../http/public-url.ts'
 import { listLocations } from '../locations/service.ts'
 import { listRoles } from '../lookups/service.ts'

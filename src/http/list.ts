@@ -1,45 +1,17 @@
 /**
- * Lists on the wire: the query parameters every list accepts, the `{metadata: {pagination}, data}` envelope,
+ * Lists on the wire: the `{metadata: {pagination}, data}` envelope,
  * absolute `next`/`previous` links that repeat the request with only `page` changed, and CSV. `listRoute`
- * declares a list route; services return a `Page` (db/paging.ts) and know nothing of this.
+ * declares a list route; services return a `Page` (core/list-query.ts) and know nothing of this.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox'
+import { Type, type Static, type TObject, type TSchema } from 'typebox'
 import type { Actor } from '../access/actor.ts'
 import type { Kysely } from 'kysely'
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../db/paging.ts'
+import type { Page } from '../core/list-query.ts'
 import type { DB } from '../db/schema.ts'
 import { notFound } from '../core/problem.ts'
 import { named } from '../core/schema.ts'
-
-/** The query schema of a list: paging, ordering by one of `orderFields` (prefix `-` for descending), search, filters. */
-export function listQuery<F extends TProperties>(orderFields: readonly string[], filters: F) {
-  const orders = orderFields.flatMap((field) => [field, `-${field}`])
-  return Type.Object(
-    {
-      page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Page number, from 1.' })),
-      page_size: Type.Optional(
-        Type.Integer({
-          minimum: 1,
-          description: `Items per page (default ${DEFAULT_PAGE_SIZE}; above ${MAX_PAGE_SIZE} is read as ${MAX_PAGE_SIZE}).`,
-        }),
-      ),
-      order_by: Type.Optional(
-        Type.Union(
-          orders.map((o) => Type.Literal(o)),
-          { description: 'Sort field; prefix - for descending.' },
-        ),
-      ),
-      search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring match.' })),
-      format: Type.Optional(
-        Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'csv returns the page as text/csv.' }),
-      ),
-      ...filters,
-    },
-    { additionalProperties: false },
-  )
-}
 
 export const Pagination = named(
   'Pagination',

@@ -1,8 +1,8 @@
 /** SQL for locations and their addresses. Every query is scoped to one tenant; the caller owns transactions. */
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { AddressKind, AddressTable, DB } from '../db/schema.ts'
-import { fetchPage, type ListFilters, type ListSpec, type PageRequest } from '../db/paging.ts'
-import type { LocationListQuery } from './schema.ts'
+import { listSql } from '../db/list.ts'
+import { LocationListQuery } from './schema.ts'
 
 export type AddressRow = Selectable<AddressTable>
 /** An active address as a location's view carries it. */
@@ -14,19 +14,6 @@ export type ViewAddress = Pick<
 /** The tenant's headquarters: its first location. */
 const headquarterId = (tenantId: number) =>
   sql<number>`(select min(h.id) from locations h where h.tenant_id = ${tenantId})`
-
-const LIST: ListSpec<ListFilters<LocationListQuery>> = {
-  tenant: 'l.tenant_id',
-  id: 'l.id',
-  order: { name: 'l.name' },
-  search: ['l.name'],
-  filters: {
-    active: 'l.active',
-    headquarter: (is: boolean) =>
-      sql<boolean>`(l.id = (select min(h.id) from locations h where h.tenant_id = l.tenant_id)) = ${is}`,
-  },
-  counted: 'locations',
-}
 
 /** One row per location with everything its view needs: currency, legal entity, counts. Addresses come separately. */
 function selectViews(db: Kysely<DB>, tenantId: number) {
@@ -57,12 +44,20 @@ function selectViews(db: Kysely<DB>, tenantId: number) {
 export type LocationRow = Awaited<ReturnType<ReturnType<typeof selectViews>['executeTakeFirstOrThrow']>>
 
 /** One page, its addresses and the exact total in one round trip. */
-export const pageOfLocations = (
-  db: Kysely<DB>,
-  tenantId: number,
-  f: ListFilters<LocationListQuery>,
-  page: PageRequest,
-) => fetchPage(db, selectViews(db, tenantId), LIST, tenantId, f, page)
+export const pageOfLocations = listSql(LocationListQuery, {
+  select: selectViews,
+  tenant: 'l.tenant_id',
+  id: 'l.id',
+  order: { name: 'l.name' },
+  search: ['l.name'],
+  filters: {
+    active: 'l.active',
+    headquarter: (is: boolean) =>
+      sql<boolean>`(l.id = (select min(h.id) from locations h where h.tenant_id = l.tenant_id)) = ${is}`,
+    updated_since: (since) => sql<boolean>`l.updated_at >= ${since}`,
+  },
+  counted: 'locations',
+})
 
 export function findLocation(db: Kysely<DB>, tenantId: number, id: number): Promise<LocationRow | undefined> {
   return selectViews(db, tenantId).where('l.tenant_id', '=', tenantId).where('l.id', '=', id).executeTakeFirst()

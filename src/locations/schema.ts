@@ -4,7 +4,7 @@
  * the read-only fields, so that a body read with GET can be PUT back unchanged.
  */
 import { Type, type Static } from 'typebox'
-import { listQuery } from '../http/list.ts'
+import { listQuery, UpdatedSince } from '../core/list-query.ts'
 import { Id, named } from '../core/schema.ts'
 import { Currency, LegalEntitySummary } from '../lookups/schema.ts'
 
@@ -112,5 +112,6 @@ export const LocationParams = Type.Object({ id: Id })
 export const LocationListQuery = listQuery(['id', 'name'], {
   active: Type.Optional(Type.Boolean()),
   headquarter: Type.Optional(Type.Boolean()),
+  updated_since: UpdatedSince,
 })
 export type LocationListQuery = Static<typeof LocationListQuery>

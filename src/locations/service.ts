@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
-import { splitListQuery, type Page } from '../db/paging.ts'
+import { type Page } from '../core/list-query.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { notFound, preconditionFailed, validationFailed, type FieldErrors } from '../core/problem.ts'
@@ -85,8 +85,7 @@ export async function listLocations(
   actor: Actor,
   query: LocationListQuery,
 ): Promise<Page<LocationView>> {
-  const { page, filters } = splitListQuery(query)
-  const result = await repo.pageOfLocations(db, actor.tenantId, filters, page)
+  const result = await repo.pageOfLocations(db, actor.tenantId, query)
   return { ...result, rows: result.rows.map(toView) }
 }
 

@@ -1,143 +1,110 @@
-/** SQL for the look-up lists. Every list is read through the one list mechanism (db/paging.ts), tenant-scoped. */
+/** SQL for the look-up lists. Every list is read through the one list mechanism (db/list.ts), tenant-scoped. */
 import { sql, type Kysely } from 'kysely'
-import { fetchPage, type ListFilters, type ListSpec, type PageRequest } from '../db/paging.ts'
+import { listSql } from '../db/list.ts'
 import type { DB, PermissionKey } from '../db/schema.ts'
-import type {
-  VendorLookup,
+import {
   CurrencyListQuery,
   DepartmentListQuery,
   LegalEntityListQuery,
   RoleListQuery,
   VendorLookupListQuery,
+  type VendorLookup,
 } from './schema.ts'
 
 export const VENDOR_LOOKUP_TABLES = ['payment_terms', 'shipping_terms', 'payment_methods', 'shipping_methods'] as const
 export type VendorLookupTable = (typeof VENDOR_LOOKUP_TABLES)[number]
 
-const CURRENCIES: ListSpec<ListFilters<CurrencyListQuery>> = {
+/** One page of the tenant's currencies and the exact total. */
+export const pageOfCurrencies = listSql(CurrencyListQuery, {
+  select: (db: Kysely<DB>) =>
+    db.selectFrom('currencies as c').select(['c.id', 'c.name', 'c.description', 'c.rate', 'c.base', 'c.active']),
   tenant: 'c.tenant_id',
   id: 'c.id',
   order: { name: 'c.name' },
   search: ['c.name', 'c.description'],
   filters: { active: 'c.active', base: 'c.base', name: 'c.name' },
-}
-export const pageOfCurrencies = (
-  db: Kysely<DB>,
-  tenantId: number,
-  f: ListFilters<CurrencyListQuery>,
-  page: PageRequest,
-) =>
-  fetchPage(
-    db,
-    db.selectFrom('currencies as c').select(['c.id', 'c.name', 'c.description', 'c.rate', 'c.base', 'c.active']),
-    CURRENCIES,
-    tenantId,
-    f,
-    page,
-  )
+})
 
-const LEGAL_ENTITIES: ListSpec<ListFilters<LegalEntityListQuery>> = {
+export const pageOfLegalEntities = listSql(LegalEntityListQuery, {
+  select: (db: Kysely<DB>) => db.selectFrom('legal_entities as e').select(['e.id', 'e.uuid', 'e.name', 'e.active']),
   tenant: 'e.tenant_id',
   id: 'e.id',
   order: { name: 'e.name' },
   search: ['e.name'],
   filters: { active: 'e.active' },
-}
-export const pageOfLegalEntities = (
-  db: Kysely<DB>,
-  tenantId: number,
-  f: ListFilters<LegalEntityListQuery>,
-  page: PageRequest,
-) =>
-  fetchPage(
-    db,
-    db.selectFrom('legal_entities as e').select(['e.id', 'e.uuid', 'e.name', 'e.active']),
-    LEGAL_ENTITIES,
-    tenantId,
-    f,
-    page,
-  )
+})
 
-const DEPARTMENTS: ListSpec<ListFilters<DepartmentListQuery>> = {
+export const pageOfDepartments = listSql(DepartmentListQuery, {
+  select: (db: Kysely<DB>, tenantId: number) =>
+    db
+      .selectFrom('departments as d')
+      // The composite key keeps the join inside the tenant even if a row ever pointed elsewhere.
+      .innerJoin('locations as l', (join) =>
+        join.onRef('l.id', '=', 'd.location_id').onRef('l.tenant_id', '=', 'd.tenant_id'),
+      )
+      .select([
+        'd.id',
+        'd.name',
+        'd.external_id',
+        'd.active',
+        'd.punchout_email',
+        'l.id as branch_id',
+        'l.name as branch_name',
+      ])
+      // The headquarter is the tenant's first location; the subquery is uncorrelated, so it runs once.
+      .select(
+        sql<boolean>`l.id = (select min(h.id) from locations h where h.tenant_id = ${tenantId})`.as('headquarter'),
+      ),
   tenant: 'd.tenant_id',
   id: 'd.id',
   order: { name: 'd.name' },
   search: ['d.name'],
   filters: { location: 'd.location_id', active: 'd.active' },
-}
-export function pageOfDepartments(
-  db: Kysely<DB>,
-  tenantId: number,
-  f: ListFilters<DepartmentListQuery>,
-  page: PageRequest,
-) {
-  const query = db
-    .selectFrom('departments as d')
-    // The composite key keeps the join inside the tenant even if a row ever pointed elsewhere.
-    .innerJoin('locations as l', (join) =>
-      join.onRef('l.id', '=', 'd.location_id').onRef('l.tenant_id', '=', 'd.tenant_id'),
-    )
-    .select([
-      'd.id',
-      'd.name',
-      'd.external_id',
-      'd.active',
-      'd.punchout_email',
-      'l.id as branch_id',
-      'l.name as branch_name',
-    ])
-    // The headquarter is the tenant's first location; the subquery is uncorrelated, so it runs once.
-    .select(sql<boolean>`l.id = (select min(h.id) from locations h where h.tenant_id = ${tenantId})`.as('headquarter'))
-  return fetchPage(db, query, DEPARTMENTS, tenantId, f, page)
-}
+})
 
-const ROLES: ListSpec<ListFilters<RoleListQuery>> = {
+/** Each role with its permission keys gathered by an array subquery: one query per page, not one per role. */
+export const pageOfRoles = listSql(RoleListQuery, {
+  select: (db: Kysely<DB>) =>
+    db
+      .selectFrom('roles as r')
+      .select(['r.id', 'r.name', 'r.type', 'r.tier'])
+      .select((eb) => {
+        const keys = eb
+          .selectFrom('role_permissions as rp')
+          .innerJoin('permissions as p', 'p.id', 'rp.permission_id')
+          .select('p.key')
+          .whereRef('rp.role_id', '=', 'r.id')
+          // Byte order, not the database's collation, so both engines (and JavaScript's sort) agree.
+          .orderBy(sql`p.key collate "C"`)
+        return sql<PermissionKey[]>`array(${keys})`.as('permissions')
+      }),
   tenant: 'r.tenant_id',
   id: 'r.id',
   order: { name: 'r.name' },
   search: ['r.name'],
   filters: {},
-}
-/** Each role with its permission keys gathered by an array subquery: one query per page, not one per role. */
-export function pageOfRoles(db: Kysely<DB>, tenantId: number, f: ListFilters<RoleListQuery>, page: PageRequest) {
-  const query = db
-    .selectFrom('roles as r')
-    .select(['r.id', 'r.name', 'r.type', 'r.tier'])
-    .select((eb) => {
-      const keys = eb
-        .selectFrom('role_permissions as rp')
-        .innerJoin('permissions as p', 'p.id', 'rp.permission_id')
-        .select('p.key')
-        .whereRef('rp.role_id', '=', 'r.id')
-        // Byte order, not the database's collation, so both engines (and JavaScript's sort) agree.
-        .orderBy(sql`p.key collate "C"`)
-      return sql<PermissionKey[]>`array(${keys})`.as('permissions')
-    })
-  return fetchPage(db, query, ROLES, tenantId, f, page)
-}
+})
 
-const VENDOR_LOOKUPS: ListSpec<ListFilters<VendorLookupListQuery>> = {
-  tenant: 'x.tenant_id',
-  id: 'x.id',
-  order: { name: 'x.name' },
-  search: ['x.name', 'x.description'],
-  filters: { active: 'x.active' },
-}
+/** One list per vendor look-up table (payment terms, shipping terms, payment and shipping methods). */
+const vendorLookupList = (table: VendorLookupTable) =>
+  listSql(VendorLookupListQuery, {
+    // The four tables have the same columns; Kysely is told one of them to type the select.
+    select: (db: Kysely<DB>) =>
+      db.selectFrom(`${table} as x` as 'payment_terms as x').select(['x.id', 'x.name', 'x.description', 'x.active']),
+    tenant: 'x.tenant_id',
+    id: 'x.id',
+    order: { name: 'x.name' },
+    search: ['x.name', 'x.description'],
+    filters: { active: 'x.active' },
+  })
+const VENDOR_LOOKUP_LISTS = new Map(VENDOR_LOOKUP_TABLES.map((table) => [table, vendorLookupList(table)]))
+
 export const pageOfVendorLookups = (
   db: Kysely<DB>,
   table: VendorLookupTable,
   tenantId: number,
-  f: ListFilters<VendorLookupListQuery>,
-  page: PageRequest,
-) =>
-  fetchPage(
-    db,
-    db.selectFrom(`${table} as x` as 'payment_terms as x').select(['x.id', 'x.name', 'x.description', 'x.active']),
-    VENDOR_LOOKUPS,
-    tenantId,
-    f,
-    page,
-  )
+  query: VendorLookupListQuery,
+) => VENDOR_LOOKUP_LISTS.get(table)!(db, tenantId, query)
 
 /** Which of the referenced look-up rows exist in the tenant (one query per reference). */
 export async function missingLookups(

@@ -3,7 +3,7 @@
  * departments, roles, and the payment/shipping terms and methods a vendor refers to.
  */
 import { Type, type Static } from 'typebox'
-import { listQuery } from '../http/list.ts'
+import { listQuery } from '../core/list-query.ts'
 import { named } from '../core/schema.ts'
 
 export const Currency = named(

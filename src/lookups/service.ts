@@ -1,19 +1,16 @@
 /** The look-up lists: any active user of the tenant may read them; rows map to their wire shapes here. */
 import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
-import { splitListQuery, type ListFilters, type ListParams, type Page, type PageRequest } from '../db/paging.ts'
+import type { Page } from '../core/list-query.ts'
 import type { DB } from '../db/schema.ts'
 import * as repo from './repository.ts'
 import type { Department, DepartmentListQuery, VendorLookupListQuery } from './schema.ts'
 
+/** A look-up list read for the actor's tenant. */
 const read =
-  <Q extends ListParams, R>(
-    pageOf: (db: Kysely<DB>, tenantId: number, f: ListFilters<Q>, page: PageRequest) => Promise<Page<R>>,
-  ) =>
-  (db: Kysely<DB>, actor: Actor, query: Q): Promise<Page<R>> => {
-    const { page, filters } = splitListQuery(query)
-    return pageOf(db, actor.tenantId, filters, page)
-  }
+  <Q, R>(pageOf: (db: Kysely<DB>, tenantId: number, query: Q) => Promise<Page<R>>) =>
+  (db: Kysely<DB>, actor: Actor, query: Q): Promise<Page<R>> =>
+    pageOf(db, actor.tenantId, query)
 
 /** The fields whose look-up ids do not exist in the tenant (vendors check their references with it). */
 export const missingLookups = repo.missingLookups
@@ -42,7 +39,4 @@ export const listVendorLookups = (
   table: repo.VendorLookupTable,
   actor: Actor,
   query: VendorLookupListQuery,
-) =>
-  read((conn, tenantId, f: ListFilters<VendorLookupListQuery>, page) =>
-    repo.pageOfVendorLookups(conn, table, tenantId, f, page),
-  )(db, actor, query)
+) => repo.pageOfVendorLookups(db, table, actor.tenantId, query)

@@ -1,10 +1,10 @@
 /** SQL for users and their profiles. Every query is scoped to one tenant; the caller owns transactions. */
 import { sql, type Kysely } from 'kysely'
 import type { Static } from 'typebox'
-import { fetchPage, type ListFilters, type ListSpec, type PageRequest } from '../db/paging.ts'
+import { listSql } from '../db/list.ts'
 import type { DB } from '../db/schema.ts'
 import type { LocationSummary } from '../lookups/schema.ts'
-import type { Delegatee, DepartmentSummary, PendingApprovals, UserListQuery } from './schema.ts'
+import { UserListQuery, type Delegatee, type DepartmentSummary, type PendingApprovals } from './schema.ts'
 
 type Summary = Static<typeof LocationSummary>
 type Department = Static<typeof DepartmentSummary>
@@ -73,7 +73,9 @@ function selectProfiles(db: Kysely<DB>, tenantId: number) {
 }
 export type ProfileRow = Awaited<ReturnType<ReturnType<typeof selectProfiles>['executeTakeFirstOrThrow']>>
 
-const LIST: ListSpec<ListFilters<UserListQuery>> = {
+/** One page and its exact total in one round trip; unfiltered, the total is the kept row count. */
+export const pageOfProfiles = listSql(UserListQuery, {
+  select: selectProfiles,
   tenant: 'p.tenant_id',
   id: 'p.id',
   order: { email: 'u.email', firstName: 'p.first_name', lastName: 'p.last_name' },
@@ -84,13 +86,10 @@ const LIST: ListSpec<ListFilters<UserListQuery>> = {
     role: 'p.role_id',
     location: (at: number) =>
       sql<boolean>`(p.location_id = ${at} or exists (select 1 from user_locations ul where ul.user_id = u.id and ul.location_id = ${at}))`,
+    updated_since: (since) => sql<boolean>`greatest(u.updated_at, p.updated_at) >= ${since}`,
   },
   counted: 'users',
-}
-
-/** One page and its exact total in one round trip; unfiltered, the total is the kept row count. */
-export const pageOfProfiles = (db: Kysely<DB>, tenantId: number, f: ListFilters<UserListQuery>, page: PageRequest) =>
-  fetchPage(db, selectProfiles(db, tenantId), LIST, tenantId, f, page)
+})
 
 export const findProfile = (db: Kysely<DB>, tenantId: number, profileId: number) =>
   selectProfiles(db, tenantId).where('p.tenant_id', '=', tenantId).where('p.id', '=', profileId).executeTakeFirst()

@@ -1,6 +1,6 @@
 /** User shapes: the profile, the two create forms (batch and single) and the current user's account. */
 import { Type, type Static } from 'typebox'
-import { listQuery } from '../http/list.ts'
+import { listQuery, UpdatedSince } from '../core/list-query.ts'
 import { Id, named } from '../core/schema.ts'
 import { Address, LocationView } from '../locations/schema.ts'
 import { Currency, LocationSummary } from '../lookups/schema.ts'
@@ -134,6 +134,7 @@ export const UserListQuery = listQuery(['id', 'email', 'firstName', 'lastName'],
   location: Type.Optional(Id),
   pending_invite: Type.Optional(Type.Boolean()),
   role: Type.Optional(Id),
+  updated_since: UpdatedSince,
 })
 export type UserListQuery = Static<typeof UserListQuery>
 

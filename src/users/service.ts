@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
-import { splitListQuery, type Page } from '../db/paging.ts'
+import { type Page } from '../core/list-query.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { conflict, notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
@@ -40,8 +40,7 @@ export function toProfile(row: repo.ProfileRow): UserProfile {
 }
 
 export async function listUsers(db: Kysely<DB>, actor: Actor, query: UserListQuery): Promise<Page<UserProfile>> {
-  const { page, filters } = splitListQuery(query)
-  const result = await repo.pageOfProfiles(db, actor.tenantId, filters, page)
+  const result = await repo.pageOfProfiles(db, actor.tenantId, query)
   return { ...result, rows: result.rows.map(toProfile) }
 }
 

@@ -3,18 +3,10 @@
  * turns them into objects through the look-up cache (lookups/cache.ts), not a join per row.
  */
 import type { Kysely } from 'kysely'
-import { fetchPage, type ListFilters, type ListSpec, type PageRequest } from '../db/paging.ts'
+import { sql } from 'kysely'
+import { listSql } from '../db/list.ts'
 import type { DB, NewVendor, VendorUpdate } from '../db/schema.ts'
-import type { VendorListQuery } from './schema.ts'
-
-const LIST: ListSpec<ListFilters<VendorListQuery>> = {
-  tenant: 'v.tenant_id',
-  id: 'v.id',
-  order: { name: 'v.name', external_id: 'v.external_id', dateModified: 'v.date_modified' },
-  search: ['v.name'],
-  filters: { active: 'v.active', type: 'v.type', external_id: 'v.external_id', name: 'v.name' },
-  counted: 'vendors',
-}
+import { VendorListQuery } from './schema.ts'
 
 export function selectVendors(db: Kysely<DB>) {
   return db.selectFrom('vendors as v').selectAll('v')
@@ -23,8 +15,21 @@ export function selectVendors(db: Kysely<DB>) {
 export type VendorRow = Awaited<ReturnType<ReturnType<typeof selectVendors>['executeTakeFirstOrThrow']>>
 
 /** One page and its exact total in one round trip; unfiltered, the total is the kept row count. */
-export const pageOfVendors = (db: Kysely<DB>, tenantId: number, f: ListFilters<VendorListQuery>, page: PageRequest) =>
-  fetchPage(db, selectVendors(db), LIST, tenantId, f, page)
+export const pageOfVendors = listSql(VendorListQuery, {
+  select: selectVendors,
+  tenant: 'v.tenant_id',
+  id: 'v.id',
+  order: { name: 'v.name', external_id: 'v.external_id', dateModified: 'v.date_modified' },
+  search: ['v.name'],
+  filters: {
+    active: 'v.active',
+    type: 'v.type',
+    external_id: 'v.external_id',
+    name: 'v.name',
+    updated_since: (since) => sql<boolean>`v.date_modified >= ${since}`,
+  },
+  counted: 'vendors',
+})
 
 export function findVendor(db: Kysely<DB>, tenantId: number, id: number): Promise<VendorRow | undefined> {
   return selectVendors(db).where('v.tenant_id', '=', tenantId).where('v.id', '=', id).executeTakeFirst()

@@ -1,6 +1,6 @@
 /** Vendor shapes on the wire (field names as docs/api.md lists them). */
 import { Type, type Static } from 'typebox'
-import { listQuery } from '../http/list.ts'
+import { listQuery, UpdatedSince } from '../core/list-query.ts'
 import { Id, named } from '../core/schema.ts'
 import { VendorLookup } from '../lookups/schema.ts'
 
@@ -71,6 +71,7 @@ export const VendorListQuery = listQuery(VENDOR_ORDER_FIELDS, {
   name: Type.Optional(
     Type.String({ maxLength: 150, description: 'Exact name (case-sensitive); for a substring use search.' }),
   ),
+  updated_since: UpdatedSince,
 })
 export type VendorListQuery = Static<typeof VendorListQuery>
 

@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
-import { splitListQuery, type Page } from '../db/paging.ts'
+import { type Page } from '../core/list-query.ts'
 import type { DB, NewVendor, VendorUpdate } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { notFound, validationFailed } from '../core/problem.ts'
@@ -78,8 +78,7 @@ export async function listVendors(
   actor: Actor,
   query: VendorListQuery,
 ): Promise<Page<Vendor>> {
-  const { page, filters } = splitListQuery(query)
-  const result = await repo.pageOfVendors(db, actor.tenantId, filters, page)
+  const result = await repo.pageOfVendors(db, actor.tenantId, query)
   return { ...result, rows: await withLookups(db, lookups, actor.tenantId, result.rows) }
 }
 

@@ -1,0 +1,93 @@
+/**
+ * What a list's query string may say, declared once: `listQuery(order, filters)` is the TypeBox schema that
+ * validates the query, types the handler and documents the parameters (OpenAPI), and its static type is what
+ * the SQL binding (db/list.ts) must cover in full: one `order_by` column per order field, one condition per
+ * filter. The parameters every list takes are `LIST_PARAMS`; the rest of a query are its filters.
+ */
+import { Type, type Static, type TLiteral, type TObject, type TProperties, type TUnion } from 'typebox'
+
+export const DEFAULT_PAGE_SIZE = 10
+export const MAX_PAGE_SIZE = 100
+
+/** The parameters every list takes, besides its own `order_by` fields and filters. */
+const LIST_PARAMS = {
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Page number, from 1.' })),
+  page_size: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: `Items per page (default ${DEFAULT_PAGE_SIZE}; above ${MAX_PAGE_SIZE} is read as ${MAX_PAGE_SIZE}).`,
+    }),
+  ),
+  search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring match.' })),
+  format: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'csv returns the page as text/csv.' }),
+  ),
+}
+const COMMON = new Set<string>([...Object.keys(LIST_PARAMS), 'order_by'])
+
+/** The parameters every list takes, as a handler sees them (`order_by` is one of the list's own fields). */
+export type ListParams = Static<TObject<typeof LIST_PARAMS>> & { order_by?: string }
+
+/** The query schema of a list: paging, ordering by one of `order` (prefix `-` for descending), search, `filters`. */
+export function listQuery<const O extends string, F extends TProperties>(order: readonly O[], filters: F) {
+  const orders = order.flatMap((field) => [Type.Literal(field), Type.Literal(`-${field}`)])
+  // TypeBox types a union of an array (not a tuple) as never; it is one of these literals.
+  const orderBy = Type.Union(orders, { description: 'Sort field; prefix - for descending.' }) as TUnion<
+    [TLiteral<O>, TLiteral<`-${O}`>]
+  >
+  return Type.Object(
+    {
+      ...LIST_PARAMS,
+      order_by: Type.Optional(orderBy),
+      ...filters,
+    },
+    { additionalProperties: false },
+  )
+}
+
+/** The fields a list's query may order by (without the `-`), and `id`, which every list orders by last. */
+export type OrderField<Q> = Q extends { order_by?: infer V } ? Exclude<NonNullable<V>, `-${string}`> : never
+/** A list query's filters: its parameters less the ones every list takes. */
+export type ListFilters<Q> = Omit<Q, keyof ListParams>
+
+export interface PageRequest {
+  page: number
+  pageSize: number
+  offset: number
+  orderBy: { field: string; direction: 'asc' | 'desc' }
+  search: string | undefined
+}
+
+export interface Page<T> {
+  rows: T[]
+  /** Every match, not just this page's. */
+  count: number
+  page: PageRequest
+}
+
+export function pageRequest(query: ListParams): PageRequest {
+  const page = query.page ?? 1
+  const pageSize = Math.min(query.page_size ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+  const order = query.order_by ?? 'id'
+  const search = query.search?.trim()
+  return {
+    page,
+    pageSize,
+    offset: (page - 1) * pageSize,
+    orderBy: order.startsWith('-') ? { field: order.slice(1), direction: 'desc' } : { field: order, direction: 'asc' },
+    search: search === undefined || search === '' ? undefined : search,
+  }
+}
+
+/** The filters that are set in a list's query, by name (the common parameters left out). */
+export function filtersOf(query: object): [string, unknown][] {
+  return Object.entries(query).filter(([name, value]) => !COMMON.has(name) && value !== undefined)
+}
+
+/** The `updated_since` filter of the lists whose items record when they changed. */
+export const UpdatedSince = Type.Optional(
+  Type.String({
+    format: 'date-time',
+    description: 'Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z).',
+  }),
+)
