@@ -25,11 +25,11 @@ export const apiRoutes =
   }): FastifyPluginAsync =>
   async (app) => {
     const { config, database } = deps
-    bearerAuth(app, deps)
-    publicLinks(app, config)
+    await app.register(bearerAuth, deps)
+    await app.register(publicLinks, config)
     const shared = database.engine === 'postgres' ? database.db : undefined
     rateLimit(app, new RateLimiter(config.RATE_LIMIT_PER_MINUTE, shared, config.RATE_LIMIT_SYNC_MS))
-    idempotency(app, database.db)
+    await app.register(idempotency, { db: database.db })
     await app.register(vendorRoutes(deps.lookups))
     await app.register(locationRoutes)
     await app.register(lookupRoutes)

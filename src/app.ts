@@ -15,6 +15,7 @@ import { metrics } from './http/metrics.ts'
 import { textGuard } from './http/text-guard.ts'
 import { problemHandler, sendProblem } from './http/errors.ts'
 import { badRequest } from './core/problem.ts'
+import { requestContext } from './http/request-context.ts'
 import { requestId } from './http/request-id.ts'
 import { securityHeaders } from './http/security-headers.ts'
 import { checkResponses } from './http/response-check.ts'
@@ -67,6 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       else void sendProblem(reply, badRequest(detail))
     },
   })
+  await app.register(requestContext)
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(problemHandler)
   app.removeContentTypeParser('text/plain')

@@ -37,8 +37,9 @@ interface VendorBody {
 async function countedApp(ctx: TestContext) {
   let statements = 0
   const counter: KyselyPlugin = {
-    transformQuery: (args) => (statements++, args.node),
-    transformResult: (args) => Promise.resolve(args.result),
+    // Counted as they run (a query compiled once is built, and seen by transformQuery, only once).
+    transformQuery: (args) => args.node,
+    transformResult: (args) => (statements++, Promise.resolve(args.result)),
   }
   const database = { ...ctx.database, db: ctx.database.db.withPlugin(counter) }
   const app = await buildApp({

@@ -113,7 +113,7 @@ export const consoleRoutes =
     }
     await app.register(cookie)
     await app.register(formbody, { bodyLimit: 16_384 })
-    app.decorateRequest('session', null as unknown as ConsoleSession)
+    app.decorateRequest('session', null, [])
     app.setErrorHandler(errorPage)
     app.setNotFoundHandler((request, reply) =>
       errorPage(new Problem(404, 'Not Found', 'There is no such page in the console.'), request, reply),

@@ -9,7 +9,7 @@
  * unprepared if it was not in a transaction (else that transaction fails), and the connection is closed
  * instead of returned to the pool, so later requests prepare afresh.
  */
-import type { PostgresPool, PostgresPoolClient } from 'kysely'
+import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely'
 import type pg from 'pg'
 
 const MAX_NAMES = 1000
@@ -25,33 +25,8 @@ export function preparedStatements(pool: pg.Pool): PostgresPool {
   }
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>()
 
-  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
-    let stale = false
-    let inTransaction = false
-    return {
-      async query(text: string, values: readonly unknown[]) {
-        if (/^\s*(begin|start)\b/i.test(text)) inTransaction = true
-        else if (/^\s*(commit|rollback|end)\b/i.test(text)) inTransaction = false
-        const name = nameOf(text, values)
-        if (name === undefined || stale) return client.query(text, values as unknown[])
-        try {
-          return await client.query({ name, text, values: values as unknown[] })
-        } catch (error) {
-          if ((error as { code?: unknown }).code !== '0A000') throw error
-          stale = true
-          // Outside a transaction nothing was done: the statement runs again unprepared. Inside one, the
-          // transaction is already aborted and the error stands (the caller's retry finds a fresh connection).
-          if (inTransaction) throw error
-          return client.query(text, values as unknown[])
-        }
-      },
-      release() {
-        if (stale) wrapped.delete(client)
-        client.release(stale)
-        stale = false
-      },
-    } as unknown as PostgresPoolClient
-  }
+  const wrap = (client: pg.PoolClient): PostgresPoolClient =>
+    new PreparedClient(client, nameOf, () => wrapped.delete(client))
 
   return {
     async connect() {
@@ -63,3 +38,56 @@ export function preparedStatements(pool: pg.Pool): PostgresPool {
     end: () => pool.end(),
   }
 }
+
+/** A pooled connection that names its statements; Kysely's cursor form (streaming) is not used by the service. */
+class PreparedClient implements PostgresPoolClient {
+  private stale = false
+  private inTransaction = false
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly nameOf: (text: string, values: readonly unknown[]) => string | undefined,
+    private readonly forget: () => void,
+  ) {}
+
+  query<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>>
+  query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>
+  query<R>(
+    sql: string | PostgresCursor<R>,
+    parameters: readonly unknown[] = [],
+  ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+    if (typeof sql !== 'string') throw new Error('Streaming results (cursors) is not configured.')
+    return this.run<R>(sql, [...parameters])
+  }
+
+  private async run<R>(text: string, values: unknown[]): Promise<PostgresQueryResult<R>> {
+    if (/^\s*(begin|start)\b/i.test(text)) this.inTransaction = true
+    else if (/^\s*(commit|rollback|end)\b/i.test(text)) this.inTransaction = false
+    const name = this.nameOf(text, values)
+    const unprepared = () => this.client.query<R & pg.QueryResultRow>(text, values)
+    if (name === undefined || this.stale) return result(await unprepared())
+    try {
+      return result(await this.client.query<R & pg.QueryResultRow>({ name, text, values }))
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== '0A000') throw error
+      this.stale = true
+      // Outside a transaction nothing was done: the statement runs again unprepared. Inside one, the
+      // transaction is already aborted and the error stands (the caller's retry finds a fresh connection).
+      if (this.inTransaction) throw error
+      return result(await unprepared())
+    }
+  }
+
+  release(): void {
+    if (this.stale) this.forget()
+    this.client.release(this.stale)
+    this.stale = false
+  }
+}
+
+/** pg's result as Kysely reads it (pg names the command in a plain string). */
+const result = <R>(r: pg.QueryResult<R & pg.QueryResultRow>): PostgresQueryResult<R> => ({
+  command: r.command as PostgresQueryResult<R>['command'],
+  rowCount: r.rowCount ?? 0,
+  rows: r.rows,
+})

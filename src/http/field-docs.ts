@@ -140,6 +140,10 @@ export const FIELD_DOCS: Record<string, Doc> = {
   data: ['The item, or the page of items.', undefined],
   type: ['Type code (see the schema’s description for the values).', 3],
   search: ['Case-insensitive substring match on the names (and e-mail for users).', 'office'],
+  updated_since: [
+    'Only items changed at or after this instant (ISO 8601 with a time zone), to fetch what changed since the last sync.',
+    '2026-01-31T00:00:00Z',
+  ],
   pending: ['Pending approvals per kind.', undefined],
   title: ['The HTTP status text.', 'Bad Request'],
   detail: ['What went wrong and how to fix it, for people.', 'The body is not valid; see errors.'],

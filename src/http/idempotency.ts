@@ -13,26 +13,17 @@
  */
 import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import type { ControlledTransaction, Kysely } from 'kysely'
+import fp from 'fastify-plugin'
+import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 import * as repo from './idempotency.repository.ts'
 import { badRequest, conflict, unprocessable } from '../core/problem.ts'
+import { REQUEST_CONTEXT, type Running } from './request-context.ts'
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000
 const REPLAYED_HEADERS = ['location', 'etag']
 
-interface Running {
-  scope: repo.Scope
-  hash: string
-  trx: ControlledTransaction<DB>
-}
-
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** The database this request works on: the idempotent request's own transaction, or the pool. */
-    db: Kysely<DB>
-    idempotent?: Running | undefined
-  }
   interface FastifyContextConfig {
     /** The response carries a secret: never store it, so Idempotency-Key is ignored on this route. */
     secretResponse?: boolean
@@ -54,9 +45,7 @@ async function finish(running: Running, commit: boolean): Promise<void> {
   else await running.trx.rollback().execute()
 }
 
-export function idempotency(app: FastifyInstance, db: Kysely<DB>): void {
-  app.decorateRequest('db', null as unknown as Kysely<DB>)
-  app.decorateRequest('idempotent', undefined)
+async function plugin(app: FastifyInstance, { db }: { db: Kysely<DB> }): Promise<void> {
   app.addHook('onRequest', async (request) => {
     request.db = db
   })
@@ -145,3 +134,6 @@ export function idempotency(app: FastifyInstance, db: Kysely<DB>): void {
   app.addHook('onResponse', abandon)
   app.addHook('onRequestAbort', abandon)
 }
+
+/** Sets `request.db`, and runs POSTs with an Idempotency-Key exactly once (see the top of this file). */
+export const idempotency = fp(plugin, { name: 'idempotency', dependencies: [REQUEST_CONTEXT, 'bearer-auth'] })

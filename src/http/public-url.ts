@@ -4,18 +4,11 @@
  * client can forge. Without either, links in responses are relative.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
+import { REQUEST_CONTEXT } from './request-context.ts'
 
 type LinkConfig = Pick<Config, 'PUBLIC_URL' | 'BASE_DOMAIN'>
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** What absolute links of this request's responses start with ('' = relative links). */
-    linkBase: string
-    /** What links in e-mail this request causes start with (always absolute). */
-    mailBase: string
-  }
-}
 
 /** The public base address for a tenant, without a trailing slash; undefined when links must be relative. */
 export function publicBase(config: LinkConfig, domain: string | undefined): string | undefined {
@@ -44,8 +37,7 @@ export function mailBase(
 }
 
 /** Sets `request.linkBase` and `request.mailBase` for requests with an actor (after authentication). */
-export function publicLinks(app: FastifyInstance, config: LinkConfig & Pick<Config, 'HOST' | 'PORT'>): void {
-  app.decorateRequest('linkBase', '')
+async function plugin(app: FastifyInstance, config: LinkConfig & Pick<Config, 'HOST' | 'PORT'>): Promise<void> {
   // Worked out only by the few requests that send e-mail (it asks the socket for the listening port).
   app.decorateRequest('mailBase', {
     getter(this: FastifyRequest) {
@@ -56,3 +48,5 @@ export function publicLinks(app: FastifyInstance, config: LinkConfig & Pick<Conf
     request.linkBase = publicBase(config, request.actor?.domain) ?? ''
   })
 }
+
+export const publicLinks = fp(plugin, { name: 'public-links', dependencies: [REQUEST_CONTEXT, 'bearer-auth'] })

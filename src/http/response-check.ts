@@ -9,7 +9,7 @@ import addFormatsModule from 'ajv-formats'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ProblemSchema } from '../core/problem.ts'
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
+const addFormats = addFormatsModule.default
 
 export class ResponseSchemaMismatch extends Error {
   override name = 'ResponseSchemaMismatch'

@@ -14,7 +14,7 @@ import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
+const addFormats = addFormatsModule.default
 
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ removeAdditional: false, useDefaults: true, allErrors: true, strict: false, ...options })

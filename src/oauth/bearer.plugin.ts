@@ -5,28 +5,25 @@
  * actor — the application's owner, with the permissions they hold at this moment — is put on the request.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Actor } from '../access/actor.ts'
+import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { badRequest, unauthorized } from '../core/problem.ts'
 import type { ServerKeys } from '../keys.ts'
 import { hostAllows, tenantOfHost } from '../http/host.ts'
+import { REQUEST_CONTEXT } from '../http/request-context.ts'
 import type { LiveAccessCache } from './access-cache.ts'
 import { findLiveAccess } from './access.repository.ts'
 import { verifyAccessToken } from './tokens.ts'
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Who is acting: set by the bearer hook on /api/ routes (null elsewhere). */
-    actor: Actor
-  }
+interface BearerDeps {
+  config: Readonly<Config>
+  database: Database
+  keys: ServerKeys
+  access: LiveAccessCache
 }
 
-export function bearerAuth(
-  app: FastifyInstance,
-  deps: { config: Readonly<Config>; database: Database; keys: ServerKeys; access: LiveAccessCache },
-): void {
-  app.decorateRequest('actor', null as unknown as Actor)
+async function plugin(app: FastifyInstance, deps: BearerDeps): Promise<void> {
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.headers['x-service-client'] !== 'api') {
       throw badRequest('The X-Service-Client header must be "api".')
@@ -54,3 +51,6 @@ export function bearerAuth(
     }
   })
 }
+
+/** Sets `request.actor` on every request of the scope it is registered in (/api/), or refuses the request. */
+export const bearerAuth = fp(plugin, { name: 'bearer-auth', dependencies: [REQUEST_CONTEXT] })

@@ -2601,12 +2601,12 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
-                /** @description Sort field; prefix - for descending. */
-                order_by?: "id" | "-id" | "name" | "-name" | "external_id" | "-external_id" | "dateModified" | "-dateModified";
                 /** @description Case-insensitive substring match. */
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "name" | "-name" | "external_id" | "-external_id" | "dateModified" | "-dateModified";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
                 /**
@@ -2618,6 +2618,8 @@ export interface operations {
                 external_id?: string;
                 /** @description Exact name (case-sensitive); for a substring use search. */
                 name?: string;
+                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -2891,16 +2893,18 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
-                /** @description Sort field; prefix - for descending. */
-                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Case-insensitive substring match. */
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
                 /** @description Whether this is the tenant’s headquarters (its first location). Read-only. */
                 headquarter?: boolean;
+                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -3119,16 +3123,18 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
-                /** @description Sort field; prefix - for descending. */
-                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Case-insensitive substring match. */
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
                 /** @description Whether this is the tenant’s headquarters (its first location). Read-only. */
                 headquarter?: boolean;
+                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -3347,12 +3353,12 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
-                /** @description Sort field; prefix - for descending. */
-                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Case-insensitive substring match. */
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
                 /** @description Whether this is the tenant’s base currency. */
@@ -3412,12 +3418,12 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
-                /** @description Sort field; prefix - for descending. */
-                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Case-insensitive substring match. */
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
             };
@@ -3473,12 +3479,12 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
-                /** @description Sort field; prefix - for descending. */
-                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Case-insensitive substring match. */
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Only departments of this location. */
                 location?: number;
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
@@ -3536,12 +3542,12 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
-                /** @description Sort field; prefix - for descending. */
-                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Case-insensitive substring match. */
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "name" | "-name";
             };
             header: {
                 /** @description Always "api". */
@@ -3595,12 +3601,12 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
-                /** @description Sort field; prefix - for descending. */
-                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Case-insensitive substring match. */
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
             };
@@ -3656,12 +3662,12 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
-                /** @description Sort field; prefix - for descending. */
-                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Case-insensitive substring match. */
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
             };
@@ -3717,12 +3723,12 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
-                /** @description Sort field; prefix - for descending. */
-                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Case-insensitive substring match. */
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
             };
@@ -3778,12 +3784,12 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
-                /** @description Sort field; prefix - for descending. */
-                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Case-insensitive substring match. */
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
             };
@@ -3839,12 +3845,12 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
-                /** @description Sort field; prefix - for descending. */
-                order_by?: "id" | "-id" | "email" | "-email" | "firstName" | "-firstName" | "lastName" | "-lastName";
                 /** @description Case-insensitive substring match. */
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "email" | "-email" | "firstName" | "-firstName" | "lastName" | "-lastName";
                 /** @description Whether the user may sign in and their applications work. */
                 is_active?: boolean;
                 /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
@@ -3853,6 +3859,8 @@ export interface operations {
                 pending_invite?: boolean;
                 /** @description The user’s role (a role id as a filter; the role type number in the account view). */
                 role?: number;
+                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -4171,12 +4179,12 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
-                /** @description Sort field; prefix - for descending. */
-                order_by?: "id" | "-id";
                 /** @description Case-insensitive substring match. */
                 search?: components["parameters"]["Search"];
                 /** @description csv returns the page as text/csv. */
                 format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id";
             };
             header: {
                 /** @description Always "api". */
