@@ -19,8 +19,7 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const HIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
 
-export const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ESCAPES[c]!).replace(HIDDEN, '\ufffd')
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!).replace(HIDDEN, '\ufffd')
 
 type Value = Html | string | number | boolean | null | undefined | readonly Value[]
 
