@@ -13,11 +13,14 @@ import * as account from '../src/console/views/account.ts'
 import * as applications from '../src/console/views/applications.ts'
 import * as auth from '../src/console/views/auth.ts'
 import * as directory from '../src/console/views/directory.ts'
+import * as format from '../src/console/views/format.ts'
+import * as forms from '../src/console/views/forms.ts'
 import * as errors from '../src/console/views/errors.ts'
 import * as htmlModule from '../src/console/views/html.ts'
 import * as layout from '../src/console/views/layout.ts'
 import * as lists from '../src/console/views/lists.ts'
 import * as users from '../src/console/views/users.ts'
+import * as vendors from '../src/console/views/vendors.ts'
 
 const { html, safeHref } = htmlModule
 
@@ -82,11 +85,36 @@ const location = {
 const vendor = {
   id: 1,
   name: HOSTILE,
+  type: 3,
   city: HOSTILE,
   country: HOSTILE,
   contact: HOSTILE,
   active: true,
-} as unknown as Parameters<typeof directory.vendorsView>[0]['rows'][number]
+  external_id: HOSTILE,
+  email: [HOSTILE],
+  phoneOne: HOSTILE,
+  phoneTwo: '',
+  url: HOSTILE,
+  addressLineOne: HOSTILE,
+  addressLineTwo: '',
+  state_province: HOSTILE,
+  postalCode: HOSTILE,
+  comments: HOSTILE,
+  dateModified: '2026-11-25T10:00:00.000Z',
+  payment_term_ref: { id: 1, name: HOSTILE },
+  shipping_term_ref: null,
+  payment_method_ref: null,
+  shipping_method_ref: null,
+} as unknown as Parameters<typeof vendors.vendorView>[0]
+const form = { values: { name: HOSTILE, [HOSTILE]: HOSTILE }, errors: { name: [HOSTILE], [HOSTILE]: [HOSTILE] } }
+const options = [{ value: HOSTILE, label: HOSTILE }]
+const choices = {
+  currency: options,
+  payment_term_ref: options,
+  shipping_term_ref: options,
+  payment_method_ref: options,
+  shipping_method_ref: options,
+}
 const application = {
   client_id: HOSTILE,
   description: HOSTILE,
@@ -109,7 +137,21 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
   'auth.setupView': () => auth.setupView(HOSTILE, HOSTILE, HOSTILE, layout.notice('alert', HOSTILE)),
   'auth.deadLinkView': () => auth.deadLinkView(),
   'directory.locationsView': () => directory.locationsView(pageOf([location]), HOSTILE, frame),
-  'directory.vendorsView': () => directory.vendorsView(pageOf([vendor]), HOSTILE, frame),
+  'vendors.vendorsView': () => vendors.vendorsView(pageOf([vendor]), HOSTILE, frame, HOSTILE),
+  'vendors.vendorView': () => vendors.vendorView(vendor, HOSTILE, frame, HOSTILE),
+  'vendors.vendorFormView': () =>
+    vendors.vendorFormView(form, choices, { action: HOSTILE, title: HOSTILE, cancel: HOSTILE }, frame),
+  'format.when': () => html`${format.when(HOSTILE)}${format.when(new Date())}`,
+  'format.browserOf': () => html`${format.browserOf(HOSTILE)}`,
+  'format.permissionNames': () => html`${format.permissionNames([HOSTILE, 'nav_setting'])}`,
+  'format.userState': () => html`${format.userState({ is_active: true, pending_invite: true })}`,
+  'forms.fieldId': () => html`<p id="${forms.fieldId(HOSTILE)}"></p>`,
+  'forms.input': () => forms.input({ name: HOSTILE, label: HOSTILE, form, hint: HOSTILE }),
+  'forms.textarea': () => forms.textarea({ name: 'name', label: HOSTILE, form }),
+  'forms.select': () => forms.select({ name: 'name', label: HOSTILE, form, options, empty: HOSTILE }),
+  'forms.checkbox': () => forms.checkbox({ name: HOSTILE, label: HOSTILE, form }),
+  'forms.errorSummary': () => forms.errorSummary(form, { name: HOSTILE }, HOSTILE),
+  'lists.emptyState': () => lists.emptyState(HOSTILE),
   'errors.errorView': () => errors.errorView(400, HOSTILE, [{ [HOSTILE]: [HOSTILE] }], frame),
   'html.html': () => html`<p title="${HOSTILE}">${HOSTILE}</p>`,
   'html.escapeHtml': () => `<p title="${htmlModule.escapeHtml(HOSTILE)}">${htmlModule.escapeHtml(HOSTILE)}</p>`,
@@ -143,7 +185,20 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
   'users.deactivateView': () => users.deactivateView(profile, frame),
 }
 
-const MODULES = { account, applications, auth, directory, errors, html: htmlModule, layout, lists, users }
+const MODULES = {
+  account,
+  applications,
+  auth,
+  directory,
+  errors,
+  format,
+  forms,
+  html: htmlModule,
+  layout,
+  lists,
+  users,
+  vendors,
+}
 
 test('every view module is listed here, and every function it exports has a hostile case', () => {
   const files = fs.readdirSync(new URL('../src/console/views/', import.meta.url)).map((f) => f.replace(/\.ts$/, ''))

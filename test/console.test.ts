@@ -5,9 +5,14 @@
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { InjectOptions } from 'fastify'
-import { createTenant, setTenantActive } from '../src/tenants/service.ts'
+import { setTenantActive } from '../src/tenants/service.ts'
 import { TEST_AUDIENCE, testApp, useTestApp } from './helpers/app.ts'
+import {
+  browser as browserOf,
+  CONSOLE_PASSWORD,
+  newTenant as newTenantOf,
+  signedInAdmin as signedInAdminOf,
+} from './helpers/console.ts'
 
 const BASE_DOMAIN = 'example.test'
 const ctx = useTestApp({
@@ -16,62 +21,10 @@ const ctx = useTestApp({
   TOKEN_FAILURES_PER_CLIENT: '1000',
   TOKEN_FAILURES_PER_ADDRESS: '100000',
 })
-const PASSWORD = 'correct horse battery'
-
-let counter = 0
-async function newTenant() {
-  const domain = `co${process.pid}x${++counter}`
-  const created = await createTenant(ctx.database.db, {
-    domain,
-    name: `Company ${counter}`,
-    adminEmail: `admin@${domain}.test`,
-    adminFirstName: 'Ada',
-  })
-  return { domain, host: `${domain}.${BASE_DOMAIN}`, email: `admin@${domain}.test`, ...created }
-}
-
-/** A browser of one: keeps its cookie, sends the host it was given. */
-function browser(host: string) {
-  let cookie = ''
-  const send = async (options: InjectOptions & { url: string }) => {
-    const response = await ctx.app.inject({
-      ...options,
-      headers: { host, ...(cookie ? { cookie } : {}), ...(options.headers ?? {}) },
-    })
-    const set = response.headers['set-cookie']
-    for (const line of [set ?? []].flat()) {
-      const [pair] = line.split(';')
-      cookie = /=$/.test(pair!) || /Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(line) ? '' : pair!
-    }
-    return response
-  }
-  const csrfOf = (body: string) => /name="_csrf" value="([^"]+)"/.exec(body)?.[1]
-  return {
-    get: (url: string) => send({ method: 'GET', url }),
-    post: (url: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
-      send({
-        method: 'POST',
-        url,
-        payload: new URLSearchParams(form).toString(),
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      }),
-    csrfOf,
-    get cookie() {
-      return cookie
-    },
-    set cookie(value: string) {
-      cookie = value
-    },
-  }
-}
-
-async function signedInAdmin() {
-  const tenant = await newTenant()
-  const b = browser(tenant.host)
-  const set = await b.post(`/console/setup/${tenant.setupToken}`, { password: PASSWORD, confirm: PASSWORD })
-  assert.equal(set.statusCode, 303, set.body)
-  return { tenant, b }
-}
+const PASSWORD = CONSOLE_PASSWORD
+const newTenant = () => newTenantOf(ctx, BASE_DOMAIN)
+const browser = (host: string) => browserOf(ctx, host)
+const signedInAdmin = () => signedInAdminOf(ctx, BASE_DOMAIN)
 
 const tokenRequest = (host: string, creds: { client_id: string; client_secret: string }) =>
   ctx.app.inject({
@@ -320,9 +273,8 @@ describe('sign-in', () => {
   test('failures are braked per account and address (429 with Retry-After); the right password still gets in', async () => {
     const strict = await testApp({ BASE_DOMAIN, TOKEN_FAILURES_PER_CLIENT: '3', TOKEN_FAILURES_PER_ADDRESS: '5' })
     try {
-      const domain = `brake${process.pid}x${++counter}`
-      const created = await createTenant(strict.database.db, { domain, name: 'Braked', adminEmail: `a@${domain}.test` })
-      const host = `${domain}.${BASE_DOMAIN}`
+      const created = await newTenantOf(strict, BASE_DOMAIN)
+      const host = created.host
       const post = (form: Record<string, string>, path = '/console/sign-in') =>
         strict.app.inject({
           method: 'POST',
@@ -335,17 +287,16 @@ describe('sign-in', () => {
         303,
       )
       const statuses: number[] = []
-      for (let i = 0; i < 10; i++)
-        statuses.push((await post({ email: `a@${domain}.test`, password: 'guess' })).statusCode)
+      for (let i = 0; i < 10; i++) statuses.push((await post({ email: created.email, password: 'guess' })).statusCode)
       assert.deepEqual(statuses.slice(0, 2), [401, 401])
       assert.ok(
         statuses.slice(3).every((s) => s === 429),
         statuses.join(','),
       )
-      const braked = await post({ email: `a@${domain}.test`, password: 'guess' })
+      const braked = await post({ email: created.email, password: 'guess' })
       assert.ok(Number(braked.headers['retry-after']) > 0)
       assert.equal(
-        (await post({ email: `a@${domain}.test`, password: PASSWORD })).statusCode,
+        (await post({ email: created.email, password: PASSWORD })).statusCode,
         303,
         'the right password is never braked',
       )

@@ -32,6 +32,7 @@ import {
   type ConsoleSession,
 } from './context.ts'
 import { directoryPages } from './pages/directory.ts'
+import { vendorPages } from './pages/vendors.ts'
 import { errorView } from './views/errors.ts'
 
 const ASSETS = new Map(
@@ -160,4 +161,5 @@ export const consoleRoutes =
     accountPages(typed, deps)
     applicationPages(typed, deps)
     directoryPages(typed, deps)
+    vendorPages(typed, deps)
   }

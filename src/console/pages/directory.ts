@@ -7,9 +7,8 @@ import { listeningPort, mailBase } from '../../http/public-url.ts'
 import { listLocations } from '../../locations/service.ts'
 import { listRoles } from '../../lookups/service.ts'
 import { createBatch, deactivateUser, getUser, listUsers } from '../../users/service.ts'
-import { listVendors } from '../../vendors/service.ts'
 import { sendPage, type ConsoleApp, type ConsoleDeps } from '../context.ts'
-import { locationsView, vendorsView } from '../views/directory.ts'
+import { locationsView } from '../views/directory.ts'
 import { deactivateView, usersView } from '../views/users.ts'
 
 const PAGE_SIZE = 20
@@ -87,10 +86,5 @@ export function directoryPages(app: ConsoleApp, deps: ConsoleDeps): void {
   app.get('/locations', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
     const result = await listLocations(db, request.session.actor, pageQuery(request.query))
     return sendPage(reply, locationsView(result, request.query.search, request.session))
-  })
-
-  app.get('/vendors', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    const result = await listVendors(db, deps.lookups, request.session.actor, pageQuery(request.query))
-    return sendPage(reply, vendorsView(result, request.query.search, request.session))
   })
 }

@@ -1,5 +1,6 @@
 /** The console's page frame: skip link, navigation for the signed-in user, the main landmark, sign-out. */
 import type { Actor } from '../../access/actor.ts'
+import type { PermissionKey } from '../../db/schema.ts'
 import { html, type Html } from './html.ts'
 
 export interface PageOptions {
@@ -10,13 +11,24 @@ export interface PageOptions {
   current?: string
 }
 
-const NAV = [
-  { href: '/console/', label: 'My account', key: 'me' },
+/** The menu; an entry with `needs` shows only to someone who holds one of those permissions. */
+const NAV: readonly { href: string; label: string; key: string; needs?: readonly PermissionKey[] }[] = [
+  { href: '/console/account', label: 'My account', key: 'me' },
   { href: '/console/users', label: 'Users', key: 'users' },
   { href: '/console/locations', label: 'Locations', key: 'locations' },
   { href: '/console/vendors', label: 'Vendors', key: 'vendors' },
-  { href: '/console/settings/applications', label: 'Settings → Applications', key: 'applications' },
+  {
+    href: '/console/settings/applications',
+    label: 'Applications',
+    key: 'applications',
+    needs: ['superuser', 'nav_setting'],
+  },
+  { href: '/console/outbox', label: 'Outbox', key: 'outbox', needs: ['superuser', 'nav_setting'] },
 ]
+
+/** The menu entries `actor` may use. */
+const menuFor = (actor: Actor) =>
+  NAV.filter((n) => n.needs === undefined || n.needs.some((p) => actor.permissions.has(p)))
 
 export function page(options: PageOptions, body: Html): string {
   const { actor, csrf } = options
@@ -25,7 +37,7 @@ export function page(options: PageOptions, body: Html): string {
       ? ''
       : html`<nav aria-label="Console">
           <ul>
-            ${NAV.map((n) => html`<li><a href="${n.href}" ${options.current === n.key ? html`aria-current="page"` : ''}>${n.label}</a></li>`)}
+            ${menuFor(actor).map((n) => html`<li><a href="${n.href}" ${options.current === n.key ? html`aria-current="page"` : ''}>${n.label}</a></li>`)}
           </ul>
           <form method="post" action="/console/sign-out" class="sign-out">
             <input type="hidden" name="_csrf" value="${csrf}" />

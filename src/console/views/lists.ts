@@ -34,3 +34,6 @@ export const table = (headings: string[], rows: Html[]) =>
       ${rows}
     </tbody>
   </table>`
+
+/** What an empty list says, with what to do next. */
+export const emptyState = (text: string): Html => html`<p class="empty">${text}</p>`

@@ -1,0 +1,48 @@
+/** What the console's form pages share: reading a posted form, and turning a service's refusal into field errors. */
+import { Type } from 'typebox'
+import { Problem, type FieldErrors } from '../../core/problem.ts'
+import type { Errors, FormState, Values } from '../views/forms.ts'
+
+/** A posted form: text fields, each at most 10,000 characters (the CSRF token is read before the schema). */
+export const FormBody = Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: 10_000 }), {
+  maxProperties: 200,
+})
+
+/** A form's values: the posted text of the fields it has (nothing else is kept). */
+export function valuesOf(body: Readonly<Record<string, string>>, fields: readonly string[]): Values {
+  const values: Record<string, string> = {}
+  for (const name of fields) if (Object.hasOwn(body, name)) values[name] = body[name]!
+  return values
+}
+
+/**
+ * Field errors keyed by the form's fields: an API path such as `email.2` or `primary_billing_address.city`
+ * belongs to the longest field of the form it starts with; one that belongs to none is kept as it is.
+ */
+export function errorsFor(errors: FieldErrors, fields: readonly string[]): Errors {
+  const out: Record<string, string[]> = {}
+  for (const [path, messages] of Object.entries(errors)) {
+    const field =
+      fields.filter((f) => path === f || path.startsWith(`${f}.`)).sort((a, b) => b.length - a.length)[0] ?? path
+    ;(out[field] ??= []).push(...messages)
+  }
+  return out
+}
+
+/**
+ * Runs a write for a form; a refusal with field errors (the API's 400) comes back as the form to show again,
+ * anything else is thrown on (a 403, 404 or 409 has its own page).
+ */
+export async function attempt<T>(
+  values: Values,
+  fields: readonly string[],
+  write: () => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; form: FormState; message: string }> {
+  try {
+    return { ok: true, value: await write() }
+  } catch (error) {
+    if (!(error instanceof Problem) || error.status !== 400) throw error
+    const errors = [error.extra.errors ?? []].flat()[0] ?? {}
+    return { ok: false, form: { values, errors: errorsFor(errors, fields) }, message: error.detail }
+  }
+}

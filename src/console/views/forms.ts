@@ -1,0 +1,117 @@
+/**
+ * Form fields as the console writes them: a visible label bound to its input (`for`/`id`), the value the
+ * person typed kept after an error, the field's errors right under it (`aria-describedby`, `aria-invalid`),
+ * and a summary of every error at the top that links to each field.
+ */
+import { html, type Html } from './html.ts'
+
+/** Field errors by field name (the API's names, e.g. `primary_billing_address.city`). */
+export type Errors = Readonly<Record<string, readonly string[]>>
+/** What the person typed, by field name. */
+export type Values = Readonly<Record<string, string | undefined>>
+
+export interface FormState {
+  values: Values
+  errors: Errors
+}
+
+export const emptyForm: FormState = { values: {}, errors: {} }
+
+/** The id of a field's input: its name with anything but letters, digits and hyphens as hyphens. */
+export const fieldId = (name: string) => `f-${name.replace(/[^A-Za-z0-9-]/g, '-')}`
+
+interface FieldOptions {
+  name: string
+  label: string
+  form: FormState
+  hint?: string
+  required?: boolean
+}
+
+function described(o: FieldOptions): { errorsHtml: Html; attributes: Html } {
+  const id = fieldId(o.name)
+  const errors = o.form.errors[o.name] ?? []
+  const ids = [o.hint === undefined ? '' : `${id}-hint`, errors.length === 0 ? '' : `${id}-error`].filter(Boolean)
+  return {
+    errorsHtml: errors.length === 0 ? html`` : html`<p class="field-error" id="${id}-error">${errors.join('; ')}</p>`,
+    attributes: html`id="${id}" name="${o.name}" ${o.required === true ? html`required` : ''}
+    ${ids.length > 0 ? html`aria-describedby="${ids.join(' ')}"` : ''}
+    ${errors.length > 0 ? html`aria-invalid="true"` : ''}`,
+  }
+}
+
+const labelFor = (o: FieldOptions) =>
+  html`<label for="${fieldId(o.name)}"
+      >${o.label}${o.required === true ? '' : html` <span class="muted">(optional)</span>`}</label
+    >
+    ${o.hint === undefined ? '' : html`<p class="hint" id="${fieldId(o.name)}-hint">${o.hint}</p>`}`
+
+export function input(
+  o: FieldOptions & {
+    type?: 'text' | 'email' | 'tel' | 'url' | 'date' | 'number'
+    maxlength?: number
+    autocomplete?: string
+  },
+): Html {
+  const { errorsHtml, attributes } = described(o)
+  return html`<div class="field">
+    ${labelFor(o)}${errorsHtml}
+    <input
+      type="${o.type ?? 'text'}"
+      ${attributes}
+      value="${o.form.values[o.name] ?? ''}"
+      ${o.maxlength === undefined ? '' : html`maxlength="${o.maxlength}"`}
+      ${o.autocomplete === undefined ? '' : html`autocomplete="${o.autocomplete}"`}
+    />
+  </div>`
+}
+
+export function textarea(o: FieldOptions & { rows?: number }): Html {
+  const { errorsHtml, attributes } = described(o)
+  return html`<div class="field">
+    ${labelFor(o)}${errorsHtml}
+    <textarea ${attributes} rows="${o.rows ?? 3}">${o.form.values[o.name] ?? ''}</textarea>
+  </div>`
+}
+
+export interface Option {
+  value: string
+  label: string
+}
+
+export function select(o: FieldOptions & { options: readonly Option[]; empty?: string }): Html {
+  const { errorsHtml, attributes } = described(o)
+  const current = o.form.values[o.name] ?? ''
+  return html`<div class="field">
+    ${labelFor(o)}${errorsHtml}
+    <select ${attributes}>
+      ${o.empty === undefined ? '' : html`<option value="">${o.empty}</option>`}
+      ${o.options.map((opt) => html`<option value="${opt.value}" ${opt.value === current ? html`selected` : ''}>${opt.label}</option>`)}
+    </select>
+  </div>`
+}
+
+/** A checkbox: checked when its value is "on" (what browsers send for a checked box). */
+export function checkbox(o: FieldOptions): Html {
+  const { errorsHtml, attributes } = described({ ...o, required: false })
+  return html`<div class="field checkbox">
+    <input type="checkbox" ${attributes} value="on" ${o.form.values[o.name] === 'on' ? html`checked` : ''} />
+    <label for="${fieldId(o.name)}">${o.label}</label>${errorsHtml}
+  </div>`
+}
+
+/** Every error of the form at its top, each linking to its field; nothing when there is none. */
+export function errorSummary(form: FormState, labels: Readonly<Record<string, string>>, general?: string): Html {
+  const entries = Object.entries(form.errors).filter(([, messages]) => messages.length > 0)
+  if (entries.length === 0 && general === undefined) return html``
+  return html`<div class="notice alert error-summary" role="alert" tabindex="-1" id="error-summary">
+    <h2>There is a problem</h2>
+    ${general === undefined ? '' : html`<p>${general}</p>`}
+    <ul>
+      ${entries.map(
+        ([name, messages]) =>
+          html`<li><a href="#${fieldId(name)}">${labels[name] ?? name}: ${messages.join('; ')}</a></li>`,
+      )}
+    </ul>
+  </div>`
+}
