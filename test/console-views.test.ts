@@ -12,12 +12,12 @@ import type { Page } from '../src/core/list-query.ts'
 import * as account from '../src/console/views/account.ts'
 import * as applications from '../src/console/views/applications.ts'
 import * as auth from '../src/console/views/auth.ts'
-import * as directory from '../src/console/views/directory.ts'
 import * as format from '../src/console/views/format.ts'
 import * as forms from '../src/console/views/forms.ts'
 import * as errors from '../src/console/views/errors.ts'
 import * as htmlModule from '../src/console/views/html.ts'
 import * as layout from '../src/console/views/layout.ts'
+import * as locations from '../src/console/views/locations.ts'
 import * as lists from '../src/console/views/lists.ts'
 import * as users from '../src/console/views/users.ts'
 import * as vendors from '../src/console/views/vendors.ts'
@@ -73,15 +73,32 @@ const me = {
   pending_approvals_count: { [HOSTILE]: 1 },
 } as unknown as Parameters<typeof account.accountView>[0]['account']
 const session = { id: 3, created_at: new Date(), last_seen_at: new Date(), user_agent: HOSTILE, address: HOSTILE }
+const address = {
+  id: 5,
+  name: HOSTILE,
+  addressLineOne: HOSTILE,
+  city: HOSTILE,
+  postalCode: HOSTILE,
+  state_province: HOSTILE,
+  country: HOSTILE,
+}
 const location = {
   id: 1,
   name: HOSTILE,
   headquarter: true,
-  currency: { name: HOSTILE },
-  primary_shipping_address: { city: HOSTILE },
+  currency: { name: HOSTILE, description: HOSTILE },
+  primary_billing_address: address,
+  primary_shipping_address: address,
+  shipping_addresses: [address],
   department_count: 1,
   active: true,
-} as unknown as Parameters<typeof directory.locationsView>[0]['rows'][number]
+  external_id: HOSTILE,
+  phoneOne: HOSTILE,
+  email: HOSTILE,
+  url: HOSTILE,
+  locationTimezone: HOSTILE,
+  legal_entity: { id: 1, name: HOSTILE },
+} as unknown as Parameters<typeof locations.locationView>[0]
 const vendor = {
   id: 1,
   name: HOSTILE,
@@ -136,7 +153,18 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
   'auth.noCompanyView': () => auth.noCompanyView(),
   'auth.setupView': () => auth.setupView(HOSTILE, HOSTILE, HOSTILE, layout.notice('alert', HOSTILE)),
   'auth.deadLinkView': () => auth.deadLinkView(),
-  'directory.locationsView': () => directory.locationsView(pageOf([location]), HOSTILE, frame),
+  'locations.locationsView': () => locations.locationsView(pageOf([location]), HOSTILE, frame, HOSTILE),
+  'locations.locationView': () => locations.locationView(location, frame, HOSTILE),
+  'locations.locationLabels': () => html`${Object.values(locations.locationLabels(2))}`,
+  'locations.locationFormView': () =>
+    locations.locationFormView(
+      form,
+      2,
+      { currency: options, legal_entity: options },
+      { action: HOSTILE, title: HOSTILE, cancel: HOSTILE, etag: HOSTILE },
+      frame,
+      layout.notice('alert', HOSTILE),
+    ),
   'vendors.vendorsView': () => vendors.vendorsView(pageOf([vendor]), HOSTILE, frame, HOSTILE),
   'vendors.vendorView': () => vendors.vendorView(vendor, HOSTILE, frame, HOSTILE),
   'vendors.vendorFormView': () =>
@@ -189,13 +217,13 @@ const MODULES = {
   account,
   applications,
   auth,
-  directory,
   errors,
   format,
   forms,
   html: htmlModule,
   layout,
   lists,
+  locations,
   users,
   vendors,
 }

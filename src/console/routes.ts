@@ -31,8 +31,9 @@ import {
   type ConsoleDeps,
   type ConsoleSession,
 } from './context.ts'
-import { directoryPages } from './pages/directory.ts'
+import { userPages } from './pages/users.ts'
 import { vendorPages } from './pages/vendors.ts'
+import { locationPages } from './pages/locations.ts'
 import { errorView } from './views/errors.ts'
 
 const ASSETS = new Map(
@@ -160,6 +161,7 @@ export const consoleRoutes =
     authPages(typed, deps)
     accountPages(typed, deps)
     applicationPages(typed, deps)
-    directoryPages(typed, deps)
+    userPages(typed, deps)
     vendorPages(typed, deps)
+    locationPages(typed, deps)
   }

@@ -1,14 +1,12 @@
 /**
- * The views an administrator expects — users (search, paging, invite, deactivate), locations, and vendors
- * (search, paging) — on the same list services as the API.
+ * Users in the console: the list (search, paging), invite and deactivate
+ * — on the same services as the API.
  */
 import { Type } from 'typebox'
 import { listeningPort, mailBase } from '../../http/public-url.ts'
-import { listLocations } from '../../locations/service.ts'
 import { listRoles } from '../../lookups/service.ts'
 import { createBatch, deactivateUser, getUser, listUsers } from '../../users/service.ts'
 import { sendPage, type ConsoleApp, type ConsoleDeps } from '../context.ts'
-import { locationsView } from '../views/directory.ts'
 import { deactivateView, usersView } from '../views/users.ts'
 
 const PAGE_SIZE = 20
@@ -33,7 +31,7 @@ const pageQuery = (q: { page?: number; search?: string }) => ({
   ...(q.search === undefined ? {} : { search: q.search }),
 })
 
-export function directoryPages(app: ConsoleApp, deps: ConsoleDeps): void {
+export function userPages(app: ConsoleApp, deps: ConsoleDeps): void {
   const { db } = deps
 
   app.get('/users', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
@@ -81,10 +79,5 @@ export function directoryPages(app: ConsoleApp, deps: ConsoleDeps): void {
   app.post('/users/:id/deactivate', { schema: { hide: true, params: Id } }, async (request, reply) => {
     await deactivateUser(db, request.session.actor, request.params.id)
     return reply.redirect('/console/users?deactivated=1', 303)
-  })
-
-  app.get('/locations', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    const result = await listLocations(db, request.session.actor, pageQuery(request.query))
-    return sendPage(reply, locationsView(result, request.query.search, request.session))
   })
 }
