@@ -124,7 +124,7 @@ async function run(
   let app: FastifyInstance | undefined
   // Loaded only when mail is configured (a deployment without SMTP never pays for the mail library), and
   // before the port opens, so nothing is awaited between listening and handling signals.
-  const mail = config.SMTP_URL === undefined ? undefined : await import('./mail/service.ts')
+  const mail = config.SMTP_URL === undefined ? undefined : await import('./mail/smtp.service.ts')
   try {
     app = ref.app = await buildApp({ config, database, keys, clusterWorker: worker !== undefined })
     await app.listen({ port: config.PORT, host: config.HOST })

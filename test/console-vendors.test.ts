@@ -76,3 +76,24 @@ test('a vendor form without the CSRF token, or from someone without Purchase, wr
   assert.equal(forged.statusCode, 403)
   assert.doesNotMatch((await b.get('/console/vendors?search=Forged')).body, /href="\/console\/vendors\/\d+"/)
 })
+
+test('without a mail server an invitation shows its link, the outbox lists it, and the link works', async () => {
+  const { b } = await signedInAdmin(ctx, BASE_DOMAIN)
+  const users = await b.get('/console/users')
+  const csrf = b.csrfOf(users.body)!
+  const email = `new-${Date.now()}@example.test`
+  const invited = await b.post('/console/users/invite', { _csrf: csrf, email, first_name: 'Nia' })
+  assert.equal(invited.statusCode, 303)
+  const page = await b.get(invited.headers.location!)
+  assert.match(page.body, /No e-mail was sent/)
+  const link = /<code class="secret" id="invite-link">\s*(https?:\/\/\S+?)\s*<\/code>/.exec(page.body)?.[1]
+  assert.ok(link, 'the link is shown to copy')
+  const outbox = await b.get('/console/outbox')
+  assert.equal(outbox.statusCode, 200)
+  assert.ok(outbox.body.includes(link), 'the outbox shows the same link')
+  assert.match(outbox.body, /No mail server is configured/)
+  const path = new URL(link).pathname
+  const opened = await ctx.app.inject({ method: 'GET', url: path, headers: { host: new URL(link).host } })
+  assert.equal(opened.statusCode, 200)
+  assert.ok(opened.body.includes(email), 'the link opens the invited person’s set-password page')
+})

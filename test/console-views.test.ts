@@ -19,6 +19,7 @@ import * as htmlModule from '../src/console/views/html.ts'
 import * as layout from '../src/console/views/layout.ts'
 import * as locations from '../src/console/views/locations.ts'
 import * as lists from '../src/console/views/lists.ts'
+import * as outbox from '../src/console/views/outbox.ts'
 import * as users from '../src/console/views/users.ts'
 import * as vendors from '../src/console/views/vendors.ts'
 
@@ -206,8 +207,25 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
         canManage: true,
         roles: [{ id: 1, name: HOSTILE }],
         invited: HOSTILE,
+        link: HOSTILE,
         deactivated: true,
       },
+      frame,
+    ),
+  'outbox.outboxView': () =>
+    outbox.outboxView(
+      [
+        {
+          id: 1,
+          to_address: HOSTILE,
+          subject: HOSTILE,
+          body_text: HOSTILE,
+          status: 'queued',
+          created_at: new Date(),
+        },
+      ],
+      false,
+      true,
       frame,
     ),
   'users.deactivateView': () => users.deactivateView(profile, frame),
@@ -224,6 +242,7 @@ const MODULES = {
   layout,
   lists,
   locations,
+  outbox,
   users,
   vendors,
 }

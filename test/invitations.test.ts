@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import net from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { SMTPServer } from 'smtp-server'
-import { deliverDue, smtpTransport } from '../src/mail/service.ts'
+import { deliverDue, smtpTransport } from '../src/mail/smtp.service.ts'
 import { signedIn, testApp, type TestContext } from './helpers/app.ts'
 
 let ctx: TestContext

@@ -34,6 +34,7 @@ import {
 import { userPages } from './pages/users.ts'
 import { vendorPages } from './pages/vendors.ts'
 import { locationPages } from './pages/locations.ts'
+import { outboxPages } from './pages/outbox.ts'
 import { errorView } from './views/errors.ts'
 
 const ASSETS = new Map(
@@ -164,4 +165,5 @@ export const consoleRoutes =
     userPages(typed, deps)
     vendorPages(typed, deps)
     locationPages(typed, deps)
+    outboxPages(typed, deps)
   }

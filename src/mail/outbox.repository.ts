@@ -35,7 +35,8 @@ export const markFailed = (db: Kysely<DB>, id: number, error: string, retryAt: D
     .where('id', '=', id)
     .execute()
 
-export const listOutbox = (db: Kysely<DB>, all: boolean) => {
+/** Queued e-mail (with `all`, sent and failed too), oldest first; of one tenant, or of every one. */
+export const listOutbox = (db: Kysely<DB>, all: boolean, tenantId?: number) => {
   let q = db
     .selectFrom('email_outbox as m')
     .innerJoin('tenants as t', 't.id', 'm.tenant_id')
@@ -53,5 +54,6 @@ export const listOutbox = (db: Kysely<DB>, all: boolean) => {
     ])
     .orderBy('m.id')
   if (!all) q = q.where('m.status', '=', 'queued')
+  if (tenantId !== undefined) q = q.where('m.tenant_id', '=', tenantId)
   return q.execute()
 }

@@ -3,6 +3,8 @@
  * — on the same services as the API.
  */
 import { Type } from 'typebox'
+import type { Actor } from '../../access/actor.ts'
+import { tenantOutbox } from '../../mail/service.ts'
 import { listeningPort, mailBase } from '../../http/public-url.ts'
 import { listRoles } from '../../lookups/service.ts'
 import { createBatch, deactivateUser, getUser, listUsers } from '../../users/service.ts'
@@ -10,6 +12,8 @@ import { sendPage, type ConsoleApp, type ConsoleDeps } from '../context.ts'
 import { deactivateView, usersView } from '../views/users.ts'
 
 const PAGE_SIZE = 20
+/** A set-password link as invitation e-mail carries it. */
+const SETUP_LINK = /https?:\/\/\S+\/console\/setup\/[A-Za-z0-9_-]+/
 const ListQuery = Type.Object({
   search: Type.Optional(Type.String({ maxLength: 200 })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
@@ -33,6 +37,14 @@ const pageQuery = (q: { page?: number; search?: string }) => ({
 
 export function userPages(app: ConsoleApp, deps: ConsoleDeps): void {
   const { db } = deps
+  const smtp = deps.config.SMTP_URL !== undefined
+
+  /** The set-password link of the newest unsent invitation to `email` in the actor's tenant (no mail server). */
+  const inviteLink = async (actor: Actor, email: string) => {
+    const messages = await tenantOutbox(db, actor, false)
+    const message = messages.find((m) => m.to_address.toLowerCase() === email.toLowerCase())
+    return message === undefined ? undefined : SETUP_LINK.exec(message.body_text)?.[0]
+  }
 
   app.get('/users', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
     const { actor } = request.session
@@ -46,6 +58,7 @@ export function userPages(app: ConsoleApp, deps: ConsoleDeps): void {
       canManage,
       roles,
       invited: q.invited,
+      link: q.invited !== undefined && canManage && !smtp ? await inviteLink(actor, q.invited) : undefined,
       deactivated: q.deactivated !== undefined,
     }
     return sendPage(reply, usersView(view, request.session))

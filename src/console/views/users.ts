@@ -18,12 +18,28 @@ export interface UsersView {
   canManage: boolean
   roles: readonly { id: number; name: string }[]
   invited: string | undefined
+  /** Without a mail server: the invitation's link, for the administrator to hand over (undefined with one). */
+  link?: string | undefined
   deactivated: boolean
 }
 
 export function usersView(view: UsersView, { actor, csrf }: Frame): string {
   const { result, canManage } = view
-  const body = html` ${view.invited !== undefined ? notice('status', `Invited ${view.invited}; the invitation e-mail is on its way.`) : ''}
+  const invited =
+    view.invited === undefined
+      ? ''
+      : view.link === undefined
+        ? notice('status', `Invited ${view.invited}; the invitation e-mail is on its way.`)
+        : notice(
+            'status',
+            html`Invited ${view.invited}. <strong>No e-mail was sent</strong>: no mail server is configured. Copy this
+              link and give it to them; it lets them choose a password:
+              <code class="secret" id="invite-link">${view.link}</code>
+              <button type="button" class="secondary" data-copy="invite-link" data-label="Link">Copy link</button>
+              <span id="copy-status" role="status" class="muted"></span> All unsent e-mail is in the
+              <a href="/console/outbox">outbox</a>.`,
+          )
+  const body = html` ${invited}
   ${view.deactivated ? notice('status', 'The user is deactivated; their sessions and applications stopped working.') : ''}
   ${searchForm('/console/users', 'Search users by name or e-mail', view.search)}
   ${table(
