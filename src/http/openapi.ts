@@ -76,12 +76,42 @@ export async function registerOpenApi(app: FastifyInstance, audience: string): P
     // "Authorize" with client credentials must name the audience, which Swagger UI sends as ?audience=.
     initOAuth: { additionalQueryStringParams: { audience } },
     uiConfig: { persistAuthorization: false, tryItOutEnabled: true },
+    logo: { type: 'image/svg+xml', content: DOCS_LOGO, href: '/docs', target: '_self' },
+    theme: { title: 'Procurement service API' },
+    // Swagger UI fills "Try it out" inputs with the parameters' examples: a list would open filtered by them.
+    transformSpecification: withoutParameterExamples,
+    transformSpecificationClone: true,
   })
   app.get(
     '/openapi.json',
     { schema: { hide: true, response: { 200: { type: 'object', additionalProperties: true } } } },
     async () => app.swagger(),
   )
+}
+
+/** Our name in the documentation's header (Swagger UI shows its own logo otherwise). */
+const DOCS_LOGO = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="260" height="40" viewBox="0 0 260 40" role="img" aria-label="Procurement service API">' +
+    '<rect width="40" height="40" rx="8" fill="#0b5cad"/><path d="M12 28V12h9a6 6 0 0 1 0 12h-5v4z" fill="#fff"/>' +
+    '<text x="50" y="26" font-family="system-ui, sans-serif" font-size="17" font-weight="700" fill="#fff">Procurement service API</text></svg>',
+)
+
+/** The document as /docs shows it: the query parameters' examples left out (they stay in /openapi.json). */
+function withoutParameterExamples(document: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const copy = document as Record<string, unknown> // transformSpecificationClone hands us our own copy
+  const paths = (copy.paths ?? {}) as Record<
+    string,
+    Record<string, { parameters?: { in?: string; schema?: object; example?: unknown; examples?: unknown }[] }>
+  >
+  for (const operations of Object.values(paths))
+    for (const operation of Object.values(operations))
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in !== 'query') continue
+        delete parameter.example
+        delete parameter.examples
+        if (parameter.schema !== undefined) delete (parameter.schema as { examples?: unknown }).examples
+      }
+  return copy
 }
 
 /** Problem responses refer to one shared schema (components/schemas/Problem) instead of repeating it. */

@@ -53,9 +53,20 @@ test(
     // The page opens operations ready to try (tryItOutEnabled); a person clicks "Try it out" otherwise.
     const tryOut = operation.locator('button.try-out__btn')
     if (/Try it out/.test(await tryOut.innerText())) await tryOut.click()
+    // No filter arrives pre-filled from the document's examples: the request is the plain list (only the
+    // required X-Service-Client header has its one value, api).
+    const filled = await operation
+      .locator('.parameters input, .parameters select')
+      .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value).filter((v) => v !== '' && v !== '--'))
+    assert.deepEqual(filled, ['api'], 'no query parameter is pre-filled')
     const apiResponse = page.waitForResponse((r) => r.url().startsWith(`${base}/api/v3/vendors/`))
     await operation.locator('button.execute').click()
     assert.equal((await apiResponse).status(), 200)
+    assert.equal(new URL((await apiResponse).url()).search, '', 'the list was asked for without filters')
+    // Our name in the header, not the documentation tool's.
+    assert.equal(await page.title(), 'Procurement service API')
+    const logo = await page.locator('.topbar img').first().getAttribute('src')
+    assert.ok(logo !== null && !/swagger/i.test(logo), `the header shows our logo (${logo})`)
     await operation.locator('.live-responses-table tbody .response-col_status').first().waitFor()
     assert.match(await operation.locator('.live-responses-table tbody .response-col_status').first().innerText(), /200/)
     assert.deepEqual(refused, [], 'nothing on the page was refused by its Content-Security-Policy')
