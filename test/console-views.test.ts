@@ -145,7 +145,17 @@ const application = {
 /** What each view writes with hostile input everywhere it takes text. */
 const CASES: Record<string, () => string | htmlModule.Html> = {
   'account.accountView': () =>
-    account.accountView({ account: me, sessions: [session], current: 9, welcome: true, revoked: true }, frame),
+    account.accountView(
+      {
+        account: me,
+        sessions: [session],
+        current: 9,
+        welcome: true,
+        revoked: true,
+        locationNames: new Map([[HOSTILE, HOSTILE]]),
+      },
+      frame,
+    ),
   'applications.credentialsView': () =>
     applications.credentialsView({ client_id: HOSTILE, client_secret: HOSTILE }, HOSTILE),
   'applications.applicationsView': () => applications.applicationsView([application], frame, HOSTILE),

@@ -57,7 +57,7 @@ test(
     // required X-Service-Client header has its one value, api).
     const filled = await operation
       .locator('.parameters input, .parameters select')
-      .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value).filter((v) => v !== '' && v !== '--'))
+      .evaluateAll((inputs) => inputs.map((i) => (i as { value: string }).value).filter((v) => v !== '' && v !== '--'))
     assert.deepEqual(filled, ['api'], 'no query parameter is pre-filled')
     const apiResponse = page.waitForResponse((r) => r.url().startsWith(`${base}/api/v3/vendors/`))
     await operation.locator('button.execute').click()

@@ -1,4 +1,6 @@
 // Progressive enhancement only: every page works without this script.
+
+// Copy buttons: data-copy names the element whose text is copied.
 document.addEventListener('click', (event) => {
   const button = event.target instanceof Element ? event.target.closest('[data-copy]') : null
   if (button === null) return
@@ -9,3 +11,21 @@ document.addEventListener('click', (event) => {
     if (status !== null) status.textContent = `${button.getAttribute('data-label') ?? 'Value'} copied.`
   })
 })
+
+// A click anywhere on a list row opens it (the row's first link does the same for the keyboard).
+document.addEventListener('click', (event) => {
+  const target = event.target instanceof Element ? event.target : null
+  if (target === null || target.closest('a, button, input, select, textarea, label') !== null) return
+  const row = target.closest('tr[data-href]')
+  if (row !== null) window.location.assign(row.getAttribute('data-href'))
+})
+
+// Times in the reader's own time zone; the exact instant stays in the title.
+const local = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+for (const time of document.querySelectorAll('time[datetime]')) {
+  const instant = new Date(time.getAttribute('datetime'))
+  if (!Number.isNaN(instant.getTime())) time.textContent = local.format(instant)
+}
+
+// After a failed submit, the error summary takes the focus so it is read out first.
+document.getElementById('error-summary')?.focus()

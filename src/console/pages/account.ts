@@ -1,5 +1,6 @@
 /** My account (see views/account.ts), and signing out one of my other sessions. */
 import { Type } from 'typebox'
+import { listLocations } from '../../locations/service.ts'
 import { mySessions, revokeMySession } from '../../sessions/service.ts'
 import { me } from '../../users/me.service.ts'
 import { sendPage, type ConsoleApp, type ConsoleDeps } from '../context.ts'
@@ -11,9 +12,21 @@ const Flags = Type.Object({ welcome: Type.Optional(Type.String()), revoked: Type
 export function accountPages(app: ConsoleApp, deps: ConsoleDeps): void {
   app.get('/account', { schema: { hide: true, querystring: Flags } }, async (request, reply) => {
     const { actor, csrf, id: current } = request.session
-    const [account, sessions] = await Promise.all([me(deps.db, actor), mySessions(deps.db, actor)])
+    const [account, sessions, locations] = await Promise.all([
+      me(deps.db, actor),
+      mySessions(deps.db, actor),
+      listLocations(deps.db, actor, { page_size: 100 }),
+    ])
     const { welcome, revoked } = request.query
-    const view = { account, sessions, current, welcome: welcome !== undefined, revoked: revoked !== undefined }
+    const locationNames = new Map(locations.rows.map((l) => [String(l.id), l.name]))
+    const view = {
+      account,
+      sessions,
+      current,
+      welcome: welcome !== undefined,
+      revoked: revoked !== undefined,
+      locationNames,
+    }
     return sendPage(reply, accountView(view, { actor, csrf }))
   })
 

@@ -1,8 +1,17 @@
 /** My account: profile, roles and permissions per location, pending approvals, and where I am signed in. */
 import type { Actor } from '../../access/actor.ts'
 import type { Me } from '../../users/schema.ts'
+import { browserOf, permissionNames, when } from './format.ts'
 import { html } from './html.ts'
 import { notice, page, postForm } from './layout.ts'
+
+const KINDS: Readonly<Record<string, string>> = {
+  order: 'Purchase requests',
+  expense: 'Expenses',
+  travel: 'Travel',
+  bill: 'Bills',
+  payment: 'Payments',
+}
 
 export interface SessionRow {
   id: number
@@ -18,6 +27,8 @@ export interface AccountView {
   current: number
   welcome: boolean
   revoked: boolean
+  /** Names of the locations the access table mentions, by id. */
+  locationNames: ReadonlyMap<string, string>
 }
 
 export function accountView(view: AccountView, frame: { actor: Actor; csrf: string }): string {
@@ -43,66 +54,70 @@ export function accountView(view: AccountView, frame: { actor: Actor; csrf: stri
     </section>
     <section aria-labelledby="permissions">
       <h2 id="permissions">Roles and permissions</h2>
-      <table>
-        <caption class="muted">
-          Where each role applies: "system" is everywhere in the company.
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Where</th>
-            <th scope="col">Roles</th>
-            <th scope="col">Permissions</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${access.map(
-            ([where, entry]) =>
-              html`<tr>
-                <td>${where === 'system' ? 'system' : `location ${where}`}</td>
-                <td>${entry.roles.map((r) => r.name).join(', ')}</td>
-                <td>${entry.flattened.join(', ')}</td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
+      <div class="table-wrap">
+        <table>
+          <caption class="muted">
+            Where each role applies: "Everywhere" is the whole company.
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Where</th>
+              <th scope="col">Roles</th>
+              <th scope="col">Permissions</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${access.map(
+              ([where, entry]) =>
+                html`<tr>
+                  <td>${where === 'system' ? 'Everywhere' : (view.locationNames.get(where) ?? `Location ${where}`)}</td>
+                  <td>${entry.roles.map((r) => r.name).join(', ')}</td>
+                  <td>${permissionNames(entry.flattened)}</td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
     </section>
     <section aria-labelledby="approvals">
       <h2 id="approvals">Pending approvals</h2>
       <dl>
         ${approvals.map(
           ([kind, count]) =>
-            html`<dt>${kind}</dt>
+            html`<dt>${KINDS[kind] ?? kind}</dt>
               <dd>${count}</dd>`,
         )}
       </dl>
     </section>
     <section aria-labelledby="sessions">
       <h2 id="sessions">Where you are signed in</h2>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Signed in</th>
-            <th scope="col">Last seen</th>
-            <th scope="col">Browser</th>
-            <th scope="col">Address</th>
-            <th scope="col"><span class="muted">Action</span></th>
-          </tr>
-        </thead>
-        <tbody>
-          ${sessions.map(
-            (s) =>
-              html`<tr>
-                <td>${s.created_at.toISOString()}</td>
-                <td>${s.last_seen_at.toISOString()}</td>
-                <td>${s.user_agent || '—'}</td>
-                <td>${s.address || '—'}</td>
-                <td>
-                  ${s.id === current ? html`<span class="muted">this session</span>` : postForm(`/console/sessions/${s.id}/revoke`, frame.csrf, html`<button type="submit" class="secondary">Sign out this session</button>`, html`class="inline"`)}
-                </td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Signed in</th>
+              <th scope="col">Last seen</th>
+              <th scope="col">Browser</th>
+              <th scope="col">Address</th>
+              <th scope="col"><span class="muted">Action</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            ${sessions.map(
+              (s) =>
+                html`<tr>
+                  <td>${when(s.created_at)}</td>
+                  <td>${when(s.last_seen_at)}</td>
+                  <td>${browserOf(s.user_agent)}</td>
+                  <td>${s.address || '—'}</td>
+                  <td>
+                    ${s.id === current ? html`<span class="muted">this session</span>` : postForm(`/console/sessions/${s.id}/revoke`, frame.csrf, html`<button type="submit" class="secondary">Sign out this session</button>`, html`class="inline"`)}
+                  </td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
     </section>`
   return page({ title: 'My account', actor: frame.actor, csrf: frame.csrf, current: 'me' }, body)
 }

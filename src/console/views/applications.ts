@@ -2,6 +2,7 @@
 import type { Actor } from '../../access/actor.ts'
 import type { IssuedCredentials } from '../../applications/service.ts'
 import type { Application } from '../../applications/schema.ts'
+import { when } from './format.ts'
 import { html, type Html } from './html.ts'
 import { notice, page, postForm } from './layout.ts'
 
@@ -53,60 +54,62 @@ export function applicationsView(
       ${
         rows.length === 0
           ? html`<p>No applications yet.</p>`
-          : html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">Client ID</th>
-                  <th scope="col">Description</th>
-                  <th scope="col">Owner</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">State</th>
-                  <th scope="col"><span class="muted">Actions</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rows.map(
-                  (a) =>
-                    html`<tr>
-                      <td><code>${a.client_id}</code></td>
-                      <td>${a.description || '—'}</td>
-                      <td>${a.owner_email}</td>
-                      <td>${a.created_at.slice(0, 16).replace('T', ' ')}</td>
-                      <td>${a.last_used_at?.slice(0, 16).replace('T', ' ') ?? 'never'}</td>
-                      <td>${a.revoked_at === null ? 'active' : 'revoked'}</td>
-                      <td>
-                        ${
-                          a.revoked_at !== null
-                            ? ''
-                            : html`${
-                                  a.owner_email === actor.email
-                                    ? postForm(
-                                        `/console/settings/applications/${a.client_id}/rotate`,
-                                        csrf,
-                                        html`<button
-                                          type="submit"
-                                          class="secondary"
-                                          aria-label="Rotate the secret of ${a.client_id}"
-                                        >
-                                          Rotate secret
-                                        </button>`,
-                                        html`class="inline"`,
-                                      )
-                                    : ''
-                                }
-                                <a
-                                  class="button secondary"
-                                  href="/console/settings/applications/${a.client_id}/revoke"
-                                  aria-label="Revoke ${a.client_id}"
-                                  >Revoke</a
-                                >`
-                        }
-                      </td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
+          : html`<div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Client ID</th>
+                    <th scope="col">Description</th>
+                    <th scope="col">Owner</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">State</th>
+                    <th scope="col"><span class="muted">Actions</span></th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows.map(
+                    (a) =>
+                      html`<tr>
+                        <td><code>${a.client_id}</code></td>
+                        <td>${a.description || '—'}</td>
+                        <td>${a.owner_email}</td>
+                        <td>${when(a.created_at)}</td>
+                        <td>${when(a.last_used_at, 'never')}</td>
+                        <td>${a.revoked_at === null ? 'Active' : 'Revoked'}</td>
+                        <td>
+                          ${
+                            a.revoked_at !== null
+                              ? ''
+                              : html`${
+                                    a.owner_email === actor.email
+                                      ? postForm(
+                                          `/console/settings/applications/${a.client_id}/rotate`,
+                                          csrf,
+                                          html`<button
+                                            type="submit"
+                                            class="secondary"
+                                            aria-label="Rotate the secret of ${a.client_id}"
+                                          >
+                                            Rotate secret
+                                          </button>`,
+                                          html`class="inline"`,
+                                        )
+                                      : ''
+                                  }
+                                  <a
+                                    class="button secondary"
+                                    href="/console/settings/applications/${a.client_id}/revoke"
+                                    aria-label="Revoke ${a.client_id}"
+                                    >Revoke</a
+                                  >`
+                          }
+                        </td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
       }
     </section>`
   return page({ title: 'Applications', actor, csrf, current: 'applications' }, body)

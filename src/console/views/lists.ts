@@ -24,16 +24,18 @@ export function pager(path: string, result: Page<unknown>, search: string | unde
 }
 
 export const table = (headings: string[], rows: Html[]) =>
-  html`<table>
-    <thead>
-      <tr>
-        ${headings.map((h) => html`<th scope="col">${h}</th>`)}
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`
+  html`<div class="table-wrap">
+    <table>
+      <thead>
+        <tr>
+          ${headings.map((h) => html`<th scope="col">${h}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </div>`
 
 /** What an empty list says, with what to do next. */
 export const emptyState = (text: string): Html => html`<p class="empty">${text}</p>`
