@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely'
 import type { DB, PermissionKey } from '../db/schema.ts'
 import { forbidden } from '../http/problem.ts'
 import type { Actor } from './actor.ts'
-import { everythingHeldBy, rolesAsGrants } from './grants.repository.ts'
+import { everythingHeldBy, rolesAsGrants, type Grant } from './grants.repository.ts'
 
 /** A superuser holds every permission, whatever its role lists. */
 const holds = (held: ReadonlySet<PermissionKey>, key: PermissionKey) => held.has('superuser') || held.has(key)
@@ -20,12 +20,6 @@ export function missingPermissions(
   granted: Iterable<PermissionKey>,
 ): PermissionKey[] {
   return [...new Set(granted)].filter((key) => !holds(held, key)).sort()
-}
-
-/** What is being granted: a role (by name, for the message) and the permissions it carries. */
-export interface Grant {
-  role: string
-  permissions: readonly PermissionKey[]
 }
 
 /** Throws 403 naming the first missing permission unless the actor holds every permission of every grant. */
@@ -69,3 +63,4 @@ export async function enforceContainment(
   const roles = await rolesAsGrants(db, actor.tenantId, change.grantedRoleIds ?? [])
   requireMayGrant(actor, roles.values())
 }
+export type { Grant } from './grants.repository.ts'

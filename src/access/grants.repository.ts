@@ -1,7 +1,12 @@
 /** What containment compares (containment.ts): the permissions of roles, and everything a user holds. */
 import type { Kysely } from 'kysely'
 import type { DB, PermissionKey } from '../db/schema.ts'
-import type { Grant } from './containment.ts'
+
+/** What is being granted: a role (by name, for messages) and the permissions it carries. */
+export interface Grant {
+  role: string
+  permissions: readonly PermissionKey[]
+}
 
 /** Each of these roles of the tenant with its name and permissions; unknown ids are left out. */
 export async function rolesAsGrants(db: Kysely<DB>, tenantId: number, roleIds: number[]): Promise<Map<number, Grant>> {
