@@ -9,6 +9,7 @@ import type { Database } from './db/database.ts'
 import { healthRoutes } from './health/routes.ts'
 import { methodNotAllowed } from './http/not-found.ts'
 import { registerOpenApi } from './http/openapi.ts'
+import { trustProxyOption } from './http/trust-proxy.ts'
 import { hostGuard } from './http/host-guard.ts'
 import { jsonBody } from './http/json-body.ts'
 import { metrics } from './http/metrics.ts'
@@ -56,7 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestId,
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: config.BODY_LIMIT_BYTES,
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: trustProxyOption(config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
     // A path that is not valid percent-encoding never reaches a route: a problem like every other 400.

@@ -12,7 +12,7 @@ let proxied: TestContext
 let configured: TestContext
 before(async () => {
   ctx = await testApp()
-  proxied = await testApp({ TRUST_PROXY: 'true' })
+  proxied = await testApp({ TRUST_PROXY: '1' })
   configured = await testApp({ PUBLIC_URL: 'https://procurement.example.com/' })
 })
 after(async () => {
