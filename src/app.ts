@@ -43,6 +43,9 @@ export interface AppDeps {
   clusterWorker?: boolean
 }
 
+/** How often Node looks for connections past HEADERS_/REQUEST_TIMEOUT_SECONDS: a limit holds to within this. */
+const TIMEOUT_CHECK_MS = 1000
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps
   const app = Fastify({
@@ -57,6 +60,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestId,
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // Slow clients (headers or a body trickled a byte at a time) get 408 and are closed. Node checks the
+    // limits only every connectionsCheckingInterval (30 s by default): every second here, so they hold.
+    requestTimeout: config.REQUEST_TIMEOUT_SECONDS * 1000,
+    http: {
+      headersTimeout: config.HEADERS_TIMEOUT_SECONDS * 1000,
+      requestTimeout: config.REQUEST_TIMEOUT_SECONDS * 1000,
+      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+    },
     trustProxy: trustProxyOption(config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,

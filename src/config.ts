@@ -37,6 +37,9 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_SYNC_MS: Type.Integer({ minimum: 50, maximum: 60000, default: 1000 }),
   LOG_LEVEL: Type.Union([LogLevel], { default: 'info' }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576 }),
+  /** A client has this long to send a request's headers, and REQUEST_TIMEOUT_SECONDS for all of it; then 408. */
+  HEADERS_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 10 }),
+  REQUEST_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 30 }),
   /** `false`, a hop count (`1`: one reverse proxy) or a comma-separated list of proxy addresses/CIDRs. */
   TRUST_PROXY: Type.String({ minLength: 1, maxLength: 2000, default: 'false' }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
@@ -130,6 +133,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   const demoSeed = parsed.DEMO_SEED ?? parsed.DATABASE_URL === undefined
+  if (parsed.HEADERS_TIMEOUT_SECONDS > parsed.REQUEST_TIMEOUT_SECONDS) {
+    throw new ConfigError(
+      'Invalid configuration:\n  HEADERS_TIMEOUT_SECONDS must not exceed REQUEST_TIMEOUT_SECONDS (the headers are part of the request)',
+    )
+  }
   const trustProxy = parseTrustProxy(parsed.TRUST_PROXY)
   return Object.freeze({ ...parsed, dataDir: path.resolve(parsed.DATA_DIR), demoSeed, trustProxy })
 }
