@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { ControlledTransaction, Kysely } from 'kysely'
+import { configure } from 'safe-stable-stringify'
 import type { DB } from '../db/schema.ts'
 import * as repo from './idempotency.repository.ts'
 import { badRequest, conflict, unprocessable } from './problem.ts'
@@ -48,6 +49,12 @@ function replay(reply: FastifyReply, stored: NonNullable<Awaited<ReturnType<type
     .send(stored.response_body ?? '')
 }
 
+/**
+ * The body as the fingerprint sees it: JSON with every object's keys sorted, so the same body with its keys
+ * in another order is the same request (replayed, not 422).
+ */
+const canonicalJson = configure({ deterministic: true, bigint: false, circularValue: Error })
+
 /** Ends the request's transaction (once): commit to keep what it wrote, otherwise roll back. */
 async function finish(running: Running, commit: boolean): Promise<void> {
   if (commit) await running.trx.commit().execute()
@@ -69,7 +76,7 @@ export function idempotency(app: FastifyInstance, db: Kysely<DB>): void {
     }
     const scope = { tenantId: request.actor.tenantId, applicationId: request.actor.applicationId!, key }
     const hash = createHash('sha256')
-      .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+      .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`)
       .digest('hex')
     const check = (stored: Awaited<ReturnType<typeof repo.findLive>>) => {
       if (stored === undefined) return undefined

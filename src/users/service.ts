@@ -14,6 +14,7 @@ import { conflict, notFound, validationFailed, type FieldErrors } from '../http/
 import { queueInvitations } from '../invitations/service.ts'
 import { endUserSessions } from '../sessions/service.ts'
 import * as repo from './repository.ts'
+import { emailProblems, nameProblem } from './rules.ts'
 import type { BatchUser, SingleUser, UserListQuery, UserProfile } from './schema.ts'
 import * as writes from './write-repository.ts'
 
@@ -54,12 +55,26 @@ export async function getUser(db: Kysely<DB>, actor: Actor, profileId: number): 
 
 /** Field names differ between the two request forms; errors use the names the client sent. */
 interface Names {
+  first: string
+  last: string
   role: string
   location: string
   department: string
 }
-const BATCH_NAMES: Names = { role: 'role_id', location: 'home_location', department: 'home_department' }
-const SINGLE_NAMES: Names = { role: 'role_id', location: 'location', department: 'department' }
+const BATCH_NAMES: Names = {
+  first: 'first_name',
+  last: 'last_name',
+  role: 'role_id',
+  location: 'home_location',
+  department: 'home_department',
+}
+const SINGLE_NAMES: Names = {
+  first: 'firstName',
+  last: 'lastName',
+  role: 'role_id',
+  location: 'location',
+  department: 'department',
+}
 
 /** Location access as listed, with a location named twice merged into one entry (departments combined). */
 function mergeLocations(items: NonNullable<BatchUser['locations']>): writes.NewUser['locations'] {
@@ -112,10 +127,18 @@ const fromSingle = (s: SingleUser): ReturnType<typeof fromBatch> => ({
   invite: false,
 })
 
-/** Everything wrong with one user's references, keyed by the field names of its form. */
+/** Everything wrong with one user's e-mail, names and references, keyed by the field names of its form. */
 function referenceErrors(u: ReturnType<typeof fromBatch>, refs: repo.ReferenceData, names: Names): FieldErrors {
   const errors: FieldErrors = {}
   const add = (field: string, message: string) => (errors[field] ??= []).push(message)
+  for (const message of emailProblems(u.email)) add('email', message)
+  for (const [field, value] of [
+    [names.first, u.firstName],
+    [names.last, u.lastName],
+  ] as const) {
+    const problem = nameProblem(value)
+    if (problem !== undefined) add(field, problem)
+  }
   if (u.roleId !== undefined && !refs.roles.has(u.roleId)) add(names.role, `no role ${u.roleId}`)
   if (u.roleId === undefined && refs.defaultRole === undefined)
     add(names.role, 'is required: the tenant has no roles to default to')
@@ -251,3 +274,5 @@ export async function deactivateUser(db: Kysely<DB>, actor: Actor, profileId: nu
     })
   })
 }
+
+export { emailProblems, nameProblem } from './rules.ts'
