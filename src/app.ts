@@ -9,6 +9,7 @@ import type { Database } from './db/database.ts'
 import { healthRoutes } from './health/routes.ts'
 import { methodNotAllowed } from './http/not-found.ts'
 import { registerOpenApi } from './http/openapi.ts'
+import { trustProxyOption } from './http/trust-proxy.ts'
 import { hostGuard } from './http/host-guard.ts'
 import { jsonBody } from './http/json-body.ts'
 import { metrics } from './http/metrics.ts'
@@ -41,6 +42,9 @@ export interface AppDeps {
   clusterWorker?: boolean
 }
 
+/** How often Node looks for connections past HEADERS_/REQUEST_TIMEOUT_SECONDS: a limit holds to within this. */
+const TIMEOUT_CHECK_MS = 1000
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps
   const app = Fastify({
@@ -55,7 +59,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestId,
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: config.BODY_LIMIT_BYTES,
-    trustProxy: config.TRUST_PROXY,
+    // Slow clients (headers or a body trickled a byte at a time) get 408 and are closed. Node checks the
+    // limits only every connectionsCheckingInterval (30 s by default): every second here, so they hold.
+    requestTimeout: config.REQUEST_TIMEOUT_SECONDS * 1000,
+    http: {
+      headersTimeout: config.HEADERS_TIMEOUT_SECONDS * 1000,
+      requestTimeout: config.REQUEST_TIMEOUT_SECONDS * 1000,
+      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+    },
+    trustProxy: trustProxyOption(config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
     // A path that is not valid percent-encoding never reaches a route: a problem like every other 400.
@@ -107,7 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   metrics(app, deps.clusterWorker === true ? { workers: config.WORKERS } : undefined)
   await app.register(healthRoutes(deps.database))
   await app.register(oauthRoutes(deps))
-  await app.register(invitationRoutes(deps.database))
+  await app.register(invitationRoutes(deps.database, config))
   await app.register(apiRoutes({ ...deps, access, lookups }), { prefix: '/api' })
   await app.register(consoleRoutes({ ...deps, lookups }), { prefix: '/console' })
   return app

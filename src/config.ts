@@ -2,6 +2,7 @@
  * Settings, read once from the environment at start-up. A bad value stops start-up with a message that
  * names the variable; the returned object is frozen, so nothing can change it later.
  */
+import net from 'node:net'
 import path from 'node:path'
 import { Type, type Static } from 'typebox'
 import Value from 'typebox/value'
@@ -36,7 +37,11 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_SYNC_MS: Type.Integer({ minimum: 50, maximum: 60000, default: 1000 }),
   LOG_LEVEL: Type.Union([LogLevel], { default: 'info' }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576 }),
-  TRUST_PROXY: Type.Boolean({ default: false }),
+  /** A client has this long to send a request's headers, and REQUEST_TIMEOUT_SECONDS for all of it; then 408. */
+  HEADERS_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 10 }),
+  REQUEST_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 30 }),
+  /** `false`, a hop count (`1`: one reverse proxy) or a comma-separated list of proxy addresses/CIDRs. */
+  TRUST_PROXY: Type.String({ minLength: 1, maxLength: 2000, default: 'false' }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   MAIL_FROM: Type.String({ minLength: 3, default: 'procurement@localhost' }),
   /** Unset: seed on the embedded database only; with DATABASE_URL the demo tenant is made only on request. */
@@ -52,6 +57,51 @@ export interface Config extends Env {
   readonly dataDir: string
   /** Whether to seed the demo tenant into an empty database: DEMO_SEED, else only on the embedded engine. */
   readonly demoSeed: boolean
+  /** TRUST_PROXY parsed: trust nothing, the nearest `n` hops, or the proxies at these addresses/CIDRs. */
+  readonly trustProxy: TrustProxy
+}
+
+export type TrustProxy = false | number | readonly string[]
+
+/** The names proxy-addr (Fastify's) knows for address ranges, besides addresses and CIDRs. */
+const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+function validProxyEntry(entry: string): boolean {
+  if (RANGE_NAMES.has(entry) || net.isIP(entry) !== 0) return true
+  const match = /^([^/]+)\/(\d{1,3})$/.exec(entry)
+  if (match === null) return false
+  const version = net.isIP(match[1]!)
+  return version !== 0 && Number(match[2]) <= (version === 4 ? 32 : 128)
+}
+
+/**
+ * TRUST_PROXY. `true` is refused: it trusts every X-Forwarded-For entry, the left-most of which the client
+ * writes, so a client could pose as any address (and dodge every per-address brake).
+ */
+function parseTrustProxy(raw: string): TrustProxy {
+  const value = raw.trim().toLowerCase()
+  if (value === 'false' || value === '0') return false
+  if (value === 'true') {
+    throw new ConfigError(
+      'Invalid configuration:\n  TRUST_PROXY=true is refused: it would trust X-Forwarded-For entries the client writes. ' +
+        'Set the number of proxies in front of the service (TRUST_PROXY=1 for one reverse proxy) ' +
+        'or their addresses (TRUST_PROXY=10.0.0.5,10.1.0.0/16).',
+    )
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value)
+    if (hops > 16) throw new ConfigError('Invalid configuration:\n  TRUST_PROXY: a hop count is at most 16')
+    return hops
+  }
+  const entries = value.split(',').map((entry) => entry.trim())
+  const bad = entries.filter((entry) => !validProxyEntry(entry))
+  if (bad.length > 0) {
+    throw new ConfigError(
+      'Invalid configuration:\n  TRUST_PROXY: each entry must be an IP address, a CIDR (10.0.0.0/8) or loopback, ' +
+        `linklocal, uniquelocal; ${bad.length} ${bad.length === 1 ? 'is' : 'are'} not`,
+    )
+  }
+  return Object.freeze(entries)
 }
 
 export class ConfigError extends Error {
@@ -83,5 +133,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   const demoSeed = parsed.DEMO_SEED ?? parsed.DATABASE_URL === undefined
-  return Object.freeze({ ...parsed, dataDir: path.resolve(parsed.DATA_DIR), demoSeed })
+  if (parsed.HEADERS_TIMEOUT_SECONDS > parsed.REQUEST_TIMEOUT_SECONDS) {
+    throw new ConfigError(
+      'Invalid configuration:\n  HEADERS_TIMEOUT_SECONDS must not exceed REQUEST_TIMEOUT_SECONDS (the headers are part of the request)',
+    )
+  }
+  const trustProxy = parseTrustProxy(parsed.TRUST_PROXY)
+  return Object.freeze({ ...parsed, dataDir: path.resolve(parsed.DATA_DIR), demoSeed, trustProxy })
 }

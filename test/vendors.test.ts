@@ -87,7 +87,11 @@ describe('pagination', () => {
     assert.equal(first.num_pages, 3)
     assert.equal(first.current_page, 1)
     assert.equal(first.previous, null)
-    assert.equal(first.next, '/api/v3/vendors/?page=2', 'relative without PUBLIC_URL')
+    assert.equal(
+      first.next,
+      'http://127.0.0.1:3000/api/v3/vendors/?page=2',
+      'absolute: the configured HOST and PORT when not listening',
+    )
   })
 
   test('page_size above 100 is read as 100; a page past the last is 404; bad values are 400', async () => {

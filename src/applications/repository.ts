@@ -96,6 +96,14 @@ export const setSecret = (db: Kysely<DB>, tenantId: number, clientId: string, se
     .returning(['id', 'client_id'])
     .executeTakeFirst()
 
+/** Every token issued so far to the tenant's applications stops working (the secrets stay valid). */
+export const retireTenantTokens = (db: Kysely<DB>, tenantId: number) =>
+  db
+    .updateTable('applications')
+    .set((eb) => ({ secret_version: eb('secret_version', '+', 1) }))
+    .where('tenant_id', '=', tenantId)
+    .execute()
+
 export const revokeApplication = (db: Kysely<DB>, tenantId: number, clientId: string) =>
   db
     .updateTable('applications')

@@ -171,3 +171,11 @@ export async function allApplications(db: Kysely<DB>, actor: Actor): Promise<App
   requireAny(actor, ...MANAGERS)
   return (await repo.listApplications(db, actor.tenantId)).map(toApplication)
 }
+
+/**
+ * A tenant is deactivated: every access token issued to its applications until now stays dead, even once
+ * the tenant is active again (tokens carry the secret version they were issued under).
+ */
+export async function retireTenantTokens(db: Kysely<DB>, tenantId: number): Promise<void> {
+  await repo.retireTenantTokens(db, tenantId)
+}

@@ -61,6 +61,8 @@ function errorPage(error: FastifyError | Problem, request: FastifyRequest, reply
       : error.validation !== undefined
         ? 'The form or address is not valid.'
         : error.message
+  if (error instanceof Problem)
+    for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value)
   if (isDatabaseUnavailable(error)) {
     status = 503
     text = 'The service cannot reach its database right now. Try again in a moment.'
@@ -68,6 +70,8 @@ function errorPage(error: FastifyError | Problem, request: FastifyRequest, reply
     request.log.error({ err: error }, 'console page failed')
     text = 'Something went wrong on our side. Try again; if it keeps happening, tell your administrator.'
   }
+  // As the API's 503s do: say when to come back.
+  if (status === 503) reply.header('retry-after', '1')
   // Set by the session hook on signed-in pages; absent on public ones and when the hook itself failed.
   const session: ConsoleSession | null = request.session
   const errors = error instanceof Problem ? [error.extra.errors ?? []].flat() : []
@@ -117,11 +121,14 @@ export const consoleRoutes =
     // Before validation, so a signed-out or forged request is answered as such, not as a bad form.
     app.addHook('preValidation', async (request, reply) => {
       // A form posted from another site is refused whatever else it carries (login CSRF included).
+      // `Origin: null` (a sandboxed frame, a data: URL, a redirect across sites) is as foreign as any other.
       const origin = request.headers.origin
-      if (request.method === 'POST' && origin !== undefined && origin !== 'null') {
-        if (!sameOrigin(origin, request.host))
-          throw new Problem(403, 'Forbidden', 'This form was sent from another site; it was not accepted.')
-      }
+      const changes = !['GET', 'HEAD', 'OPTIONS'].includes(request.method)
+      const foreign =
+        (origin !== undefined && !sameOrigin(origin, request.host)) ||
+        request.headers['sec-fetch-site'] === 'cross-site'
+      if (changes && foreign)
+        throw new Problem(403, 'Forbidden', 'This form was sent from another site; it was not accepted.')
       if (request.routeOptions.config.publicPage === true) return
       const token = sessionToken(request)
       const live =

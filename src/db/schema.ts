@@ -127,7 +127,7 @@ export interface UserTable {
   pending_invite: Generated<boolean>
   created_at: Timestamp
   updated_at: Timestamp
-  /** scrypt hash of the console password (see access/passwords.ts); null until one is set. */
+  /** scrypt hash of the console password (see core/passwords.ts); null until one is set. */
   password_hash: string | null
   password_changed_at: Date | null
 }

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Kysely } from 'kysely'
+import { configure } from 'safe-stable-stringify'
 import type { DB } from '../db/schema.ts'
 import * as repo from './idempotency.repository.ts'
 import { badRequest, conflict, unprocessable } from '../core/problem.ts'
@@ -39,6 +40,12 @@ function replay(reply: FastifyReply, stored: NonNullable<Awaited<ReturnType<type
     .send(stored.response_body ?? '')
 }
 
+/**
+ * The body as the fingerprint sees it: JSON with every object's keys sorted, so the same body with its keys
+ * in another order is the same request (replayed, not 422).
+ */
+const canonicalJson = configure({ deterministic: true, bigint: false, circularValue: Error })
+
 /** Ends the request's transaction (once): commit to keep what it wrote, otherwise roll back. */
 async function finish(running: Running, commit: boolean): Promise<void> {
   if (commit) await running.trx.commit().execute()
@@ -58,7 +65,7 @@ async function plugin(app: FastifyInstance, { db }: { db: Kysely<DB> }): Promise
     }
     const scope = { tenantId: request.actor.tenantId, applicationId: request.actor.applicationId!, key }
     const hash = createHash('sha256')
-      .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+      .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`)
       .digest('hex')
     const check = (stored: Awaited<ReturnType<typeof repo.findLive>>) => {
       if (stored === undefined) return undefined

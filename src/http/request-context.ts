@@ -34,7 +34,7 @@ declare module 'fastify' {
     db: Kysely<DB>
     /** The idempotent request under way, if the request carries an Idempotency-Key. */
     idempotent: Running | undefined
-    /** What absolute links of this request's responses start with ('' = relative links). */
+    /** What the links of this request's responses start with: an origin, always absolute. */
     linkBase: string
     /** What links in e-mail this request causes start with (always absolute). */
     mailBase: string

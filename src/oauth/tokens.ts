@@ -10,6 +10,8 @@ import type { ServerKeys } from '../keys.ts'
 
 export const TOKEN_LIFETIME_SECONDS = 86400
 const TYP = 'at+jwt'
+/** How far a token's `iat` may lie in the future: the clock skew tolerated between nodes. */
+const MAX_CLOCK_SKEW_SECONDS = 60
 
 export interface TokenSubject {
   tenantId: number
@@ -77,7 +79,7 @@ function signingKeyOf(keys: ServerKeys): Promise<webcrypto.CryptoKey> {
 const VERIFIED_MAX = 5000
 const verified = new WeakMap<ServerKeys, Map<string, AccessClaims>>()
 
-/** Verifies signature, algorithm, type, issuer, audience and expiry; returns undefined for any failure. */
+/** Verifies signature, algorithm, type, issuer, audience, expiry, `nbf` and `iat`; undefined for any failure. */
 export async function verifyAccessToken(
   keys: ServerKeys,
   config: Pick<Config, 'TOKEN_ISSUER' | 'API_AUDIENCE'>,
@@ -114,8 +116,11 @@ async function checkAccessToken(
       requiredClaims: ['exp', 'iat', 'jti', 'sub'],
     })
     const userId = Number(payload.sub)
-    const { tid, dom, aid, client_id, ver, jti, exp } = payload
-    if (!isInt(userId) || !isInt(tid) || !isInt(aid) || !isInt(ver) || !isInt(exp)) return undefined
+    const { tid, dom, aid, client_id, ver, jti, exp, iat } = payload
+    if (!isInt(userId) || !isInt(tid) || !isInt(aid) || !isInt(ver) || !isInt(exp) || !isInt(iat)) return undefined
+    // Issued in the future (beyond clock skew between nodes) is no token of ours; jose already refuses an
+    // `nbf` still to come.
+    if (iat > Math.floor(Date.now() / 1000) + MAX_CLOCK_SKEW_SECONDS) return undefined
     if (typeof dom !== 'string' || typeof client_id !== 'string' || typeof jti !== 'string') return undefined
     return {
       tenantId: tid,

@@ -64,6 +64,15 @@ export const revokeOfUser = async (db: Kysely<DB>, tenantId: number, userId: num
   return Number((await q.executeTakeFirst()).numUpdatedRows)
 }
 
+/** Ends every session of a tenant. */
+export const revokeOfTenant = (db: Kysely<DB>, tenantId: number) =>
+  db
+    .updateTable('sessions')
+    .set({ revoked_at: new Date() })
+    .where('tenant_id', '=', tenantId)
+    .where('revoked_at', 'is', null)
+    .execute()
+
 /** A user's live sessions, newest first (the account page lists them). */
 export const listOfUser = (db: Kysely<DB>, tenantId: number, userId: number) =>
   db

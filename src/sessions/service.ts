@@ -107,3 +107,8 @@ export const revokeMySession = (db: Kysely<DB>, actor: Actor, id: number) =>
 /** Ends every session of a user (deactivation, a password reset). */
 export const endUserSessions = (db: Kysely<DB>, tenantId: number, userId: number) =>
   repo.revokeOfUser(db, tenantId, userId)
+
+/** Ends every session of a tenant (its deactivation: they stay ended when it is active again). */
+export const endTenantSessions = async (db: Kysely<DB>, tenantId: number) => {
+  await repo.revokeOfTenant(db, tenantId)
+}

@@ -6,12 +6,14 @@
  */
 import type { Kysely } from 'kysely'
 import { operatorActor } from '../access/actor.ts'
+import { retireTenantTokens } from '../applications/service.ts'
 import { audit } from '../audit/service.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { conflict, notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
 import { issueLink } from '../invitations/service.ts'
-import { addFirstAdministrator, findUsersByEmail } from '../users/service.ts'
+import { endTenantSessions } from '../sessions/service.ts'
+import { addFirstAdministrator, emailProblems, findUsersByEmail, nameProblem } from '../users/service.ts'
 import * as repo from './repository.ts'
 import { STANDARD_ROLES } from './roles.ts'
 
@@ -25,14 +27,16 @@ export interface NewTenant {
 }
 
 const DOMAIN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 function problems(t: NewTenant): FieldErrors {
   const errors: FieldErrors = {}
   if (!DOMAIN.test(t.domain))
     errors.domain = ['must be 1 to 63 lower-case letters, digits or hyphens, not starting or ending with a hyphen']
   if (t.name.trim() === '' || t.name.length > 300) errors.name = ['must be 1 to 300 characters']
-  if (!EMAIL.test(t.adminEmail) || t.adminEmail.length > 254) errors['admin-email'] = ['must be an e-mail address']
+  const companyFault = nameProblem(t.name)
+  if (companyFault !== undefined) (errors.name ??= []).push(companyFault)
+  const emailFaults = emailProblems(t.adminEmail.trim())
+  if (emailFaults.length > 0) errors['admin-email'] = emailFaults
   if (t.currency !== undefined && !/^[A-Z]{3}$/.test(t.currency))
     errors.currency = ['must be a three-letter ISO 4217 code, e.g. USD']
   for (const [field, value] of [
@@ -40,6 +44,8 @@ function problems(t: NewTenant): FieldErrors {
     ['admin-last-name', t.adminLastName],
   ] as const) {
     if (value !== undefined && value.length > 100) errors[field] = ['must be at most 100 characters']
+    const nameFault = value === undefined ? undefined : nameProblem(value)
+    if (nameFault !== undefined) (errors[field] ??= []).push(nameFault)
   }
   return errors
 }
@@ -96,11 +102,16 @@ export function createTenant(
 export const listTenants = repo.allTenants
 export const findTenant = repo.findTenantByDomain
 
-/** Switches a tenant off (its tokens, sessions and clients stop at once) or on again. */
+/** Switches a tenant off (its tokens, sessions and clients stop at once, for good) or on again. */
 export function setTenantActive(db: Kysely<DB>, domain: string, active: boolean): Promise<void> {
   return inTransaction(db, async (tx) => {
     const tenant = await repo.setActive(tx, domain, active)
     if (tenant === undefined) throw notFound(`No tenant ${domain}.`)
+    if (!active) {
+      // What was issued before a deactivation stays dead after a re-activation.
+      await retireTenantTokens(tx, tenant.id)
+      await endTenantSessions(tx, tenant.id)
+    }
     await audit(tx, operatorActor(tenant), {
       action: active ? 'tenant.activate' : 'tenant.deactivate',
       resourceType: 'tenant',

@@ -4,8 +4,8 @@ import { listQuery, UpdatedSince } from '../core/list-query.ts'
 import { Id, named } from '../core/schema.ts'
 import { Address, LocationView } from '../locations/schema.ts'
 import { Currency, LocationSummary } from '../lookups/schema.ts'
+import { Email } from './rules.ts'
 
-const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
 /** A user's home department, with its location. */

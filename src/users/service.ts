@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
+import { enforceContainment } from '../access/containment.ts'
 import { audit } from '../audit/service.ts'
 import { type Page } from '../core/list-query.ts'
 import type { DB } from '../db/schema.ts'
@@ -13,6 +14,7 @@ import { conflict, notFound, validationFailed, type FieldErrors } from '../core/
 import { queueInvitations } from '../invitations/service.ts'
 import { endUserSessions } from '../sessions/service.ts'
 import * as repo from './repository.ts'
+import { emailProblems, nameProblem } from './rules.ts'
 import type { BatchUser, SingleUser, UserListQuery, UserProfile } from './schema.ts'
 import * as writes from './write-repository.ts'
 
@@ -52,12 +54,26 @@ export async function getUser(db: Kysely<DB>, actor: Actor, profileId: number): 
 
 /** Field names differ between the two request forms; errors use the names the client sent. */
 interface Names {
+  first: string
+  last: string
   role: string
   location: string
   department: string
 }
-const BATCH_NAMES: Names = { role: 'role_id', location: 'home_location', department: 'home_department' }
-const SINGLE_NAMES: Names = { role: 'role_id', location: 'location', department: 'department' }
+const BATCH_NAMES: Names = {
+  first: 'first_name',
+  last: 'last_name',
+  role: 'role_id',
+  location: 'home_location',
+  department: 'home_department',
+}
+const SINGLE_NAMES: Names = {
+  first: 'firstName',
+  last: 'lastName',
+  role: 'role_id',
+  location: 'location',
+  department: 'department',
+}
 
 /** Location access as listed, with a location named twice merged into one entry (departments combined). */
 function mergeLocations(items: NonNullable<BatchUser['locations']>): writes.NewUser['locations'] {
@@ -110,10 +126,18 @@ const fromSingle = (s: SingleUser): ReturnType<typeof fromBatch> => ({
   invite: false,
 })
 
-/** Everything wrong with one user's references, keyed by the field names of its form. */
+/** Everything wrong with one user's e-mail, names and references, keyed by the field names of its form. */
 function referenceErrors(u: ReturnType<typeof fromBatch>, refs: repo.ReferenceData, names: Names): FieldErrors {
   const errors: FieldErrors = {}
   const add = (field: string, message: string) => (errors[field] ??= []).push(message)
+  for (const message of emailProblems(u.email)) add('email', message)
+  for (const [field, value] of [
+    [names.first, u.firstName],
+    [names.last, u.lastName],
+  ] as const) {
+    const problem = nameProblem(value)
+    if (problem !== undefined) add(field, problem)
+  }
   if (u.roleId !== undefined && !refs.roles.has(u.roleId)) add(names.role, `no role ${u.roleId}`)
   if (u.roleId === undefined && refs.defaultRole === undefined)
     add(names.role, 'is required: the tenant has no roles to default to')
@@ -168,6 +192,7 @@ async function createUsers(
       const { refs, errors } = await check(tx)
       if (errors.some((e) => Object.keys(e).length > 0)) throw fail(errors)
       const users = items.map((u) => ({ ...u, roleId: u.roleId ?? refs.defaultRole! }))
+      await enforceContainment(tx, actor, { action: 'create', grantedRoleIds: users.map((u) => u.roleId) })
       const ids = await writes.insertUsers(tx, actor.tenantId, users, actor.userId)
       await audit(
         tx,
@@ -211,6 +236,7 @@ export async function updateUser(
   return inTransaction(db, async (tx) => {
     const owner = await writes.userOfProfile(tx, actor.tenantId, profileId)
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
+    await enforceContainment(tx, actor, { action: 'edit', targetUserId: owner.user_id })
     const u = fromSingle(body)
     const errors = referenceErrors(u, await repo.referenceData(tx, actor.tenantId), SINGLE_NAMES)
     if ((await repo.takenEmails(tx, actor.tenantId, [u.email.toLowerCase()], owner.user_id)).size > 0)
@@ -236,6 +262,7 @@ export async function deactivateUser(db: Kysely<DB>, actor: Actor, profileId: nu
     const owner = await writes.userOfProfile(tx, actor.tenantId, profileId)
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
     if (owner.user_id === actor.userId) throw conflict('You cannot deactivate yourself; ask another administrator.')
+    await enforceContainment(tx, actor, { action: 'deactivate', targetUserId: owner.user_id })
     await writes.deactivateUser(tx, actor.tenantId, owner.user_id, actor.userId)
     await endUserSessions(tx, actor.tenantId, owner.user_id)
     await audit(tx, actor, {
@@ -258,3 +285,5 @@ export async function addFirstAdministrator(tx: Kysely<DB>, tenantId: number, us
   const [userId] = await writes.insertUsers(tx, tenantId, [user], null)
   return userId!
 }
+
+export { emailProblems, nameProblem } from './rules.ts'

@@ -17,7 +17,7 @@ document.addEventListener('click', (event) => {
   const target = event.target instanceof Element ? event.target : null
   if (target === null || target.closest('a, button, input, select, textarea, label') !== null) return
   const row = target.closest('tr[data-href]')
-  if (row !== null) window.location.assign(row.getAttribute('data-href'))
+  if (row !== null) location.assign(row.getAttribute('data-href'))
 })
 
 // Times in the reader's own time zone; the exact instant stays in the title.

@@ -111,7 +111,11 @@ export function authPages(app: ConsoleApp, deps: ConsoleDeps): void {
       const message = notice('alert', problem)
       return sendPage(reply, setupView(token, link.email, link.tenant_name, message), 400)
     }
-    const used = await useLink(deps.db, token, await hashPassword(password))
+    const used = await useLink(deps.db, token, {
+      host: hostOf(deps.config, request),
+      purposes: ['invitation', 'setup', 'reset'],
+      passwordHash: await hashPassword(password),
+    })
     const session = await startSession(deps.db, used, deps.limits, {
       userAgent: String(request.headers['user-agent'] ?? ''),
       address: request.ip,

@@ -25,7 +25,8 @@ const Invite = Type.Object({
   email: Type.String({ maxLength: 254 }),
   first_name: Type.Optional(Type.String({ maxLength: 100 })),
   last_name: Type.Optional(Type.String({ maxLength: 100 })),
-  role_id: Type.Optional(Type.String({ maxLength: 12 })),
+  // A role id as the select offers it: up to 9 digits (any more would not fit PostgreSQL's integer).
+  role_id: Type.Optional(Type.String({ pattern: '^[0-9]{0,9}$' })),
 })
 
 /** The list query a console list asks the service for: the page, its size, and the search if any. */

@@ -1,0 +1,25 @@
+/**
+ * The e-mail rule and the name rule, one each for every channel: the API (whose schema uses the same e-mail
+ * schema, so the messages are the same), the console's invite and the operator's CLI. A name may not hold
+ * control characters or the bidirectional overrides and isolates that make text display as something it is
+ * not (U+202E turns `gpj.exe` into what reads as `exe.jpg`).
+ */
+import { Type } from 'typebox'
+import { compileBodyValidator } from '../http/validation.ts'
+
+export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 })
+const validEmail = compileBodyValidator(Email)
+
+/** What is wrong with an e-mail address, in the API's words; empty when nothing is. */
+export function emailProblems(email: string): string[] {
+  if (validEmail(email)) return []
+  return [...new Set((validEmail.errors ?? []).map((e) => e.message ?? 'is not valid'))]
+}
+
+const FORBIDDEN_IN_NAMES = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u
+export const NAME_MESSAGE =
+  'may not contain control characters or bidirectional overrides and isolates (U+202A to U+202E, U+2066 to U+2069)'
+
+/** What is wrong with a person's name; undefined when nothing is. */
+export const nameProblem = (name: string): string | undefined =>
+  FORBIDDEN_IN_NAMES.test(name) ? NAME_MESSAGE : undefined
