@@ -64,10 +64,15 @@ describe('from tenants create to a token', () => {
       _csrf: b.csrfOf(apps.body)!,
       description: 'ERP sync',
     })
-    assert.equal(created.statusCode, 201, created.body)
-    assert.equal(created.headers['cache-control'], 'no-store')
-    const clientId = /data-testid="client-id">([^<]+)</.exec(created.body)![1]!
-    const clientSecret = /data-testid="client-secret">([^<]+)</.exec(created.body)![1]!
+    assert.equal(created.statusCode, 303, created.body)
+    const shown = await b.get(created.headers.location!)
+    assert.equal(shown.headers['cache-control'], 'no-store', JSON.stringify(shown.headers))
+    const clientId = /data-testid="client-id">([^<]+)</.exec(shown.body)![1]!
+    const clientSecret = /data-testid="client-secret">([^<]+)</.exec(shown.body)![1]!
+    // A reload shows the list again: no second application, and the secret is not shown twice.
+    const reloaded = await b.get(created.headers.location!)
+    assert.ok(!reloaded.body.includes(clientSecret), 'the secret is shown once')
+    assert.equal((reloaded.body.match(/<code>pc_/g) ?? []).length, 1, 'still one application')
     const issued = await tokenRequest(tenant.host, { client_id: clientId, client_secret: clientSecret })
     assert.equal(issued.statusCode, 200, issued.body)
     const token = issued.json().access_token as string
@@ -76,8 +81,9 @@ describe('from tenants create to a token', () => {
     assert.ok(listed.body.includes(clientId) && !listed.body.includes(clientSecret), 'listed, never with its secret')
 
     const rotated = await b.post(`/console/settings/applications/${clientId}/rotate`, { _csrf: b.csrfOf(listed.body)! })
-    assert.equal(rotated.statusCode, 200, rotated.body)
-    const newSecret = /data-testid="client-secret">([^<]+)</.exec(rotated.body)![1]!
+    assert.equal(rotated.statusCode, 303, rotated.body)
+    const rotatedPage = await b.get(rotated.headers.location!)
+    const newSecret = /data-testid="client-secret">([^<]+)</.exec(rotatedPage.body)![1]!
     assert.equal(
       (await tokenRequest(tenant.host, { client_id: clientId, client_secret: clientSecret })).statusCode,
       401,
@@ -176,9 +182,10 @@ describe('guards', () => {
     const { tenant, b } = await signedInAdmin()
     const page = await b.get('/console/settings/applications')
     const created = await b.post('/console/settings/applications', { _csrf: b.csrfOf(page.body)! })
+    const shown = await b.get(created.headers.location!)
     const creds = {
-      client_id: /data-testid="client-id">([^<]+)</.exec(created.body)![1]!,
-      client_secret: /data-testid="client-secret">([^<]+)</.exec(created.body)![1]!,
+      client_id: /data-testid="client-id">([^<]+)</.exec(shown.body)![1]!,
+      client_secret: /data-testid="client-secret">([^<]+)</.exec(shown.body)![1]!,
     }
     const token = (await tokenRequest(tenant.host, creds)).json().access_token as string
     await setTenantActive(ctx.database.db, tenant.domain, false)

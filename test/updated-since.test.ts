@@ -54,3 +54,10 @@ test('updated_since that is not an ISO 8601 date-time is a 400 naming the parame
     assert.match(response.body, /updated_since/)
   }
 })
+
+test('search on a list that has nothing to search in (applications) matches nothing, never a 500', async () => {
+  const { api } = await signedIn(ctx)
+  const response = await api({ method: 'GET', url: '/api/v3/applications/?search=-1' })
+  assert.equal(response.statusCode, 200, response.body)
+  assert.equal(response.json<{ metadata: { pagination: { count: number } } }>().metadata.pagination.count, 0)
+})

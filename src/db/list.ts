@@ -72,6 +72,7 @@ export function listSql<S extends TSchema, D, TB extends keyof D, O>(
   const conditions = spec.filters as Record<string, Filter<D, TB, unknown>>
   const orderColumns = spec.order as Record<string, StringReference<D, TB> | undefined>
   void schema // the schema's static type is what the spec is checked against
+  const searchable = spec.search.length > 0
 
   /** The list restricted to the tenant, the set filters and the search (values may be stand-ins). */
   const filtered = (db: Kysely<DB>, tenantId: number, set: [string, unknown][], search: string | undefined) => {
@@ -81,8 +82,12 @@ export function listSql<S extends TSchema, D, TB extends keyof D, O>(
       q = typeof condition === 'function' ? q.where(condition(value)) : q.where(sql.ref(condition), '=', value)
     }
     if (search !== undefined) {
+      // A list with nothing to search in matches no search at all (and then uses no pattern).
       const columns = spec.search.map((c) => (typeof c === 'string' ? sql.ref(c) : c))
-      q = q.where((eb) => eb.or(columns.map((c) => eb(c, 'ilike', search))))
+      q =
+        columns.length === 0
+          ? q.where(sql<boolean>`false`)
+          : q.where((eb) => eb.or(columns.map((c) => eb(c, 'ilike', search))))
     }
     return q
   }
@@ -91,7 +96,7 @@ export function listSql<S extends TSchema, D, TB extends keyof D, O>(
   const pageQuery = compiledByShape(
     (db: Kysely<DB>, shape: { set: string[]; search: boolean; kept: boolean; order: Order }, args) => {
       const [tenantId, limit, offset, ...rest] = args as [number, number, number, ...unknown[]]
-      const pattern = shape.search ? (rest.shift() as string) : undefined
+      const pattern = !shape.search ? undefined : searchable ? (rest.shift() as string) : ''
       const set = shape.set.map((name, i): [string, unknown] => [name, rest[i]])
       const total = shape.kept ? keptTotal(tenantId, spec.counted!) : sql<string>`count(*) over ()`
       let q = filtered(db, tenantId, set, pattern).select(total.as('total_count'))
@@ -107,7 +112,7 @@ export function listSql<S extends TSchema, D, TB extends keyof D, O>(
     const kept = spec.counted !== undefined && set.length === 0 && page.search === undefined
     const shape = { set: set.map(([name]) => name), search: page.search !== undefined, kept, order: page.orderBy }
     const values = set.map(([, value]) => value)
-    const pattern = page.search === undefined ? [] : [likePattern(page.search)]
+    const pattern = page.search === undefined || !searchable ? [] : [likePattern(page.search)]
     const rows = await pageQuery(db, shape, [tenantId, page.pageSize, page.offset, ...pattern, ...values])
     const first = rows[0] as Row<O> | undefined
     if (first !== undefined) {
@@ -118,7 +123,7 @@ export function listSql<S extends TSchema, D, TB extends keyof D, O>(
     if (page.page === 1) return { rows, count: 0, page }
     const counted = kept
       ? await db.selectNoFrom(keptTotal(tenantId, spec.counted!).as('n')).executeTakeFirst()
-      : await filtered(db, tenantId, set, pattern[0])
+      : await filtered(db, tenantId, set, page.search === undefined ? undefined : (pattern[0] ?? ''))
           .clearSelect()
           .select(sql<string>`count(*)`.as('n'))
           .executeTakeFirst()

@@ -21,8 +21,10 @@ export async function newTenant(ctx: TestContext, baseDomain: string) {
 
 /** A browser of one: keeps its cookie, sends the host it was given. */
 export function browser(ctx: TestContext, host: string) {
-  let cookie = ''
+  const jar = new Map<string, string>()
+  const cookieHeader = () => [...jar].map(([name, value]) => `${name}=${value}`).join('; ')
   const send = async (options: InjectOptions & { url: string }) => {
+    const cookie = cookieHeader()
     const response = await ctx.app.inject({
       ...options,
       headers: { host, ...(cookie ? { cookie } : {}), ...(options.headers ?? {}) },
@@ -30,7 +32,10 @@ export function browser(ctx: TestContext, host: string) {
     const set = response.headers['set-cookie']
     for (const line of [set ?? []].flat()) {
       const [pair] = line.split(';')
-      cookie = /=$/.test(pair!) || /Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(line) ? '' : pair!
+      const at = pair!.indexOf('=')
+      const [name, value] = [pair!.slice(0, at), pair!.slice(at + 1)]
+      if (value === '' || /Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(line)) jar.delete(name)
+      else jar.set(name, value)
     }
     return response
   }
@@ -45,11 +50,16 @@ export function browser(ctx: TestContext, host: string) {
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
       }),
     csrfOf,
+    /** The cookies this browser would send, as a Cookie header; setting it replaces them all. */
     get cookie() {
-      return cookie
+      return cookieHeader()
     },
     set cookie(value: string) {
-      cookie = value
+      jar.clear()
+      for (const pair of value.split('; ').filter(Boolean)) {
+        const at = pair.indexOf('=')
+        jar.set(pair.slice(0, at), pair.slice(at + 1))
+      }
     },
   }
 }

@@ -9,6 +9,7 @@ import { requireAny } from '../../access/actor.ts'
 import * as applications from '../../applications/service.ts'
 import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
 import type { Html } from '../views/html.ts'
+import { openCredentials, sealCredentials } from '../flash.ts'
 import { applicationsView, credentialsView, revokeView } from '../views/applications.ts'
 import { notice } from '../views/layout.ts'
 
@@ -31,6 +32,9 @@ export function applicationPages(app: ConsoleApp, deps: ConsoleDeps): void {
 
   app.get(base, { schema: { hide: true, querystring: Revoked } }, async (request, reply) => {
     const { revoked } = request.query
+    const fresh = openCredentials(deps.keys, request, reply)
+    if (fresh !== undefined)
+      return sendPage(reply, await listPage(deps, request.session, credentialsView(fresh, fresh.title)))
     return sendPage(
       reply,
       await listPage(
@@ -46,16 +50,15 @@ export function applicationPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const creds = await applications.createApplication(deps.db, deps.keys.pepper, request.session.actor, {
       description: description ?? '',
     })
-    return sendPage(reply, await listPage(deps, request.session, credentialsView(creds, 'Your new application')), 201)
+    sealCredentials(deps.keys, request, reply, { ...creds, title: 'Your new application' })
+    return reply.redirect(`/console${base}`, 303)
   })
 
   app.post(`${base}/:client_id/rotate`, { schema: { hide: true, params: ClientId } }, async (request, reply) => {
     const { client_id } = request.params
     const creds = await applications.rotateApplication(deps.db, deps.keys.pepper, request.session.actor, client_id)
-    return sendPage(
-      reply,
-      await listPage(deps, request.session, credentialsView(creds, 'New secret issued; the old one no longer works')),
-    )
+    sealCredentials(deps.keys, request, reply, { ...creds, title: 'New secret issued; the old one no longer works' })
+    return reply.redirect(`/console${base}`, 303)
   })
 
   app.get(`${base}/:client_id/revoke`, { schema: { hide: true, params: ClientId } }, async (request, reply) => {
