@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { applicationRoutes } from './applications/routes.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
+import { eventRoutes } from './events/routes.ts'
 import { idempotency } from './http/idempotency.ts'
 import { publicLinks } from './http/public-url.ts'
 import { rateLimit, RateLimiter } from './http/rate-limit.ts'
@@ -35,4 +36,5 @@ export const apiRoutes =
     await app.register(lookupRoutes)
     await app.register(userRoutes)
     await app.register(applicationRoutes(deps.keys.pepper))
+    await app.register(eventRoutes)
   }

@@ -114,3 +114,10 @@ export const LocationListQuery = listQuery(['id', 'name'], {
   headquarter: Type.Optional(Type.Boolean()),
 })
 export type LocationListQuery = Static<typeof LocationListQuery>
+
+declare module '../events/schema.ts' {
+  interface EventObjects {
+    'location.created': LocationView
+    'location.updated': LocationView
+  }
+}

@@ -11,6 +11,7 @@ import { audit } from '../audit/service.ts'
 import { splitListQuery, type Page } from '../db/paging.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
+import { recordEvent } from '../events/service.ts'
 import { notFound, preconditionFailed, validationFailed, type FieldErrors } from '../http/problem.ts'
 import * as repo from './repository.ts'
 import type { LocationInput, LocationListQuery, LocationView } from './schema.ts'
@@ -172,6 +173,7 @@ export async function createLocation(db: Kysely<DB>, actor: Actor, input: Locati
     ])
     const view = (await loadView(tx, actor.tenantId, id))!
     await audit(tx, actor, { action: 'location.create', resourceType: 'location', resourceId: id, changes: input })
+    await recordEvent(tx, actor.tenantId, 'location.created', view)
     return { view, etag: etagOf(view) }
   })
 }
@@ -258,6 +260,7 @@ export async function replaceLocation(
       })
     }
     const view = (await loadView(tx, actor.tenantId, id))!
+    if (changed) await recordEvent(tx, actor.tenantId, 'location.updated', view)
     return { view, etag: etagOf(view), changed }
   })
 }

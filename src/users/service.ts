@@ -9,6 +9,7 @@ import { audit } from '../audit/service.ts'
 import { splitListQuery, type Page } from '../db/paging.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
+import { recordEvent, recordEvents } from '../events/service.ts'
 import { conflict, notFound, validationFailed, type FieldErrors } from '../http/problem.ts'
 import { queueInvitations } from '../invitations/service.ts'
 import { endUserSessions } from '../sessions/service.ts'
@@ -183,7 +184,9 @@ async function createUsers(
       )
       const rows = await repo.profilesOfUsers(tx, actor.tenantId, ids)
       const byUser = new Map(rows.map((r) => [r.user_id, r]))
-      return ids.map((id) => toProfile(byUser.get(id)!))
+      const profiles = ids.map((id) => toProfile(byUser.get(id)!))
+      await recordEvents(tx, actor.tenantId, 'user.created', profiles)
+      return profiles
     })
   } catch (error) {
     // A concurrent request took one of the e-mails between our check and our insert: report it like any other.
@@ -226,7 +229,9 @@ export async function updateUser(
     )
     await writes.replaceLegalEntities(tx, actor.tenantId, [owner.user_id], [u.legalEntities])
     await audit(tx, actor, { action: 'user.replace', resourceType: 'user', resourceId: owner.user_id, changes: body })
-    return toProfile((await repo.findProfile(tx, actor.tenantId, profileId))!)
+    const profile = toProfile((await repo.findProfile(tx, actor.tenantId, profileId))!)
+    await recordEvent(tx, actor.tenantId, 'user.updated', profile)
+    return profile
   })
 }
 
@@ -245,5 +250,11 @@ export async function deactivateUser(db: Kysely<DB>, actor: Actor, profileId: nu
       resourceId: owner.user_id,
       changes: { is_active: false },
     })
+    await recordEvent(
+      tx,
+      actor.tenantId,
+      'user.deactivated',
+      toProfile((await repo.findProfile(tx, actor.tenantId, profileId))!),
+    )
   })
 }
