@@ -15,6 +15,7 @@ import type { LiveAccessCache } from './oauth/access-cache.ts'
 import { bearerAuth } from './oauth/bearer.ts'
 import { userRoutes } from './users/routes.ts'
 import { vendorRoutes } from './vendors/routes.ts'
+import { webhookRoutes } from './webhooks/routes.ts'
 
 export const apiRoutes =
   (deps: {
@@ -37,4 +38,5 @@ export const apiRoutes =
     await app.register(userRoutes)
     await app.register(applicationRoutes(deps.keys.pepper))
     await app.register(eventRoutes)
+    await app.register(webhookRoutes(config))
   }

@@ -29,6 +29,7 @@ import { invitationRoutes } from './invitations/routes.ts'
 import { LOOKUPS_CHANNEL, LookupCache } from './lookups/cache.ts'
 import { ACCESS_CHANNEL, LiveAccessCache } from './oauth/access-cache.ts'
 import { oauthRoutes } from './oauth/routes.ts'
+import { registerWebhookMetrics } from './webhooks/metrics.ts'
 
 export interface AppDeps {
   config: Readonly<Config>
@@ -105,7 +106,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     [LOOKUPS_CHANNEL]: lookups.entries,
   })
   await registerOpenApi(app, config.API_AUDIENCE)
-  metrics(app, deps.clusterWorker === true ? { workers: config.WORKERS } : undefined)
+  metrics(app, deps.clusterWorker === true ? { workers: config.WORKERS } : undefined, (registry) =>
+    registerWebhookMetrics(registry, deps.database.db),
+  )
   await app.register(healthRoutes(deps.database))
   await app.register(oauthRoutes(deps))
   await app.register(invitationRoutes(deps.database))

@@ -32,6 +32,7 @@ import { serverKeys, type ServerKeys } from './keys.ts'
 import { demoCredentialsToShow, markDemoCredentialsShown } from './seed/demo-credentials.ts'
 import { DEMO_DOMAIN, seedDemo } from './seed/demo.ts'
 import { countTenants } from './tenants/repository.ts'
+import { startWebhookWorker } from './webhooks/worker.ts'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -137,6 +138,7 @@ async function run(
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT
   // Signals are handled from the moment the port is open, so a stop right after start is a graceful one too.
   const stopMaintenance = startMaintenance(database, app.log)
+  const webhooks = startWebhookWorker(database, config, app.log)
   const stopMailer =
     config.SMTP_URL === undefined
       ? async () => {}
@@ -157,7 +159,7 @@ async function run(
     force.unref()
     app
       .close()
-      .then(() => Promise.all([stopMailer(), stopMaintenance()]))
+      .then(() => Promise.all([stopMailer(), stopMaintenance(), webhooks.stop()]))
       .then(() => database.close())
       .then(() => process.exit(0))
       .catch((error: unknown) => {
