@@ -37,7 +37,17 @@ export async function attempt(
   const problem = urlProblem(target.url, policy)
   if (problem !== undefined) return done(null, '', `the URL ${problem}`)
   const url = new URL(target.url)
-  const resolved = await resolveDestination(url, policy)
+  // The timeout covers the name's resolution too, so an attempt never outlives its claim's lease.
+  let expired: NodeJS.Timeout | undefined
+  const resolved = await Promise.race([
+    resolveDestination(url, policy),
+    new Promise<{ unresolved: string }>((resolve) => {
+      expired = setTimeout(
+        () => resolve({ unresolved: `${url.hostname} did not resolve within ${timeoutMs} ms` }),
+        timeoutMs,
+      )
+    }),
+  ]).finally(() => clearTimeout(expired))
   if ('refused' in resolved) return done(null, '', `refused: ${resolved.refused}`)
   if ('unresolved' in resolved) return done(null, '', resolved.unresolved)
   const send = url.protocol === 'https:' ? https.request : http.request

@@ -47,7 +47,9 @@ export function startWebhookWorker(
 ): { stop(): Promise<void> } {
   const policy: Policy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }
   const jitter = options.jitter ?? (() => 0.8 + Math.random() * 0.4)
-  const leaseMs = config.webhookTimeoutMs + 60_000
+  // Longer than an attempt can take (resolution and answer within the timeout, twice at most, then the
+  // write of its result), so no other process takes a delivery while its attempt may still be running.
+  const leaseMs = 2 * config.webhookTimeoutMs + 10_000
   const inFlight = new Map<number, { claimed: queue.Claimed; abort: AbortController; done: Promise<void> }>()
   const perEndpoint = new Map<number, number>()
   let stopping = false
