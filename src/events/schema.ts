@@ -22,6 +22,7 @@ export type EventType = Extract<keyof EventObjects, string>
 export const TYPE_PATTERN = '^[a-z][a-z_]*(\\.[a-z][a-z_]*|\\.\\*)$'
 
 export const EVENT_ID_PATTERN = '^evt_[0-9a-f]{32}$'
+export const EVENT_ID_EXAMPLE = 'evt_00000000000003e9000000000000002a'
 
 export const Event = named(
   'Event',
@@ -29,12 +30,19 @@ export const Event = named(
     id: Type.String({
       pattern: EVENT_ID_PATTERN,
       description: 'Opaque; ids sort (as strings) in the order the feed serves them.',
+      examples: [EVENT_ID_EXAMPLE],
     }),
-    type: Type.String({ description: 'e.g. `vendor.created`, `user.deactivated`.' }),
+    type: Type.String({ description: 'What happened, e.g. `vendor.created`.', examples: ['vendor.created'] }),
     created_at: Type.String({ format: 'date-time' }),
-    data: Type.Object({
-      object: Type.Object({}, { additionalProperties: true, description: 'The resource as its GET returns it.' }),
-    }),
+    data: Type.Object(
+      {
+        object: Type.Object(
+          {},
+          { additionalProperties: true, description: 'The resource as its GET returns it.', examples: [{ id: 42 }] },
+        ),
+      },
+      { description: 'What the event is about.', examples: [{ object: { id: 42 } }] },
+    ),
   }),
 )
 export type Event = Static<typeof Event>
@@ -42,13 +50,26 @@ export type Event = Static<typeof Event>
 export const EventListQuery = Type.Object(
   {
     after: Type.Optional(
-      Type.String({ pattern: EVENT_ID_PATTERN, description: 'An event id: the page starts after it.' }),
+      Type.String({
+        pattern: EVENT_ID_PATTERN,
+        description: 'An event id: the page starts after it.',
+        examples: [EVENT_ID_EXAMPLE],
+      }),
     ),
     type: Type.Optional(
-      Type.String({ pattern: TYPE_PATTERN, maxLength: 100, description: 'A type, or `prefix.*` for a family.' }),
+      Type.String({
+        pattern: TYPE_PATTERN,
+        maxLength: 100,
+        description: 'A type, or `prefix.*` for a family.',
+        examples: ['vendor.*'],
+      }),
     ),
     page_size: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Events per page (default 100; above 1,000 is read as 1,000).' }),
+      Type.Integer({
+        minimum: 1,
+        description: 'Events per page (default 100; above 1,000 is read as 1,000).',
+        examples: [500],
+      }),
     ),
   },
   { additionalProperties: false },
@@ -58,14 +79,20 @@ export type EventListQuery = Static<typeof EventListQuery>
 export const EventList = named(
   'EventList',
   Type.Object({
-    metadata: Type.Object({
-      next_cursor: Type.Union([Type.String(), Type.Null()], {
-        description: 'The last id on this page (pass it as `after`); null on an empty page.',
-      }),
-      has_more: Type.Boolean(),
-    }),
+    metadata: Type.Object(
+      {
+        next_cursor: Type.Union([Type.String(), Type.Null()], {
+          description: 'The last id on this page (pass it as `after`); null on an empty page.',
+          examples: [EVENT_ID_EXAMPLE],
+        }),
+        has_more: Type.Boolean({ description: 'Whether more events follow this page now.', examples: [false] }),
+      },
+      { description: 'Where the page ends.', examples: [{ next_cursor: null, has_more: false }] },
+    ),
     data: Type.Array(Event),
   }),
 )
 
-export const EventParams = Type.Object({ id: Type.String({ pattern: EVENT_ID_PATTERN }) })
+export const EventParams = Type.Object({
+  id: Type.String({ pattern: EVENT_ID_PATTERN, description: 'Id of the event.', examples: [EVENT_ID_EXAMPLE] }),
+})

@@ -43,7 +43,7 @@ export const webhookRoutes =
       {
         config: neutral,
         schema: {
-          summary: 'Create a webhook endpoint (the secret is shown only in this response)',
+          summary: 'Create a webhook endpoint (its secret shown once)',
           tags,
           body: WebhookEndpointInput,
           response: { 201: ItemEnvelope(WebhookEndpointWithSecret) },
@@ -77,7 +77,7 @@ export const webhookRoutes =
       {
         config: neutral,
         schema: {
-          summary: 'Change a webhook endpoint (URL, event types, description, enabled)',
+          summary: 'Change a webhook endpoint',
           tags,
           params: EndpointParams,
           body: WebhookEndpointPatch,
@@ -105,7 +105,7 @@ export const webhookRoutes =
       {
         config: neutral,
         schema: {
-          summary: 'Rotate the signing secret (the previous one also signs for 24 hours)',
+          summary: 'Rotate the secret (the old one signs 24 h more)',
           tags,
           params: EndpointParams,
           response: { 200: ItemEnvelope(WebhookEndpointWithSecret) },

@@ -462,6 +462,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The event feed, oldest first (superuser or nav_setting) */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/events/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One event (superuser or nav_setting) */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/webhook-endpoints/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhook endpoints */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /** Create a webhook endpoint (its secret shown once) */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/webhook-endpoints/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook endpoint */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /** Change a webhook endpoint */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v3/webhook-endpoints/{id}/rotate-secret/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the secret (the old one signs 24 h more) */
+        post: operations["rotate-secretWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/webhook-endpoints/{id}/deliveries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint's deliveries, newest first */
+        get: operations["deliveriesWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/webhook-endpoints/{id}/deliveries/{delivery_id}/retry/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Attempt a delivery again now */
+        post: operations["retryWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2263,19 +2385,285 @@ export interface components {
             /** @description The item, or the page of items. */
             data: components["schemas"]["Application"];
         };
-    };
-    responses: {
-        /** @description The token is not in the form a link carries */
-        BadRequest: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
+        Event: {
+            /**
+             * @description Opaque; ids sort (as strings) in the order the feed serves them.
+             * @example evt_00000000000003e9000000000000002a
+             */
+            id: string;
+            /**
+             * @description What happened, e.g. `vendor.created`.
+             * @example vendor.created
+             */
+            type: string;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * @description What the event is about.
+             * @example {
+             *       "object": {
+             *         "id": 42
+             *       }
+             *     }
+             */
+            data: {
+                /**
+                 * @description The resource as its GET returns it.
+                 * @example {
+                 *       "id": 42
+                 *     }
+                 */
+                object: {
+                    [key: string]: unknown;
+                };
             };
         };
-        /** @description The link is unknown, already used or expired */
-        NotFound: {
+        EventList: {
+            /**
+             * @description Where the page ends.
+             * @example {
+             *       "next_cursor": null,
+             *       "has_more": false
+             *     }
+             */
+            metadata: {
+                /**
+                 * @description The last id on this page (pass it as `after`); null on an empty page.
+                 * @example evt_00000000000003e9000000000000002a
+                 */
+                next_cursor: string | null;
+                /**
+                 * @description Whether more events follow this page now.
+                 * @example false
+                 */
+                has_more: boolean;
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Event"][];
+        };
+        EventEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Event"];
+        };
+        WebhookEndpoint: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id: number;
+            /**
+             * @description Where deliveries are POSTed.
+             * @example https://erp.example.com/hooks/procurement
+             */
+            url: string;
+            /**
+             * @description The event types it gets: `*`, types, or families (`vendor.*`).
+             * @example [
+             *       "vendor.*"
+             *     ]
+             */
+            event_types: string[];
+            /**
+             * @description What the endpoint is for.
+             * @example ERP sync
+             */
+            description: string;
+            /**
+             * @description Whether it gets deliveries.
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+        };
+        WebhookEndpointList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookEndpointInput: {
+            /**
+             * @description https:// (http:// only where the operator allows it); must not reach a private network.
+             * @example https://erp.example.com/hooks/procurement
+             */
+            url: string;
+            /**
+             * @description `["*"]` for every event, or types (`vendor.created`) and families (`vendor.*`).
+             * @example [
+             *       "vendor.*",
+             *       "user.deactivated"
+             *     ]
+             */
+            event_types?: string[];
+            /**
+             * @description What the endpoint is for.
+             * @example ERP sync
+             */
+            description?: string;
+            /**
+             * @description Whether it gets deliveries.
+             * @example true
+             */
+            enabled?: boolean;
+        };
+        WebhookEndpointWithSecret: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id: number;
+            /**
+             * @description Where deliveries are POSTed.
+             * @example https://erp.example.com/hooks/procurement
+             */
+            url: string;
+            /**
+             * @description The event types it gets: `*`, types, or families (`vendor.*`).
+             * @example [
+             *       "vendor.*"
+             *     ]
+             */
+            event_types: string[];
+            /**
+             * @description What the endpoint is for.
+             * @example ERP sync
+             */
+            description: string;
+            /**
+             * @description Whether it gets deliveries.
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * @description Signs every delivery (Standard Webhooks); shown only in this response.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0Ag2ofxvQ5o=
+             */
+            secret: string;
+        };
+        WebhookEndpointWithSecretEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["WebhookEndpointWithSecret"];
+        };
+        WebhookEndpointEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["WebhookEndpoint"];
+        };
+        WebhookEndpointPatch: {
+            /**
+             * @description https:// (http:// only where the operator allows it); must not reach a private network.
+             * @example https://erp.example.com/hooks/procurement
+             */
+            url?: string;
+            /**
+             * @description `["*"]` for every event, or types (`vendor.created`) and families (`vendor.*`).
+             * @example [
+             *       "vendor.*",
+             *       "user.deactivated"
+             *     ]
+             */
+            event_types?: string[];
+            /**
+             * @description What the endpoint is for.
+             * @example ERP sync
+             */
+            description?: string;
+            /**
+             * @description Whether it gets deliveries.
+             * @example true
+             */
+            enabled?: boolean;
+        };
+        WebhookDelivery: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id: number;
+            /**
+             * @description The event id (also the webhook-id header).
+             * @example evt_00000000000003e9000000000000002a
+             */
+            event: string;
+            /**
+             * @description The event’s type.
+             * @example vendor.created
+             */
+            event_type: string;
+            /**
+             * @description pending (more attempts to come), succeeded, or failed (no more attempts).
+             * @example succeeded
+             */
+            status: "pending" | "succeeded" | "failed";
+            /**
+             * @description Every attempt, newest first.
+             * @example []
+             */
+            attempts: {
+                /** Format: date-time */
+                at: string;
+                /** @description null on a network error */
+                response_status: number | null;
+                duration_ms: number;
+                /** @description The first 1 KB of the response. */
+                response_body: string;
+                error: string | null;
+            }[];
+            /**
+             * @description When the next attempt is due; null once succeeded or failed.
+             * @example null
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+        };
+        WebhookDeliveryList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["WebhookDelivery"][];
+        };
+    };
+    responses: {
+        /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
+        BadRequest: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2294,6 +2682,15 @@ export interface components {
         };
         /** @description The token’s user lacks the permission */
         Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No such resource in your tenant (or a page past the last) */
+        NotFound: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2378,6 +2775,8 @@ export interface components {
         ServiceClient: "api";
         /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
         IdempotencyKey: string;
+        /** @description Id of the item. */
+        Id: number;
     };
     requestBodies: never;
     headers: never;
@@ -2559,8 +2958,24 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            /** @description The token is not in the form a link carries */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The link is unknown, already used or expired */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     acceptInvitation: {
@@ -2590,8 +3005,24 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            /** @description The token is not in the form a link carries */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The link is unknown, already used or expired */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listVendors: {
@@ -2638,26 +3069,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2691,26 +3106,10 @@ export interface operations {
                     "application/json": components["schemas"]["VendorEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -2729,7 +3128,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -2744,26 +3143,10 @@ export interface operations {
                     "application/json": components["schemas"]["VendorEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2779,7 +3162,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -2798,26 +3181,10 @@ export interface operations {
                     "application/json": components["schemas"]["VendorEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -2836,7 +3203,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -2855,26 +3222,10 @@ export interface operations {
                     "application/json": components["schemas"]["VendorEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -2921,26 +3272,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2974,26 +3309,10 @@ export interface operations {
                     "application/json": components["schemas"]["LocationEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -3012,7 +3331,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -3027,26 +3346,10 @@ export interface operations {
                     "application/json": components["schemas"]["LocationEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3064,7 +3367,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -3083,26 +3386,10 @@ export interface operations {
                     "application/json": components["schemas"]["LocationEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -3149,26 +3436,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3202,26 +3473,10 @@ export interface operations {
                     "application/json": components["schemas"]["LocationEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -3240,7 +3495,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -3255,26 +3510,10 @@ export interface operations {
                     "application/json": components["schemas"]["LocationEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3292,7 +3531,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -3311,26 +3550,10 @@ export interface operations {
                     "application/json": components["schemas"]["LocationEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -3379,26 +3602,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3440,26 +3647,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3503,26 +3694,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3562,26 +3737,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3623,26 +3782,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3684,26 +3827,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3745,26 +3872,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3806,26 +3917,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3873,26 +3968,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3930,26 +4009,10 @@ export interface operations {
                     } | components["schemas"]["UserProfileEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -3980,26 +4043,10 @@ export interface operations {
                     "application/json": components["schemas"]["UserProfileMeEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -4015,7 +4062,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -4030,26 +4077,10 @@ export interface operations {
                     "application/json": components["schemas"]["UserProfileEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -4065,7 +4096,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -4084,26 +4115,10 @@ export interface operations {
                     "application/json": components["schemas"]["UserProfileEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -4122,7 +4137,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -4135,26 +4150,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -4197,26 +4196,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -4250,26 +4233,10 @@ export interface operations {
                     "application/json": components["schemas"]["CredentialsEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -4303,26 +4270,10 @@ export interface operations {
                     "application/json": components["schemas"]["ApplicationEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -4351,26 +4302,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -4406,26 +4341,400 @@ export interface operations {
                     "application/json": components["schemas"]["CredentialsEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description An event id: the page starts after it.
+                 * @example evt_00000000000003e9000000000000002a
+                 */
+                after?: string;
+                /**
+                 * @description A type, or `prefix.*` for a family.
+                 * @example vendor.*
+                 */
+                type?: string;
+                /**
+                 * @description Events per page (default 100; above 1,000 is read as 1,000).
+                 * @example 500
+                 */
+                page_size?: number;
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EventList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /**
+                 * @description Id of the event.
+                 * @example evt_00000000000003e9000000000000002a
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointPatch"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "rotate-secretWebhookEndpoint": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deliveriesWebhookEndpoint: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    retryWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description Id of the delivery.
+                 * @example 981
+                 */
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
