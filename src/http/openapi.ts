@@ -312,8 +312,8 @@ function componentize(document: OpenApiDocument): OpenApiDocument {
   const parameters: Record<string, unknown> = {}
   // The API's problem responses are the shared ones; an operation that says something else keeps its own.
   const responses: Record<string, unknown> = Object.fromEntries(
-    Object.entries(API_ERRORS).map(([status, description]) => [
-      PROBLEM_RESPONSES[status],
+    Object.entries(API_ERRORS).map(([status, description]): [string, unknown] => [
+      PROBLEM_RESPONSES[status]!,
       { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
     ]),
   )
