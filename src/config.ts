@@ -108,6 +108,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }
     }
   }
+  if (durationMs(parsed.WEBHOOK_TIMEOUT) < 100)
+    throw new ConfigError('Invalid configuration:\n  WEBHOOK_TIMEOUT: must be at least 100ms')
   const demoSeed = parsed.DEMO_SEED ?? parsed.DATABASE_URL === undefined
   return Object.freeze({
     ...parsed,

@@ -60,6 +60,18 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
   }
 }
 
+test('WEBHOOK_* settings: durations, a timeout of at least 100 ms, a schedule of durations', () => {
+  const config = loadConfig({ WEBHOOK_TIMEOUT: '1500ms', WEBHOOK_RETRY_SCHEDULE: '1s, 2m,3h' })
+  assert.equal(config.webhookTimeoutMs, 1500)
+  assert.deepEqual(config.webhookRetryMs, [1000, 120_000, 10_800_000])
+  assert.deepEqual(
+    loadConfig({}).webhookRetryMs,
+    [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+  )
+  for (const env of [{ WEBHOOK_TIMEOUT: '0s' }, { WEBHOOK_TIMEOUT: '10' }, { WEBHOOK_RETRY_SCHEDULE: '5s,,5m' }])
+    assert.throws(() => loadConfig(env), /Invalid configuration:\n {2}WEBHOOK_/)
+})
+
 describe('endpoints', () => {
   test('create shows the secret once; list, read, change, rotate, delete', async () => {
     const { api } = await signedIn(ctx)
