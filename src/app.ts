@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
+import type { Subscribers } from './db/listener.ts'
 import { healthRoutes } from './health/routes.ts'
 import { methodNotAllowed } from './http/not-found.ts'
 import { registerOpenApi } from './http/openapi.ts'
@@ -41,6 +42,8 @@ export interface AppDeps {
   checkResponses?: boolean
   /** Set in a cluster worker (server.ts): /metrics then reports every worker's (see http/metrics.ts). */
   clusterWorker?: boolean
+  /** More channels on the process's one LISTEN connection (server.ts: the webhook worker's). */
+  subscribers?: Subscribers
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -104,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await subscribeToChanges(app, deps.database, {
     [ACCESS_CHANNEL]: access.entries,
     [LOOKUPS_CHANNEL]: lookups.entries,
+    ...deps.subscribers,
   })
   await registerOpenApi(app, config.API_AUDIENCE)
   metrics(app, deps.clusterWorker === true ? { workers: config.WORKERS } : undefined, (registry) =>

@@ -162,13 +162,24 @@ describe('the feed', () => {
     const big = (await api({ method: 'GET', url: '/api/v3/events/?page_size=5000' })).json()
     assert.equal(big.data.length, 13)
     assert.equal((await api({ method: 'GET', url: '/api/v3/events/' })).json().data.length, 13)
-    for (const query of ['after=1', 'after=evt_zz', 'type=vendor', 'type=*', 'page_size=0', 'page_size=x', 'x=1']) {
+    for (const query of [
+      'after=1',
+      'after=evt_zz',
+      'type=vendor',
+      'type=*',
+      'page_size=0',
+      'page_size=x',
+      'x=1',
+      `after=evt_${'0'.repeat(16)}${'f'.repeat(16)}`,
+    ]) {
       const response = await api({ method: 'GET', url: `/api/v3/events/?${query}` })
       assert.equal(response.statusCode, 400, query)
       assert.match(String(response.headers['content-type']), /^application\/problem\+json/)
     }
     const missing = await api({ method: 'GET', url: `/api/v3/events/evt_${'0'.repeat(32)}/` })
     assert.equal(missing.statusCode, 404)
+    const impossible = await api({ method: 'GET', url: `/api/v3/events/evt_${'f'.repeat(32)}/` })
+    assert.equal(impossible.statusCode, 404)
   })
 
   test('another tenant sees none of the events; reading needs superuser or nav_setting', async () => {
@@ -225,7 +236,7 @@ describe('the feed', () => {
         // Wait until the slow write is waiting on the lock (its event is written, not committed).
         for (;;) {
           const { rows } = await holder.query(
-            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
           )
           if (rows[0].n > 0) break
           await new Promise((resolve) => setTimeout(resolve, 20))

@@ -154,14 +154,11 @@ test(
       assert.ok(Date.now() - stopped < 9000, 'the shutdown did not wait for the receiver')
       slow = false
       await start({ WEBHOOK_TIMEOUT: '60s' })
-      await receiver.waitFor(6, 20_000)
-      assert.deepEqual(
-        receiver.received
-          .slice(3)
-          .map((r) => JSON.parse(r.body).data.object.name as string)
-          .sort(),
-        ['S1', 'S2', 'S3'],
-      )
+      // Every one of them arrives again, soon (at least once: a duplicate is allowed, a loss is not).
+      const again = () => new Set(receiver.received.slice(3).map((r) => JSON.parse(r.body).data.object.name as string))
+      const end = Date.now() + 20_000
+      while (again().size < 3 && Date.now() < end) await new Promise((r) => setTimeout(r, 100))
+      assert.deepEqual([...again()].sort(), ['S1', 'S2', 'S3'])
     } finally {
       await receiver.close()
     }

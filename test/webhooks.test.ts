@@ -114,6 +114,8 @@ describe('endpoints', () => {
     assert.equal(patched.statusCode, 200, patched.body)
     assert.equal(patched.json().data.enabled, false)
     assert.deepEqual(patched.json().data.event_types, ['*'])
+    const unchanged = await api({ method: 'PATCH', url: `/api/v3/webhook-endpoints/${endpoint.id}/`, payload: {} })
+    assert.deepEqual(unchanged.json().data, patched.json().data)
     const rotated = await api({ method: 'POST', url: `/api/v3/webhook-endpoints/${endpoint.id}/rotate-secret/` })
     assert.equal(rotated.statusCode, 200)
     assert.notEqual(rotated.json().data.secret, secret)

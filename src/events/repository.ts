@@ -43,8 +43,24 @@ export async function insertEvents(
 const COLUMNS = sql`xid::text AS xid, seq, type, object, created_at`
 
 /**
+ * The feed's horizon: every transaction with a lower id has ended, as far as this database is concerned.
+ * It is the oldest transaction still running in the statement's snapshot, leaving out those positively seen
+ * running in another database (they cannot write this one's events): PostgreSQL's own xmin is cluster-wide,
+ * and would let a long transaction in any database of the server hold this feed back. A running transaction
+ * that pg_stat_activity does not show (another role's, without pg_read_all_stats; or one that ended since)
+ * counts as this database's, so the horizon is never too high. No transaction running: the snapshot's xmax.
+ */
+const HORIZON = sql`(
+  WITH s AS (SELECT pg_current_snapshot() AS snap)
+  SELECT coalesce(
+    (SELECT min(x) FROM pg_snapshot_xip((SELECT snap FROM s)) AS x
+     WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a
+                       WHERE a.backend_xid = xid(x) AND a.datname <> current_database())),
+    pg_snapshot_xmax((SELECT snap FROM s))))`
+
+/**
  * Up to `limit` events after `after`, oldest first, of transactions that have all ended: only below the
- * snapshot's xmin is the set of events final, so nothing can later appear before what this returns.
+ * horizon is the set of events final, so nothing can later appear before what this returns.
  */
 export async function pageOfEvents(
   db: Kysely<DB>,
@@ -63,7 +79,7 @@ export async function pageOfEvents(
   const result = await sql<EventRow>`
     SELECT ${COLUMNS} FROM events
     WHERE tenant_id = ${tenantId} ${afterClause}
-      AND xid < pg_snapshot_xmin(pg_current_snapshot()) ${typeClause}
+      AND xid < ${HORIZON} ${typeClause}
     ORDER BY xid, seq
     LIMIT ${limit}
   `.execute(db)

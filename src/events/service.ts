@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
 import type { DB } from '../db/schema.ts'
-import { notFound } from '../http/problem.ts'
+import { notFound, validationFailed } from '../http/problem.ts'
 import * as repo from './repository.ts'
 import type { Event, EventListQuery, EventObjects, EventType } from './schema.ts'
 
@@ -20,11 +20,13 @@ const hex16 = (n: bigint) => n.toString(16).padStart(16, '0')
 export const eventId = (xid: string | bigint, seq: number | bigint): string =>
   `evt_${hex16(BigInt(xid))}${hex16(BigInt(seq))}`
 
-/** The position an id names (its syntax is checked by the route's schema). */
-export const positionOf = (id: string): repo.Position => ({
-  xid: BigInt(`0x${id.slice(4, 20)}`),
-  seq: BigInt(`0x${id.slice(20, 36)}`),
-})
+const MAX_SEQ = 2n ** 63n - 1n
+
+/** The position an id names (its syntax is checked by the route's schema), or undefined when none can be. */
+export function positionOf(id: string): repo.Position | undefined {
+  const position = { xid: BigInt(`0x${id.slice(4, 20)}`), seq: BigInt(`0x${id.slice(20, 36)}`) }
+  return position.seq > MAX_SEQ ? undefined : position
+}
 
 export const toEvent = (row: repo.EventRow): Event => ({
   id: eventId(row.xid, row.seq),
@@ -65,8 +67,10 @@ const READERS = ['superuser', 'nav_setting'] as const
 export async function listEvents(db: Kysely<DB>, actor: Actor, query: EventListQuery) {
   requireAny(actor, ...READERS)
   const size = Math.min(query.page_size ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+  const after = query.after === undefined ? undefined : positionOf(query.after)
+  if (query.after !== undefined && after === undefined) throw validationFailed({ after: ['is not an event id'] })
   const rows = await repo.pageOfEvents(db, actor.tenantId, {
-    after: query.after === undefined ? undefined : positionOf(query.after),
+    after,
     type: query.type,
     limit: size + 1,
   })
@@ -76,7 +80,8 @@ export async function listEvents(db: Kysely<DB>, actor: Actor, query: EventListQ
 
 export async function getEvent(db: Kysely<DB>, actor: Actor, id: string): Promise<Event> {
   requireAny(actor, ...READERS)
-  const row = await repo.findEvent(db, actor.tenantId, positionOf(id))
+  const position = positionOf(id)
+  const row = position === undefined ? undefined : await repo.findEvent(db, actor.tenantId, position)
   if (row === undefined) throw notFound(`No event ${id}.`)
   return toEvent(row)
 }

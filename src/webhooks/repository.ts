@@ -37,16 +37,18 @@ export interface EndpointChanges {
 
 /** Applies `changes`; enabling clears the reason the service had switched it off. */
 export const updateEndpoint = (db: Kysely<DB>, tenantId: number, id: number, changes: EndpointChanges) =>
-  db
-    .updateTable('webhook_endpoints')
-    .set({
-      ...changes,
-      ...(changes.enabled === true ? { disabled_reason: null, disabled_at: null, failing_since: null } : {}),
-    })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst()
+  Object.keys(changes).length === 0
+    ? findEndpoint(db, tenantId, id)
+    : db
+        .updateTable('webhook_endpoints')
+        .set({
+          ...changes,
+          ...(changes.enabled === true ? { disabled_reason: null, disabled_at: null, failing_since: null } : {}),
+        })
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst()
 
 export const deleteEndpoint = async (db: Kysely<DB>, tenantId: number, id: number) =>
   (await db.deleteFrom('webhook_endpoints').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst())

@@ -7,6 +7,7 @@
  * while, and gives back (due at once, for any process) those that do not.
  */
 import type { Database } from '../db/database.ts'
+import type { Subscriber } from '../db/listener.ts'
 import type { Config } from '../config.ts'
 import { eventId, toEvent } from '../events/service.ts'
 import { attempt, type AttemptResult } from './delivery.ts'
@@ -19,6 +20,7 @@ export const CHANNEL = 'webhooks_due'
 const MAX_IN_FLIGHT = 64
 const PER_ENDPOINT = 8
 const SAFETY_POLL_MS = 30_000
+const BUSY_RECHECK_MS = 250
 const FAILING_LIMIT_MS = 5 * 86400_000
 
 export interface Log {
@@ -27,6 +29,12 @@ export interface Log {
 }
 
 export interface WorkerOptions {
+  /**
+   * Listen for `webhooks_due` on a connection of the worker's own (default). False: the caller hands
+   * `subscriber` to the process's one subscription (server.ts, through buildApp), so a process keeps one
+   * LISTEN connection.
+   */
+  listen?: boolean
   /** How long stop() lets attempts in flight finish before giving them back. */
   stopGraceMs?: number
   /** Picks the jitter factor (default: uniform in [0.8, 1.2]). */
@@ -44,7 +52,7 @@ export function startWebhookWorker(
   config: Readonly<Config>,
   log: Log,
   options: WorkerOptions = {},
-): { stop(): Promise<void> } {
+): { subscriber: Subscriber; stop(): Promise<void> } {
   const policy: Policy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }
   const jitter = options.jitter ?? (() => 0.8 + Math.random() * 0.4)
   // Longer than an attempt can take (resolution and answer within the timeout, twice at most, then the
@@ -89,7 +97,10 @@ export function startWebhookWorker(
     }
     if (stopping) return
     const next = await queue.nextDueAt(database.db)
-    const delay = next === null ? SAFETY_POLL_MS : Math.min(SAFETY_POLL_MS, Math.max(0, next.getTime() - Date.now()))
+    // Due already but not claimed: mostly its endpoint's slots (or all) are busy here, and the attempt that
+    // frees one wakes the worker; a short look again covers one that fell due just after the claim.
+    const wait = next === null ? SAFETY_POLL_MS : next.getTime() - Date.now()
+    const delay = wait <= 0 ? BUSY_RECHECK_MS : Math.min(SAFETY_POLL_MS, wait)
     clearTimeout(timer)
     timer = setTimeout(wake, delay + 5)
     timer.unref()
@@ -158,15 +169,18 @@ export function startWebhookWorker(
   }
 
   // Up (and again after a lost connection comes back): whatever became due meanwhile is claimed.
-  const subscription = database
-    .listen({ [CHANNEL]: { notify: wake, up: wake, down: () => undefined } })
-    .catch((error: unknown) => {
-      log.error({ err: error }, 'webhook worker cannot listen; it polls')
-      return undefined
-    })
+  const subscriber: Subscriber = { notify: wake, up: wake, down: () => undefined }
+  const subscription =
+    options.listen === false
+      ? Promise.resolve(undefined)
+      : database.listen({ [CHANNEL]: subscriber }).catch((error: unknown) => {
+          log.error({ err: error }, 'webhook worker cannot listen; it polls')
+          return undefined
+        })
   wake()
 
   return {
+    subscriber,
     async stop() {
       stopping = true
       clearTimeout(timer)

@@ -5,8 +5,8 @@
  * (xid, seq): the writing transaction's id (`pg_current_xact_id()`) and a sequence number. A sequence alone
  * does not give commit order — a transaction can take number 7, commit after the one that took 8, and a
  * reader that had already passed 8 would skip 7 for ever. The feed therefore serves only events whose
- * transaction id is below the snapshot's xmin (every transaction below it has ended), in (xid, seq) order:
- * an event can no longer appear before a position the feed has already served.
+ * transaction id is below the oldest transaction still running in this database (events/repository.ts), in
+ * (xid, seq) order: an event can no longer appear before a position the feed has already served.
  *
  * `webhook_deliveries` rows are queued by the same statement that writes the event, for the endpoints that
  * are enabled and subscribed at that moment; a statement trigger wakes the delivery workers (NOTIFY
