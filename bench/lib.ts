@@ -222,6 +222,10 @@ export function startServer(env: Record<string, string>, name = 'server'): Promi
   return startProcess(name, [...nodeArgs, BIN, 'serve'], env)
 }
 
+/** The server of another checkout of this project (its own bin/procurement.js), e.g. an earlier commit's. */
+export const startServerAt = (root: string, env: Record<string, string>, name: string): Promise<Running> =>
+  startProcess(name, [path.join(root, 'bin/procurement.js'), 'serve'], env)
+
 /**
  * The operator's command, `node bin/procurement.js <args>` (the compiled dist/ when it is current), with only
  * `env` (as the server gets it, e.g. `serverEnv(…)`), to set data up the way an operator does; what it

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { applicationRoutes } from './applications/routes.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
+import { eventRoutes } from './events/routes.ts'
 import { idempotency } from './http/idempotency.ts'
 import { publicLinks } from './http/public-url.ts'
 import { rateLimit, RateLimiter } from './http/rate-limit.ts'
@@ -14,6 +15,7 @@ import type { LiveAccessCache } from './oauth/access-cache.ts'
 import { bearerAuth } from './oauth/bearer.plugin.ts'
 import { userRoutes } from './users/routes.ts'
 import { vendorRoutes } from './vendors/routes.ts'
+import { webhookRoutes } from './webhooks/routes.ts'
 
 export const apiRoutes =
   (deps: {
@@ -35,4 +37,6 @@ export const apiRoutes =
     await app.register(lookupRoutes)
     await app.register(userRoutes)
     await app.register(applicationRoutes(deps.keys.pepper))
+    await app.register(eventRoutes)
+    await app.register(webhookRoutes(config))
   }

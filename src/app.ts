@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
+import type { Subscribers } from './db/listener.ts'
 import { healthRoutes } from './health/routes.ts'
 import { methodNotAllowed } from './http/not-found.ts'
 import { registerOpenApi } from './http/openapi.ts'
@@ -29,6 +30,7 @@ import { invitationRoutes } from './invitations/routes.ts'
 import { LOOKUPS_CHANNEL, LookupCache } from './lookups/cache.ts'
 import { ACCESS_CHANNEL, LiveAccessCache } from './oauth/access-cache.ts'
 import { oauthRoutes } from './oauth/routes.ts'
+import { registerWebhookMetrics } from './webhooks/metrics.service.ts'
 
 export interface AppDeps {
   config: Readonly<Config>
@@ -40,6 +42,8 @@ export interface AppDeps {
   checkResponses?: boolean
   /** Set in a cluster worker (server.ts): /metrics then reports every worker's (see http/metrics.ts). */
   clusterWorker?: boolean
+  /** More channels on the process's one LISTEN connection (server.ts: the webhook worker's). */
+  subscribers?: Subscribers
 }
 
 /** How often Node looks for connections past HEADERS_/REQUEST_TIMEOUT_SECONDS: a limit holds to within this. */
@@ -114,9 +118,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await subscribeToChanges(app, deps.database, {
     [ACCESS_CHANNEL]: access.entries,
     [LOOKUPS_CHANNEL]: lookups.entries,
+    ...deps.subscribers,
   })
   await registerOpenApi(app, config.API_AUDIENCE)
-  metrics(app, deps.clusterWorker === true ? { workers: config.WORKERS } : undefined)
+  metrics(app, deps.clusterWorker === true ? { workers: config.WORKERS } : undefined, (registry) =>
+    registerWebhookMetrics(registry, deps.database.db),
+  )
   await app.register(healthRoutes(deps.database))
   await app.register(oauthRoutes(deps))
   await app.register(invitationRoutes(deps.database, config))

@@ -11,6 +11,17 @@ const LogLevel = Type.Union(
   ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
 )
 
+const DURATION_PART = '[0-9]{1,9}(ms|s|m|h)'
+const DURATION = `^${DURATION_PART}$`
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const
+
+/** Milliseconds of a duration such as `5s` (its syntax is checked by the schema). */
+export function durationMs(text: string): number {
+  const match = /^([0-9]+)(ms|s|m|h)$/.exec(text.trim())
+  if (match === null) throw new ConfigError(`Not a duration: ${text}`)
+  return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]
+}
+
 /** The environment variables the service reads, with their defaults. docs/configuration.md mirrors this. */
 export const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
@@ -48,6 +59,17 @@ export const EnvSchema = Type.Object({
   DEMO_SEED: Type.Optional(Type.Boolean()),
   SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 10080, default: 60 }),
   SESSION_MAX_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 12 }),
+  /** Webhook endpoints may use http:// (otherwise https:// only). */
+  WEBHOOK_ALLOW_HTTP: Type.Boolean({ default: false }),
+  /** Webhook endpoints may resolve to loopback, private, link-local or metadata addresses. */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false }),
+  /** How long a webhook receiver has to answer: a duration such as `10s`, `500ms`, `1m`. */
+  WEBHOOK_TIMEOUT: Type.String({ pattern: DURATION, default: '10s' }),
+  /** The waits before each retry of a failed delivery, comma-separated durations. */
+  WEBHOOK_RETRY_SCHEDULE: Type.String({
+    pattern: `^\\s*${DURATION_PART}(\\s*,\\s*${DURATION_PART})*\\s*$`,
+    default: '5s,5m,30m,2h,5h,10h,10h',
+  }),
 })
 
 export type Env = Static<typeof EnvSchema>
@@ -59,6 +81,10 @@ export interface Config extends Env {
   readonly demoSeed: boolean
   /** TRUST_PROXY parsed: trust nothing, the nearest `n` hops, or the proxies at these addresses/CIDRs. */
   readonly trustProxy: TrustProxy
+  /** WEBHOOK_TIMEOUT in milliseconds. */
+  readonly webhookTimeoutMs: number
+  /** WEBHOOK_RETRY_SCHEDULE: the wait before each retry, in milliseconds. */
+  readonly webhookRetryMs: readonly number[]
 }
 
 export type TrustProxy = false | number | readonly string[]
@@ -132,6 +158,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }
     }
   }
+  if (durationMs(parsed.WEBHOOK_TIMEOUT) < 100)
+    throw new ConfigError('Invalid configuration:\n  WEBHOOK_TIMEOUT: must be at least 100ms')
   const demoSeed = parsed.DEMO_SEED ?? parsed.DATABASE_URL === undefined
   if (parsed.HEADERS_TIMEOUT_SECONDS > parsed.REQUEST_TIMEOUT_SECONDS) {
     throw new ConfigError(
@@ -139,5 +167,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     )
   }
   const trustProxy = parseTrustProxy(parsed.TRUST_PROXY)
-  return Object.freeze({ ...parsed, dataDir: path.resolve(parsed.DATA_DIR), demoSeed, trustProxy })
+  return Object.freeze({
+    ...parsed,
+    dataDir: path.resolve(parsed.DATA_DIR),
+    demoSeed,
+    trustProxy,
+    webhookTimeoutMs: durationMs(parsed.WEBHOOK_TIMEOUT),
+    webhookRetryMs: Object.freeze(parsed.WEBHOOK_RETRY_SCHEDULE.split(',').map(durationMs)),
+  })
 }

@@ -32,6 +32,7 @@ import { serverKeys, type ServerKeys } from './keys.ts'
 import { demoCredentialsToShow, markDemoCredentialsShown } from './seed/demo-credentials.ts'
 import { DEMO_DOMAIN, seedDemo } from './seed/demo.ts'
 import { countTenants } from './tenants/service.ts'
+import { CHANNEL as WEBHOOKS_CHANNEL, startWebhookWorker } from './webhooks/worker.service.ts'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -125,11 +126,28 @@ async function run(
   // Loaded only when mail is configured (a deployment without SMTP never pays for the mail library), and
   // before the port opens, so nothing is awaited between listening and handling signals.
   const mail = config.SMTP_URL === undefined ? undefined : await import('./mail/smtp.service.ts')
+  // The webhook worker listens on the app's LISTEN connection (one per process); it logs through the app.
+  const webhooks = startWebhookWorker(
+    database,
+    config,
+    {
+      error: (obj, msg) => ref.app?.log.error(obj, msg),
+      warn: (obj, msg) => ref.app?.log.warn(obj, msg),
+    },
+    { listen: false },
+  )
   try {
-    app = ref.app = await buildApp({ config, database, keys, clusterWorker: worker !== undefined })
+    app = ref.app = await buildApp({
+      config,
+      database,
+      keys,
+      clusterWorker: worker !== undefined,
+      subscribers: { [WEBHOOKS_CHANNEL]: webhooks.subscriber },
+    })
     await app.listen({ port: config.PORT, host: config.HOST })
   } catch (error) {
     await app?.close()
+    await webhooks.stop()
     await database.close()
     throw error
   }
@@ -157,7 +175,7 @@ async function run(
     force.unref()
     app
       .close()
-      .then(() => Promise.all([stopMailer(), stopMaintenance()]))
+      .then(() => Promise.all([stopMailer(), stopMaintenance(), webhooks.stop()]))
       .then(() => database.close())
       .then(() => process.exit(0))
       .catch((error: unknown) => {

@@ -9,9 +9,19 @@
  * for await (const vendor of client.vendors.iterate({ active: true })) console.log(vendor.name)
  */
 import type { components, operations } from './generated/openapi.ts'
+import { Events } from './events.ts'
 import { Transport, type ApiResponse, type ClientOptions } from './http.ts'
 
 export { OAuthError, ProblemError, type Problem } from './errors.ts'
+export {
+  Events,
+  type AnyEvent,
+  type EventObjects,
+  type EventType,
+  type OtherEvent,
+  type ProcurementEvent,
+} from './events.ts'
+export { verifyWebhook, WebhookVerificationError, type VerifyOptions } from './webhooks.ts'
 export type { ApiResponse, ClientOptions } from './http.ts'
 export type { components, operations, paths } from './generated/openapi.ts'
 
@@ -248,6 +258,7 @@ export class ProcurementClient {
   readonly locations: Locations
   readonly users: Users
   readonly applications: Applications
+  readonly events: Events
   readonly currencies: ReadOnly<Schemas['Currency'], QueryOf<'listCurrencies'>>
   readonly legalEntities: ReadOnly<Schemas['LegalEntity'], QueryOf<'listLegalEntities'>>
   readonly departments: ReadOnly<Schemas['Department'], QueryOf<'listDepartments'>>
@@ -266,6 +277,7 @@ export class ProcurementClient {
     this.locations = new Locations(http, '/api/v2/locations/')
     this.users = new Users(http, '/api/v3/users/')
     this.applications = new Applications(http, '/api/v3/applications/')
+    this.events = new Events(http)
     this.currencies = new ReadOnly(http, '/api/v2/currencies/')
     this.legalEntities = new ReadOnly(http, '/api/v3/legal-entities/')
     this.departments = new ReadOnly(http, '/api/v3/departments/')

@@ -2,7 +2,8 @@
  * Periodic housekeeping, a minute after start (not at once: the embedded database has one session, and
  * the first requests should not wait behind a VACUUM) and then every `intervalMs`:
  * - on every engine, rows whose time is up are deleted: idempotency keys past 24 h, revocations of tokens
- *   that have expired anyway, rate-limit windows older than an hour;
+ *   that have expired anyway, rate-limit windows older than an hour; events and finished webhook deliveries
+ *   older than 30 days, a thousand rows per statement, so no statement holds locks for long;
  * - on the embedded engine, VACUUM (ANALYZE). PGlite runs PostgreSQL as a single process with no autovacuum
  *   worker, so without this its statistics stay those of an empty database and the planner keeps choosing
  *   sequential scans as tables grow (a 1,000-user batch got slower with every batch). PostgreSQL proper
@@ -17,7 +18,33 @@ export async function vacuumAnalyze(database: Database): Promise<void> {
   await sql`VACUUM (ANALYZE)`.execute(database.db)
 }
 
+export const EVENT_RETENTION_DAYS = 30
+const PURGE_BATCH = 1000
+
+/** Deletes events and finished deliveries older than the retention, in small batches; returns how many events. */
+export async function purgeOldEvents(database: Database, now = new Date()): Promise<number> {
+  const cutoff = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86400_000)
+  let events = 0
+  for (;;) {
+    const result = await sql`
+      DELETE FROM events WHERE (tenant_id, xid, seq) IN (
+        SELECT tenant_id, xid, seq FROM events WHERE created_at < ${cutoff} LIMIT ${PURGE_BATCH})`.execute(database.db)
+    const deleted = Number(result.numAffectedRows ?? 0)
+    events += deleted
+    if (deleted < PURGE_BATCH) break
+  }
+  for (;;) {
+    const result = await sql`
+      DELETE FROM webhook_deliveries WHERE id IN (
+        SELECT id FROM webhook_deliveries
+        WHERE status <> 'pending' AND created_at < ${cutoff} LIMIT ${PURGE_BATCH})`.execute(database.db)
+    if (Number(result.numAffectedRows ?? 0) < PURGE_BATCH) break
+  }
+  return events
+}
+
 export async function purgeExpired(database: Database, now = new Date()): Promise<void> {
+  await purgeOldEvents(database, now)
   const { db } = database
   await db.deleteFrom('idempotency_keys').where('expires_at', '<', now).execute()
   await db.deleteFrom('token_revocations').where('expires_at', '<', now).execute()

@@ -2,7 +2,7 @@
  * What a row is, table by table: the one statement of persistence (see migrations/ for constraints).
  * `Generated<T>` columns have a database default and may be left out of inserts.
  */
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
+import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely'
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
 type Numeric = ColumnType<string, string | number | undefined, string | number>
@@ -316,6 +316,55 @@ export interface AuditLogTable {
   created_at: Timestamp
 }
 
+export interface EventTable {
+  tenant_id: number
+  /** The writing transaction's id (xid8, as text); with `seq`, the event's place in the feed. */
+  xid: Generated<string>
+  seq: Generated<number>
+  type: string
+  object: ColumnType<unknown, string, never>
+  created_at: Timestamp
+}
+
+export interface WebhookEndpointTable {
+  id: GeneratedAlways<number>
+  tenant_id: number
+  url: string
+  event_types: string[]
+  description: Generated<string>
+  enabled: Generated<boolean>
+  secret: string
+  previous_secret: string | null
+  previous_secret_until: Date | null
+  disabled_reason: string | null
+  disabled_at: Date | null
+  failing_since: Date | null
+  created_at: Timestamp
+}
+
+export interface WebhookAttempt {
+  at: string
+  response_status: number | null
+  duration_ms: number
+  response_body: string
+  error: string | null
+}
+
+export interface WebhookDeliveryTable {
+  id: GeneratedAlways<number>
+  tenant_id: number
+  endpoint_id: number
+  event_xid: string
+  event_seq: number
+  event_type: string
+  status: Generated<'pending' | 'succeeded' | 'failed'>
+  next_attempt_at: Date | null
+  scheduled_attempts: Generated<number>
+  claim: Generated<number>
+  attempts: ColumnType<WebhookAttempt[], string | undefined, string>
+  created_at: Timestamp
+}
+
 export interface InvitationTable {
   id: Generated<number>
   tenant_id: number
@@ -390,6 +439,9 @@ export interface DB {
   invitations: InvitationTable
   sessions: SessionTable
   email_outbox: EmailOutboxTable
+  events: EventTable
+  webhook_endpoints: WebhookEndpointTable
+  webhook_deliveries: WebhookDeliveryTable
 }
 
 export type Tenant = Selectable<TenantTable>

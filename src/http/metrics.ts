@@ -36,9 +36,11 @@ export interface ClusterMetrics {
   workers: number
 }
 
-export function metrics(app: FastifyInstance, cluster?: ClusterMetrics): void {
+/** `extend` adds metrics of the modules (e.g. webhooks) to the registry. */
+export function metrics(app: FastifyInstance, cluster?: ClusterMetrics, extend?: (registry: Registry) => void): void {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
+  extend?.(registry)
   const routes = new RouteMetrics()
   routes.register(registry)
   app.addHook('onResponse', async (request, reply) => {

@@ -222,6 +222,7 @@ const SHARED_PARAMETERS: Record<string, string> = {
   'query:format': 'Format',
   'header:x-service-client': 'ServiceClient',
   'header:idempotency-key': 'IdempotencyKey',
+  'path:id': 'Id',
 }
 const PROBLEM_RESPONSES: Record<string, string> = {
   '400': 'BadRequest',
@@ -269,6 +270,9 @@ function describeParameters(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(describeParameters)
   const parameter = node as { in?: unknown; name?: unknown; description?: string; schema?: Record<string, unknown> }
   if (typeof parameter.in === 'string' && typeof parameter.name === 'string') {
+    // A parameter's own example (a schema's `examples`, which the plugin moves to the parameter) stays its own.
+    const own = (parameter as { example?: unknown }).example
+    if (own !== undefined && parameter.schema !== undefined) parameter.schema.examples ??= [own]
     const doc = FIELD_DOCS[parameter.name]
     if (doc !== undefined) {
       parameter.description ??= parameter.name === 'id' ? 'Id of the item.' : doc[0]
@@ -336,7 +340,13 @@ function componentize(document: OpenApiDocument): OpenApiDocument {
   }
   const paths = visit(csvAsText(document.paths)) as Record<string, unknown>
   const parameters: Record<string, unknown> = {}
-  const responses: Record<string, unknown> = {}
+  // The API's problem responses are the shared ones; an operation that says something else keeps its own.
+  const responses: Record<string, unknown> = Object.fromEntries(
+    Object.entries(API_ERRORS).map(([status, description]): [string, unknown] => [
+      PROBLEM_RESPONSES[status]!,
+      { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+    ]),
+  )
   // Parameters every list or API call shares, and the problem responses, are written once and referenced.
   for (const item of Object.values(paths) as Record<
     string,

@@ -115,3 +115,10 @@ export const LocationListQuery = listQuery(['id', 'name'], {
   updated_since: UpdatedSince,
 })
 export type LocationListQuery = Static<typeof LocationListQuery>
+
+declare module '../events/schema.ts' {
+  interface EventObjects {
+    'location.created': LocationView
+    'location.updated': LocationView
+  }
+}

@@ -12,6 +12,7 @@ import { type Page } from '../core/list-query.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { notFound, preconditionFailed, validationFailed, type FieldErrors } from '../core/problem.ts'
+import { recordEvent } from '../events/service.ts'
 import * as repo from './repository.ts'
 import type { LocationInput, LocationListQuery, LocationView } from './schema.ts'
 
@@ -171,6 +172,7 @@ export async function createLocation(db: Kysely<DB>, actor: Actor, input: Locati
     ])
     const view = (await loadView(tx, actor.tenantId, id))!
     await audit(tx, actor, { action: 'location.create', resourceType: 'location', resourceId: id, changes: input })
+    await recordEvent(tx, actor.tenantId, 'location.created', view)
     return { view, etag: etagOf(view) }
   })
 }
@@ -257,6 +259,7 @@ export async function replaceLocation(
       })
     }
     const view = (await loadView(tx, actor.tenantId, id))!
+    if (changed) await recordEvent(tx, actor.tenantId, 'location.updated', view)
     return { view, etag: etagOf(view), changed }
   })
 }

@@ -215,3 +215,11 @@ export const Me = named(
   }),
 )
 export type Me = Static<typeof Me>
+
+declare module '../events/schema.ts' {
+  interface EventObjects {
+    'user.created': UserProfile
+    'user.updated': UserProfile
+    'user.deactivated': UserProfile
+  }
+}

@@ -11,6 +11,7 @@ import { type Page } from '../core/list-query.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { conflict, notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
+import { recordEvent, recordEvents } from '../events/service.ts'
 import { queueInvitations } from '../invitations/service.ts'
 import { endUserSessions } from '../sessions/service.ts'
 import * as repo from './repository.ts'
@@ -207,7 +208,9 @@ async function createUsers(
       )
       const rows = await repo.profilesOfUsers(tx, actor.tenantId, ids)
       const byUser = new Map(rows.map((r) => [r.user_id, r]))
-      return ids.map((id) => toProfile(byUser.get(id)!))
+      const profiles = ids.map((id) => toProfile(byUser.get(id)!))
+      await recordEvents(tx, actor.tenantId, 'user.created', profiles)
+      return profiles
     })
   } catch (error) {
     // A concurrent request took one of the e-mails between our check and our insert: report it like any other.
@@ -251,7 +254,9 @@ export async function updateUser(
     )
     await writes.replaceLegalEntities(tx, actor.tenantId, [owner.user_id], [u.legalEntities])
     await audit(tx, actor, { action: 'user.replace', resourceType: 'user', resourceId: owner.user_id, changes: body })
-    return toProfile((await repo.findProfile(tx, actor.tenantId, profileId))!)
+    const profile = toProfile((await repo.findProfile(tx, actor.tenantId, profileId))!)
+    await recordEvent(tx, actor.tenantId, 'user.updated', profile)
+    return profile
   })
 }
 
@@ -271,6 +276,12 @@ export async function deactivateUser(db: Kysely<DB>, actor: Actor, profileId: nu
       resourceId: owner.user_id,
       changes: { is_active: false },
     })
+    await recordEvent(
+      tx,
+      actor.tenantId,
+      'user.deactivated',
+      toProfile((await repo.findProfile(tx, actor.tenantId, profileId))!),
+    )
   })
 }
 

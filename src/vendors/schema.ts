@@ -139,3 +139,10 @@ export type VendorInput = Static<typeof VendorInput>
 export const VendorPatch = named('VendorPatch', Type.Partial(VendorInput, { additionalProperties: false }))
 export type VendorPatch = Static<typeof VendorPatch>
 export const VendorParams = Type.Object({ id: Id })
+
+declare module '../events/schema.ts' {
+  interface EventObjects {
+    'vendor.created': Vendor
+    'vendor.updated': Vendor
+  }
+}

@@ -6,6 +6,7 @@ import { type Page } from '../core/list-query.ts'
 import type { DB, NewVendor, VendorUpdate } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { notFound, validationFailed } from '../core/problem.ts'
+import { recordEvent } from '../events/service.ts'
 import type { LookupCache, Lookups } from '../lookups/cache.ts'
 import { missingLookups } from '../lookups/service.ts'
 import * as repo from './repository.ts'
@@ -158,7 +159,9 @@ export async function createVendor(
     await checkReferences(tx, actor.tenantId, input)
     const row = await repo.insertVendor(tx, { ...(toColumns(input, true) as NewVendor), tenant_id: actor.tenantId })
     await audit(tx, actor, { action: 'vendor.create', resourceType: 'vendor', resourceId: row.id, changes: input })
-    return (await withLookups(tx, lookups, actor.tenantId, [row]))[0]!
+    const vendor = (await withLookups(tx, lookups, actor.tenantId, [row]))[0]!
+    await recordEvent(tx, actor.tenantId, 'vendor.created', vendor)
+    return vendor
   })
 }
 
@@ -183,6 +186,8 @@ export async function updateVendor(
       resourceId: id,
       changes: input,
     })
-    return (await withLookups(tx, lookups, actor.tenantId, [row]))[0]!
+    const vendor = (await withLookups(tx, lookups, actor.tenantId, [row]))[0]!
+    await recordEvent(tx, actor.tenantId, 'vendor.updated', vendor)
+    return vendor
   })
 }

@@ -462,6 +462,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The event feed, oldest first (superuser or nav_setting) */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/events/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One event (superuser or nav_setting) */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/webhook-endpoints/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhook endpoints */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /** Create a webhook endpoint (its secret shown once) */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/webhook-endpoints/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook endpoint */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /** Change a webhook endpoint */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v3/webhook-endpoints/{id}/rotate-secret/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the secret (the old one signs 24 h more) */
+        post: operations["rotate-secretWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/webhook-endpoints/{id}/deliveries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint's deliveries, newest first */
+        get: operations["deliveriesWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/webhook-endpoints/{id}/deliveries/{delivery_id}/retry/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Attempt a delivery again now */
+        post: operations["retryWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2263,19 +2385,285 @@ export interface components {
             /** @description The item, or the page of items. */
             data: components["schemas"]["Application"];
         };
-    };
-    responses: {
-        /** @description The token is not in the form a link carries */
-        BadRequest: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
+        Event: {
+            /**
+             * @description Opaque; ids sort (as strings) in the order the feed serves them.
+             * @example evt_00000000000003e9000000000000002a
+             */
+            id: string;
+            /**
+             * @description What happened, e.g. `vendor.created`.
+             * @example vendor.created
+             */
+            type: string;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * @description What the event is about.
+             * @example {
+             *       "object": {
+             *         "id": 42
+             *       }
+             *     }
+             */
+            data: {
+                /**
+                 * @description The resource as its GET returns it.
+                 * @example {
+                 *       "id": 42
+                 *     }
+                 */
+                object: {
+                    [key: string]: unknown;
+                };
             };
         };
-        /** @description The link is unknown, already used or expired */
-        NotFound: {
+        EventList: {
+            /**
+             * @description Where the page ends.
+             * @example {
+             *       "next_cursor": null,
+             *       "has_more": false
+             *     }
+             */
+            metadata: {
+                /**
+                 * @description The last id on this page (pass it as `after`); null on an empty page.
+                 * @example evt_00000000000003e9000000000000002a
+                 */
+                next_cursor: string | null;
+                /**
+                 * @description Whether more events follow this page now.
+                 * @example false
+                 */
+                has_more: boolean;
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Event"][];
+        };
+        EventEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Event"];
+        };
+        WebhookEndpoint: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id: number;
+            /**
+             * @description Where deliveries are POSTed.
+             * @example https://erp.example.com/hooks/procurement
+             */
+            url: string;
+            /**
+             * @description The event types it gets: `*`, types, or families (`vendor.*`).
+             * @example [
+             *       "vendor.*"
+             *     ]
+             */
+            event_types: string[];
+            /**
+             * @description What the endpoint is for.
+             * @example ERP sync
+             */
+            description: string;
+            /**
+             * @description Whether it gets deliveries.
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+        };
+        WebhookEndpointList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookEndpointInput: {
+            /**
+             * @description https:// (http:// only where the operator allows it); must not reach a private network.
+             * @example https://erp.example.com/hooks/procurement
+             */
+            url: string;
+            /**
+             * @description `["*"]` for every event, or types (`vendor.created`) and families (`vendor.*`).
+             * @example [
+             *       "vendor.*",
+             *       "user.deactivated"
+             *     ]
+             */
+            event_types?: string[];
+            /**
+             * @description What the endpoint is for.
+             * @example ERP sync
+             */
+            description?: string;
+            /**
+             * @description Whether it gets deliveries.
+             * @example true
+             */
+            enabled?: boolean;
+        };
+        WebhookEndpointWithSecret: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id: number;
+            /**
+             * @description Where deliveries are POSTed.
+             * @example https://erp.example.com/hooks/procurement
+             */
+            url: string;
+            /**
+             * @description The event types it gets: `*`, types, or families (`vendor.*`).
+             * @example [
+             *       "vendor.*"
+             *     ]
+             */
+            event_types: string[];
+            /**
+             * @description What the endpoint is for.
+             * @example ERP sync
+             */
+            description: string;
+            /**
+             * @description Whether it gets deliveries.
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * @description Signs every delivery (Standard Webhooks); shown only in this response.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0Ag2ofxvQ5o=
+             */
+            secret: string;
+        };
+        WebhookEndpointWithSecretEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["WebhookEndpointWithSecret"];
+        };
+        WebhookEndpointEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["WebhookEndpoint"];
+        };
+        WebhookEndpointPatch: {
+            /**
+             * @description https:// (http:// only where the operator allows it); must not reach a private network.
+             * @example https://erp.example.com/hooks/procurement
+             */
+            url?: string;
+            /**
+             * @description `["*"]` for every event, or types (`vendor.created`) and families (`vendor.*`).
+             * @example [
+             *       "vendor.*",
+             *       "user.deactivated"
+             *     ]
+             */
+            event_types?: string[];
+            /**
+             * @description What the endpoint is for.
+             * @example ERP sync
+             */
+            description?: string;
+            /**
+             * @description Whether it gets deliveries.
+             * @example true
+             */
+            enabled?: boolean;
+        };
+        WebhookDelivery: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id: number;
+            /**
+             * @description The event id (also the webhook-id header).
+             * @example evt_00000000000003e9000000000000002a
+             */
+            event: string;
+            /**
+             * @description The event’s type.
+             * @example vendor.created
+             */
+            event_type: string;
+            /**
+             * @description pending (more attempts to come), succeeded, or failed (no more attempts).
+             * @example succeeded
+             */
+            status: "pending" | "succeeded" | "failed";
+            /**
+             * @description Every attempt, newest first.
+             * @example []
+             */
+            attempts: {
+                /** Format: date-time */
+                at: string;
+                /** @description null on a network error */
+                response_status: number | null;
+                duration_ms: number;
+                /** @description The first 1 KB of the response. */
+                response_body: string;
+                error: string | null;
+            }[];
+            /**
+             * @description When the next attempt is due; null once succeeded or failed.
+             * @example null
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+        };
+        WebhookDeliveryList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["WebhookDelivery"][];
+        };
+    };
+    responses: {
+        /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
+        BadRequest: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2294,6 +2682,15 @@ export interface components {
         };
         /** @description The token’s user lacks the permission */
         Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No such resource in your tenant (or a page past the last) */
+        NotFound: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2378,6 +2775,8 @@ export interface components {
         ServiceClient: "api";
         /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
         IdempotencyKey: string;
+        /** @description Id of the item. */
+        Id: number;
     };
     requestBodies: never;
     headers: never;
@@ -2559,8 +2958,24 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            /** @description The token is not in the form a link carries */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The link is unknown, already used or expired */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     acceptInvitation: {
@@ -2590,8 +3005,24 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            /** @description The token is not in the form a link carries */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The link is unknown, already used or expired */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listVendors: {
@@ -2640,26 +3071,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2693,26 +3108,10 @@ export interface operations {
                     "application/json": components["schemas"]["VendorEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -2731,7 +3130,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -2746,26 +3145,10 @@ export interface operations {
                     "application/json": components["schemas"]["VendorEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2781,7 +3164,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -2800,26 +3183,10 @@ export interface operations {
                     "application/json": components["schemas"]["VendorEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -2838,7 +3205,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -2857,26 +3224,10 @@ export interface operations {
                     "application/json": components["schemas"]["VendorEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -2925,26 +3276,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2978,26 +3313,10 @@ export interface operations {
                     "application/json": components["schemas"]["LocationEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -3016,7 +3335,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -3031,26 +3350,10 @@ export interface operations {
                     "application/json": components["schemas"]["LocationEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3068,7 +3371,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -3087,26 +3390,10 @@ export interface operations {
                     "application/json": components["schemas"]["LocationEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -3155,26 +3442,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3208,26 +3479,10 @@ export interface operations {
                     "application/json": components["schemas"]["LocationEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -3246,7 +3501,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -3261,26 +3516,10 @@ export interface operations {
                     "application/json": components["schemas"]["LocationEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3298,7 +3537,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -3317,26 +3556,10 @@ export interface operations {
                     "application/json": components["schemas"]["LocationEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -3385,26 +3608,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3446,26 +3653,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3509,26 +3700,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3568,26 +3743,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3629,26 +3788,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3690,26 +3833,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3751,26 +3878,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3812,26 +3923,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3881,26 +3976,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3938,26 +4017,10 @@ export interface operations {
                     } | components["schemas"]["UserProfileEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -3988,26 +4051,10 @@ export interface operations {
                     "application/json": components["schemas"]["UserProfileMeEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -4023,7 +4070,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -4038,26 +4085,10 @@ export interface operations {
                     "application/json": components["schemas"]["UserProfileEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -4073,7 +4104,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -4092,26 +4123,10 @@ export interface operations {
                     "application/json": components["schemas"]["UserProfileEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -4130,7 +4145,7 @@ export interface operations {
             };
             path: {
                 /** @description Id of the item. */
-                id: number;
+                id: components["parameters"]["Id"];
             };
             cookie?: never;
         };
@@ -4143,26 +4158,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -4205,26 +4204,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -4258,26 +4241,10 @@ export interface operations {
                     "application/json": components["schemas"]["CredentialsEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -4311,26 +4278,10 @@ export interface operations {
                     "application/json": components["schemas"]["ApplicationEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -4359,26 +4310,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];
@@ -4414,26 +4349,400 @@ export interface operations {
                     "application/json": components["schemas"]["CredentialsEnvelope"];
                 };
             };
-            /** @description Invalid body, query, path or header (field errors under `errors`); also a missing or wrong X-Service-Client header */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such resource in your tenant (or a page past the last) */
-            404: {
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description An event id: the page starts after it.
+                 * @example evt_00000000000003e9000000000000002a
+                 */
+                after?: string;
+                /**
+                 * @description A type, or `prefix.*` for a family.
+                 * @example vendor.*
+                 */
+                type?: string;
+                /**
+                 * @description Events per page (default 100; above 1,000 is read as 1,000).
+                 * @example 500
+                 */
+                page_size?: number;
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EventList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /**
+                 * @description Id of the event.
+                 * @example evt_00000000000003e9000000000000002a
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointPatch"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "rotate-secretWebhookEndpoint": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deliveriesWebhookEndpoint: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    retryWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description Id of the delivery.
+                 * @example 981
+                 */
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["TooLarge"];

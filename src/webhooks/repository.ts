@@ -1,0 +1,99 @@
+/** SQL of webhook endpoints and deliveries (the delivery worker's claims are in worker.repository.ts). */
+import { sql, type Kysely, type Selectable } from 'kysely'
+import type { DB, WebhookDeliveryTable, WebhookEndpointTable } from '../db/schema.ts'
+
+export type EndpointRow = Selectable<WebhookEndpointTable>
+export type DeliveryRow = Selectable<WebhookDeliveryTable>
+
+export const insertEndpoint = (
+  db: Kysely<DB>,
+  values: {
+    tenant_id: number
+    url: string
+    event_types: string[]
+    description: string
+    enabled: boolean
+    secret: string
+  },
+) => db.insertInto('webhook_endpoints').values(values).returningAll().executeTakeFirstOrThrow()
+
+export const listEndpoints = (db: Kysely<DB>, tenantId: number) =>
+  db.selectFrom('webhook_endpoints').selectAll().where('tenant_id', '=', tenantId).orderBy('id').execute()
+
+export const findEndpoint = (db: Kysely<DB>, tenantId: number, id: number) =>
+  db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+
+export interface EndpointChanges {
+  url?: string
+  event_types?: string[]
+  description?: string
+  enabled?: boolean
+}
+
+/** Applies `changes`; enabling clears the reason the service had switched it off. */
+export const updateEndpoint = (db: Kysely<DB>, tenantId: number, id: number, changes: EndpointChanges) =>
+  Object.keys(changes).length === 0
+    ? findEndpoint(db, tenantId, id)
+    : db
+        .updateTable('webhook_endpoints')
+        .set({
+          ...changes,
+          ...(changes.enabled === true ? { disabled_reason: null, disabled_at: null, failing_since: null } : {}),
+        })
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst()
+
+export const deleteEndpoint = async (db: Kysely<DB>, tenantId: number, id: number) =>
+  (await db.deleteFrom('webhook_endpoints').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst())
+    .numDeletedRows > 0n
+
+/** A new secret; the old one keeps signing until `until`. */
+export const rotateSecret = (db: Kysely<DB>, tenantId: number, id: number, secret: string, until: Date) =>
+  db
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({ previous_secret: eb.ref('secret'), previous_secret_until: until, secret }))
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+
+/** One page of an endpoint's deliveries, newest first, with the total. */
+export async function pageOfDeliveries(
+  db: Kysely<DB>,
+  tenantId: number,
+  endpointId: number,
+  limit: number,
+  offset: number,
+): Promise<{ rows: DeliveryRow[]; count: number }> {
+  const base = db
+    .selectFrom('webhook_deliveries')
+    .where('tenant_id', '=', tenantId)
+    .where('endpoint_id', '=', endpointId)
+  const [rows, total] = await Promise.all([
+    base.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, count: Number(total.n) }
+}
+
+/**
+ * Makes a delivery due now. A finished one gets one more attempt (its schedule stays spent: a failure
+ * leaves it failed again); a pending one has its next attempt brought forward.
+ */
+export const retryDelivery = (db: Kysely<DB>, tenantId: number, endpointId: number, id: number, spent: number) =>
+  sql<{ id: number }>`
+    UPDATE webhook_deliveries SET
+      scheduled_attempts = CASE WHEN status = 'pending' THEN scheduled_attempts
+                                ELSE greatest(scheduled_attempts, ${spent}) END,
+      status = 'pending', next_attempt_at = now()
+    WHERE tenant_id = ${tenantId} AND endpoint_id = ${endpointId} AND id = ${id}
+    RETURNING id`
+    .execute(db)
+    .then((r) => r.rows.length > 0)
