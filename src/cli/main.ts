@@ -5,6 +5,7 @@
 import { ConfigError, loadConfig } from '../config.ts'
 import { DatabaseStartError } from '../db/database.ts'
 import { DataDirLockedError } from '../db/data-dir.ts'
+import { serviceVersion } from '../core/version.ts'
 import { Problem } from '../http/problem.ts'
 import { seedDemo } from '../seed/demo.ts'
 import { serve } from '../server.ts'
@@ -31,6 +32,7 @@ With the embedded database (no DATABASE_URL), a command cannot run while the ser
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv
+  if (['--version', '-V', 'version'].includes(command)) return console.log(serviceVersion())
   if (['--help', '-h', 'help'].includes(command) || rest.includes('--help')) return console.log(HELP)
   const config = loadConfig()
   switch (command) {
