@@ -47,7 +47,7 @@ DATABASE_URL="$db_url" DEMO_SEED=true PORT=0 HOST=127.0.0.1 NODE_ENV=production 
   node dist/procurement.js serve > "$log" 2>&1 &
 server=$!
 for _ in $(seq 1 120); do
-  grep -q 'Client Secret: ' "$log" && break
+  grep -qs 'Client Secret: ' "$log" && break
   kill -0 "$server" 2> /dev/null || { cat "$log" >&2; echo "FAIL: the server exited" >&2; exit 1; }
   sleep 0.5
 done
