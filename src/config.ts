@@ -10,6 +10,9 @@ const LogLevel = Type.Union(
   ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
 )
 
+/** One or more keys of at least 32 characters, separated by commas. */
+const KEY_LIST = '^\\s*[^,\\s]{32,}(\\s*,\\s*[^,\\s]{32,})*\\s*$'
+
 /** The environment variables the service reads, with their defaults. docs/configuration.md mirrors this. */
 export const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
@@ -29,6 +32,9 @@ export const EnvSchema = Type.Object({
   TOKEN_ISSUER: Type.String({ minLength: 1, default: 'procurement-service' }),
   TOKEN_SIGNING_KEY: Type.Optional(Type.String({ minLength: 32 })),
   SECRET_PEPPER: Type.Optional(Type.String({ minLength: 32 })),
+  /** Comma-separated previous signing keys and peppers: they verify only (a rotation signs nobody out). */
+  TOKEN_SIGNING_KEYS_PREVIOUS: Type.Optional(Type.String({ pattern: KEY_LIST })),
+  SECRET_PEPPERS_PREVIOUS: Type.Optional(Type.String({ pattern: KEY_LIST })),
   TOKEN_FAILURES_PER_CLIENT: Type.Integer({ minimum: 1, default: 10 }),
   TOKEN_FAILURES_PER_ADDRESS: Type.Integer({ minimum: 1, default: 30 }),
   TOKEN_FAILURE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 300 }),

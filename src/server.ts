@@ -213,7 +213,7 @@ function answerWorkers(...hosts: Answer[]): Answer {
 
 /** A known start-up error is one line for the operator; anything else is named as a worker's failure. */
 function failureLine(failure: StartFailure): string {
-  return ['ConfigError', 'DatabaseStartError'].includes(failure.name)
+  return ['ConfigError', 'DatabaseStartError', 'OperatorError'].includes(failure.name)
     ? failure.message
     : `A worker failed to start: ${failure.message}`
 }

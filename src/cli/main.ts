@@ -5,11 +5,13 @@
 import { ConfigError, loadConfig } from '../config.ts'
 import { DatabaseStartError } from '../db/database.ts'
 import { DataDirLockedError } from '../db/data-dir.ts'
+import { OperatorError } from '../core/operator-error.ts'
 import { serviceVersion } from '../core/version.ts'
 import { Problem } from '../http/problem.ts'
 import { seedDemo } from '../seed/demo.ts'
 import { serve } from '../server.ts'
 import { audit, AUDIT_HELP } from './audit.ts'
+import { check, CHECK_HELP } from './check.ts'
 import { clients, CLIENTS_HELP } from './clients.ts'
 import { outbox, OUTBOX_HELP } from './outbox.ts'
 import { TENANTS_HELP, tenantsCommand, usersCommand } from './tenants.ts'
@@ -26,6 +28,7 @@ ${TENANTS_HELP}
 ${CLIENTS_HELP}
 ${AUDIT_HELP}
 ${OUTBOX_HELP}
+${CHECK_HELP}
 
 Settings come from environment variables; see docs/configuration.md.
 With the embedded database (no DATABASE_URL), a command cannot run while the server holds DATA_DIR.`
@@ -63,6 +66,8 @@ async function main(argv: string[]): Promise<void> {
       return audit(config, rest)
     case 'outbox':
       return outbox(config, rest)
+    case 'check':
+      return check(config, rest.includes('--json'))
     default:
       throw new UsageError(`unknown command ${command}`)
   }
@@ -77,6 +82,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof ConfigError ||
     error instanceof DataDirLockedError ||
     error instanceof DatabaseStartError ||
+    error instanceof OperatorError ||
     error instanceof Problem
   ) {
     console.error(`procurement: ${error.message}`)

@@ -2,6 +2,7 @@
 import type { Config } from '../config.ts'
 import { openDatabase, type Database } from '../db/database.ts'
 import { migrateToLatest } from '../db/migrate.ts'
+import { serverKeys } from '../keys.ts'
 import { prepareDatabase } from '../server.ts'
 
 /** Wrong usage: printed with the help text, exit code 2. */
@@ -13,6 +14,9 @@ export async function withDatabase<T>(
   work: (db: Database['db']) => Promise<T>,
   prepare: (db: Database) => Promise<void> = (db) => prepareDatabase(db, config),
 ): Promise<T> {
+  // The embedded database and its key file are made together: a database is never without its keys, and
+  // a damaged or missing key file next to an existing database stops the command here (keys.ts).
+  serverKeys(config)
   const database = await openDatabase(config, { command, prepare })
   try {
     return await work(database.db)
