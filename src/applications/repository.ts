@@ -91,6 +91,15 @@ export const setSecret = (db: Kysely<DB>, tenantId: number, clientId: string, se
     .returning(['id', 'client_id'])
     .executeTakeFirst()
 
+/** The same secret hashed under the current pepper (secret_version unchanged: its tokens stay valid). */
+export const rehashSecret = (db: Kysely<DB>, id: number, oldHash: Buffer, newHash: Buffer) =>
+  db
+    .updateTable('applications')
+    .set({ secret_hash: newHash })
+    .where('id', '=', id)
+    .where('secret_hash', '=', oldHash)
+    .execute()
+
 export const revokeApplication = (db: Kysely<DB>, tenantId: number, clientId: string) =>
   db
     .updateTable('applications')

@@ -12,6 +12,7 @@ import { seedDemo } from '../seed/demo.ts'
 import { serve } from '../server.ts'
 import { audit, AUDIT_HELP } from './audit.ts'
 import { check, CHECK_HELP } from './check.ts'
+import { keys, KEYS_HELP } from './keys.ts'
 import { clients, CLIENTS_HELP } from './clients.ts'
 import { outbox, OUTBOX_HELP } from './outbox.ts'
 import { TENANTS_HELP, tenantsCommand, usersCommand } from './tenants.ts'
@@ -29,6 +30,7 @@ ${CLIENTS_HELP}
 ${AUDIT_HELP}
 ${OUTBOX_HELP}
 ${CHECK_HELP}
+${KEYS_HELP}
 
 Settings come from environment variables; see docs/configuration.md.
 With the embedded database (no DATABASE_URL), a command cannot run while the server holds DATA_DIR.`
@@ -66,6 +68,8 @@ async function main(argv: string[]): Promise<void> {
       return audit(config, rest)
     case 'outbox':
       return outbox(config, rest)
+    case 'keys':
+      return keys(config, rest[0], rest.includes('--forget-previous'))
     case 'check':
       return check(config, rest.includes('--json'))
     default:

@@ -12,7 +12,7 @@ import { hostAllows, type HostTenant } from '../tenants/host.ts'
 import * as repo from '../applications/repository.ts'
 import type { AttemptCounter } from '../access/attempts.ts'
 import { accessDenied, invalidClient, tooManyAttempts } from './errors.ts'
-import { DUMMY_HASH, secretMatches } from './secrets.ts'
+import { DUMMY_HASH, hashSecret, secretMatchesAny } from './secrets.ts'
 import { signAccessToken, TOKEN_LIFETIME_SECONDS, verifyAccessToken } from './tokens.ts'
 
 export interface OAuthDeps {
@@ -42,10 +42,15 @@ export interface ClientOrigin {
  */
 async function authenticate(deps: OAuthDeps, auth: ClientAuth, origin: ClientOrigin) {
   const app = await repo.findByClientId(deps.db, auth.clientId)
-  const matches = secretMatches(deps.keys.pepper, auth.clientSecret, app?.secret_hash ?? DUMMY_HASH)
-  if (app !== undefined && matches) {
-    if (app.revoked_at === null && app.user_active && app.tenant_active && hostAllows(origin.host, app.domain))
+  const { pepper, previousPeppers = [] } = deps.keys
+  const matches = secretMatchesAny(pepper, previousPeppers, auth.clientSecret, app?.secret_hash ?? DUMMY_HASH)
+  if (app !== undefined && matches !== undefined) {
+    if (app.revoked_at === null && app.user_active && app.tenant_active && hostAllows(origin.host, app.domain)) {
+      // Hashed under a previous pepper: hashed again under the current one, so the old pepper can be retired.
+      if (matches === 'previous')
+        await repo.rehashSecret(deps.db, app.id, app.secret_hash, hashSecret(pepper, auth.clientSecret))
       return app
+    }
     throw invalidClient(auth.basic)
   }
   // An address gets its full allowance of failures; a client id is braked from the failure that reaches its limit.
