@@ -27,7 +27,7 @@ export interface ServerKeys {
   readonly previousPeppers?: readonly Buffer[]
 }
 
-interface StoredSecrets {
+export interface StoredSecrets {
   token_signing_key: string
   secret_pepper: string
   previous_token_signing_keys?: string[]
@@ -48,7 +48,7 @@ const isKeyList = (value: unknown): value is string[] | undefined =>
   value === undefined || (Array.isArray(value) && value.every(isKey))
 
 /** The stored keys, or undefined when there is no key file; throws OperatorError for a damaged one. */
-function readStored(dir: string): StoredSecrets | undefined {
+export function readStored(dir: string): StoredSecrets | undefined {
   const file = keyFilePath(dir)
   let text: string
   try {
@@ -83,7 +83,8 @@ function readStored(dir: string): StoredSecrets | undefined {
   return s as StoredSecrets
 }
 
-function write(dir: string, secrets: StoredSecrets): void {
+/** Writes DATA_DIR/secrets.json whole (mode 0600) or not at all. */
+export function writeStored(dir: string, secrets: StoredSecrets): void {
   const file = keyFilePath(dir)
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
   const partial = `${file}.${process.pid}.partial`
@@ -102,7 +103,7 @@ function readOrCreate(dir: string): StoredSecrets {
     )
   }
   const secrets: StoredSecrets = { token_signing_key: newKey(), secret_pepper: newKey() }
-  write(dir, secrets)
+  writeStored(dir, secrets)
   return secrets
 }
 
@@ -157,6 +158,6 @@ export function rotateStoredKeys(dir: string, what: { forget?: boolean } = {}): 
         previous_token_signing_keys: [stored.token_signing_key, ...(stored.previous_token_signing_keys ?? [])],
         previous_secret_peppers: [stored.secret_pepper, ...(stored.previous_secret_peppers ?? [])],
       }
-  write(dir, { ...next, rotated_at: new Date().toISOString() })
+  writeStored(dir, { ...next, rotated_at: new Date().toISOString() })
   return next
 }

@@ -11,6 +11,7 @@ import { Problem } from '../http/problem.ts'
 import { seedDemo } from '../seed/demo.ts'
 import { serve } from '../server.ts'
 import { audit, AUDIT_HELP } from './audit.ts'
+import { backup, BACKUP_HELP, restore } from './backup.ts'
 import { check, CHECK_HELP } from './check.ts'
 import { keys, KEYS_HELP } from './keys.ts'
 import { clients, CLIENTS_HELP } from './clients.ts'
@@ -30,6 +31,7 @@ ${CLIENTS_HELP}
 ${AUDIT_HELP}
 ${OUTBOX_HELP}
 ${CHECK_HELP}
+${BACKUP_HELP}
 ${KEYS_HELP}
 
 Settings come from environment variables; see docs/configuration.md.
@@ -70,6 +72,14 @@ async function main(argv: string[]): Promise<void> {
       return outbox(config, rest)
     case 'keys':
       return keys(config, rest[0], rest.includes('--forget-previous'))
+    case 'backup':
+      return backup(config, rest[0])
+    case 'restore':
+      return restore(
+        config,
+        rest.find((a) => !a.startsWith('-')),
+        rest.includes('--force'),
+      )
     case 'check':
       return check(config, rest.includes('--json'))
     default:

@@ -26,6 +26,8 @@ export interface Database {
    * engine from this one.
    */
   listen(subscribers: Subscribers): Promise<Subscription>
+  /** Embedded only: the data directory as a gzipped tarball, consistent (taken from the open database). */
+  dump?(): Promise<Blob>
   close(): Promise<void>
 }
 
