@@ -1,5 +1,6 @@
 /** What every command shares: usage errors, and a database opened for one command and closed after it. */
 import type { Config } from '../config.ts'
+import { askServer, type ControlRequest } from '../control.ts'
 import { openDatabase, type Database } from '../db/database.ts'
 import { migrateToLatest } from '../db/migrate.ts'
 import { serverKeys } from '../keys.ts'
@@ -31,3 +32,20 @@ export const migrateOnly = (db: Database) => migrateToLatest(db.db).then(() => u
 /** Prints JSON with --json, else the text. */
 export const printer = (json: boolean | undefined) => (value: unknown, text: string) =>
   console.log(json === true ? JSON.stringify(value) : text)
+
+/**
+ * With the embedded database while the server runs, the server answers `request` through its control socket
+ * (control.ts); otherwise the command opens the database and runs `local`. Both give the same rows, but
+ * through JSON: dates arrive as ISO strings.
+ */
+export async function viaServerOr<T>(
+  config: Readonly<Config>,
+  request: ControlRequest,
+  local: (db: Database['db']) => Promise<T>,
+): Promise<T> {
+  if (config.DATABASE_URL === undefined) {
+    const answer = await askServer(config.dataDir, request)
+    if (answer !== undefined) return answer as T
+  }
+  return withDatabase(config, request.op, local)
+}
