@@ -32,7 +32,8 @@ function damaged(damage: (dir: string) => void): string {
 
 /** Everything in `dir`, with sizes: what a refused start must leave exactly as it was. */
 function snapshot(dir: string): string[] {
-  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }))
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
     .map((e) => {
       const full = path.join(e.parentPath, e.name)
       return `${path.relative(dir, full)} ${e.isFile() ? fs.statSync(full).size : 'dir'}`
