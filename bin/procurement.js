@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `procurement` command. It runs the compiled JavaScript, bundled into one file, dist/procurement.js
 // (built by `npm install`, or `npm run build`; see scripts/bundle.js) when that is at least as new as every
-// source file; otherwise — while the sources are being edited — the TypeScript itself, through tsx.
+// source file; otherwise — while the sources are being edited — the TypeScript itself, through tsx. An install
+// without src/ (the container image, a production copy) always runs the build.
 import fs from 'node:fs'
 import { URL } from 'node:url'
 
@@ -18,6 +19,7 @@ function newest(dir) {
 }
 
 function compiledIsFresh() {
+  if (!fs.existsSync(sources)) return true
   try {
     return fs.statSync(compiled).mtimeMs >= newest(sources)
   } catch {

@@ -1,11 +1,15 @@
 /**
  * Syncs every vendor of your tenant to a CSV file, with a progress line — the SDK's pagination, token
- * caching and retries at work. Against `npm start`'s demo tenant:
+ * caching and retries at work. It imports the SDK as a package (`npm install procurement-sdk-<version>.tgz`, see
+ * docs/sdk.md); inside this repository tsconfig.json maps the name to sdk/src. Against `npm start`'s demo tenant:
  *
  *   PROCUREMENT_URL=http://127.0.0.1:3000 CLIENT_ID=pc_… CLIENT_SECRET=… npx tsx examples/sync-vendors.ts vendors.csv
+ *
+ * Settings (environment): PROCUREMENT_URL (default http://127.0.0.1:3000), CLIENT_ID and CLIENT_SECRET
+ * (required), AUDIENCE (default procurement-api). Argument: the CSV file to write (default vendors.csv).
  */
 import fs from 'node:fs'
-import { ProcurementClient } from '../sdk/src/index.ts'
+import { ProcurementClient } from 'procurement-sdk'
 
 const [file = 'vendors.csv'] = process.argv.slice(2)
 const {

@@ -21,6 +21,8 @@ export function durationMs(text: string): number {
   if (match === null) throw new ConfigError(`Not a duration: ${text}`)
   return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]
 }
+/** One or more keys of at least 32 characters, separated by commas. */
+const KEY_LIST = '^\\s*[^,\\s]{32,}(\\s*,\\s*[^,\\s]{32,})*\\s*$'
 
 /** The environment variables the service reads, with their defaults. docs/configuration.md mirrors this. */
 export const EnvSchema = Type.Object({
@@ -41,6 +43,9 @@ export const EnvSchema = Type.Object({
   TOKEN_ISSUER: Type.String({ minLength: 1, default: 'procurement-service' }),
   TOKEN_SIGNING_KEY: Type.Optional(Type.String({ minLength: 32 })),
   SECRET_PEPPER: Type.Optional(Type.String({ minLength: 32 })),
+  /** Comma-separated previous signing keys and peppers: they verify only (a rotation signs nobody out). */
+  TOKEN_SIGNING_KEYS_PREVIOUS: Type.Optional(Type.String({ pattern: KEY_LIST })),
+  SECRET_PEPPERS_PREVIOUS: Type.Optional(Type.String({ pattern: KEY_LIST })),
   TOKEN_FAILURES_PER_CLIENT: Type.Integer({ minimum: 1, default: 10 }),
   TOKEN_FAILURES_PER_ADDRESS: Type.Integer({ minimum: 1, default: 30 }),
   TOKEN_FAILURE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 300 }),

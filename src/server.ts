@@ -22,6 +22,7 @@ import {
   type StartFailure,
 } from './cluster.ts'
 import { ConfigError, type Config } from './config.ts'
+import { serveControl } from './control.ts'
 import { metricsHost } from './http/metrics.ts'
 import { publicBase } from './http/public-url.ts'
 import { setupPath } from './invitations/service.ts'
@@ -106,6 +107,12 @@ async function serveOne(config: Readonly<Config>, out: (line: string) => void): 
     throw error
   }
   const { app, port } = await run(config, database, keys, ref)
+  if (config.DATABASE_URL === undefined) {
+    // The embedded database is this process's alone: the CLI asks through DATA_DIR/control.sock instead.
+    await serveControl(config.dataDir, database.db, keys).catch((error: unknown) =>
+      app.log.warn({ err: error }, 'control socket unavailable: CLI commands need the server stopped'),
+    )
+  }
   await announce(config, database, keys, port, out)
   return app
 }
@@ -231,7 +238,7 @@ function answerWorkers(...hosts: Answer[]): Answer {
 
 /** A known start-up error is one line for the operator; anything else is named as a worker's failure. */
 function failureLine(failure: StartFailure): string {
-  return ['ConfigError', 'DatabaseStartError'].includes(failure.name)
+  return ['ConfigError', 'DatabaseStartError', 'OperatorError'].includes(failure.name)
     ? failure.message
     : `A worker failed to start: ${failure.message}`
 }

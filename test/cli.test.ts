@@ -58,15 +58,17 @@ test('tenants create prints a one-time link; single-tenant mode with two tenants
     const created = lastJson<{ domain: string; admin_email: string; setup_url: string }>(first.output)
     assert.equal(created.domain, 'acme')
     assert.match(created.setup_url, /^http:\/\/127\.0\.0\.1:\d+\/console\/setup\/[A-Za-z0-9_-]{40,}$/)
+    // A second tenant needs BASE_DOMAIN (test/cli-usage.test.ts); with it, the domain rules apply.
+    const multi = { ...env, BASE_DOMAIN: 'example.test' }
     const taken = await runToEnd(
       ['tenants', 'create', '--domain', 'acme', '--name', 'Again', '--admin-email', 'x@acme.test'],
-      env,
+      multi,
     )
     assert.equal(taken.code, 1)
     assert.match(taken.output, /taken/)
     const bad = await runToEnd(
       ['tenants', 'create', '--domain', 'Not A Domain', '--name', 'X', '--admin-email', 'nope'],
-      env,
+      multi,
     )
     assert.equal(bad.code, 1)
     assert.match(bad.output, /domain/)
@@ -74,7 +76,7 @@ test('tenants create prints a one-time link; single-tenant mode with two tenants
       (
         await runToEnd(
           ['tenants', 'create', '--domain', 'beta', '--name', 'Beta', '--admin-email', 'it@beta.test'],
-          env,
+          multi,
         )
       ).code,
       0,

@@ -72,8 +72,13 @@ describe('configuration', () => {
 })
 
 describe('operations endpoints', () => {
-  test('/healthz and /readyz answer 200', async () => {
-    assert.equal((await ctx.app.inject('/healthz')).statusCode, 200)
+  test('/healthz and /readyz answer 200; /healthz names the version in package.json', async () => {
+    const health = await ctx.app.inject('/healthz')
+    assert.equal(health.statusCode, 200)
+    const { version } = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string
+    }
+    assert.deepEqual(health.json(), { status: 'ok', version })
     const ready = await ctx.app.inject('/readyz')
     assert.equal(ready.statusCode, 200)
     assert.deepEqual(ready.json(), { status: 'ok', database: engineUnderTest })

@@ -104,6 +104,15 @@ export const retireTenantTokens = (db: Kysely<DB>, tenantId: number) =>
     .where('tenant_id', '=', tenantId)
     .execute()
 
+/** The same secret hashed under the current pepper (secret_version unchanged: its tokens stay valid). */
+export const rehashSecret = (db: Kysely<DB>, id: number, oldHash: Buffer, newHash: Buffer) =>
+  db
+    .updateTable('applications')
+    .set({ secret_hash: newHash })
+    .where('id', '=', id)
+    .where('secret_hash', '=', oldHash)
+    .execute()
+
 export const revokeApplication = (db: Kysely<DB>, tenantId: number, clientId: string) =>
   db
     .updateTable('applications')

@@ -11,7 +11,7 @@ import type { Page } from '../core/list-query.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { badRequest, forbidden, notFound } from '../core/problem.ts'
-import { hashSecret, secretMatches } from '../core/secrets.ts'
+import { hashSecret, secretMatchesAny } from '../core/secrets.ts'
 import { DUMMY_HASH, newClientId, newClientSecret } from './credentials.ts'
 import { findUsersByEmail } from '../users/service.ts'
 import * as repo from './repository.ts'
@@ -118,14 +118,29 @@ export function revokeApplication(db: Kysely<DB>, actor: Actor, clientId: string
 }
 
 /**
- * The application these credentials name, if the secret is right; undefined for an unknown client id and for
- * a wrong secret alike, after the same work (one lookup, one HMAC), so neither answer nor time tells them apart.
+ * The application these credentials name, if the secret is right under the current pepper or a previous one
+ * (`matched` says which); undefined for an unknown client id and for a wrong secret alike, after the same
+ * work (one lookup, one HMAC per pepper), so neither answer nor time tells them apart.
  */
-export async function verifyClient(db: Kysely<DB>, pepper: Buffer, clientId: string, secret: string) {
+export async function verifyClient(
+  db: Kysely<DB>,
+  pepper: Buffer,
+  previousPeppers: readonly Buffer[],
+  clientId: string,
+  secret: string,
+) {
   const app = await repo.findByClientId(db, clientId)
-  const matches = secretMatches(pepper, secret, app?.secret_hash ?? DUMMY_HASH)
-  return app !== undefined && matches ? app : undefined
+  const matched = secretMatchesAny(pepper, previousPeppers, secret, app?.secret_hash ?? DUMMY_HASH)
+  return app !== undefined && matched !== undefined ? { ...app, matched } : undefined
 }
+
+/** A secret that matched under a previous pepper, hashed again under the current one (its tokens stay valid). */
+export const rehashSecret = (
+  db: Kysely<DB>,
+  app: { id: number; secret_hash: Buffer },
+  pepper: Buffer,
+  secret: string,
+) => repo.rehashSecret(db, app.id, app.secret_hash, hashSecret(pepper, secret))
 
 /** Notes that an application was used (minute precision is enough: see the token endpoint). */
 export const touchLastUsed = repo.touchLastUsed

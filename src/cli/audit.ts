@@ -1,8 +1,8 @@
 /** `procurement audit`: the audit log of writes, newest last. */
 import { parseArgs } from 'node:util'
-import { auditEntries } from '../audit/service.ts'
+import { auditEntries as readAudit } from '../audit/service.ts'
 import type { Config } from '../config.ts'
-import { UsageError, withDatabase } from './shared.ts'
+import { UsageError, viaServerOr } from './shared.ts'
 
 export const AUDIT_HELP = `  audit [--since <ISO date|30m|24h|7d>] [--domain <d>] [--json]
                                 Print the audit log of writes`
@@ -18,20 +18,26 @@ function parseSince(text: string | undefined): Date | undefined {
   return date
 }
 
+export const AUDIT_OPTIONS = {
+  since: { type: 'string' },
+  domain: { type: 'string' },
+  json: { type: 'boolean' },
+} as const
+
 export async function audit(config: Readonly<Config>, args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: { since: { type: 'string' }, domain: { type: 'string' }, json: { type: 'boolean' } },
-  })
+  const { values } = parseArgs({ args, options: AUDIT_OPTIONS })
   const since = parseSince(values.since)
-  await withDatabase(config, 'audit', async (db) => {
-    const rows = await auditEntries(db, { since, domain: values.domain })
-    if (values.json) return console.log(JSON.stringify(rows))
-    for (const r of rows) {
-      const who = `${r.actor ?? 'operator'}${r.client_id ? ` via ${r.client_id}` : ''}`
-      console.log(
-        `${r.created_at.toISOString()}  ${r.domain}  ${who}  ${r.action} ${r.resource_type}/${r.resource_id}  ${JSON.stringify(r.changes)}`,
-      )
-    }
-  })
+  const request = {
+    op: 'audit' as const,
+    ...(since ? { since: since.toISOString() } : {}),
+    ...(values.domain !== undefined ? { domain: values.domain } : {}),
+  }
+  const rows = await viaServerOr(config, request, (db) => readAudit(db, { since, domain: values.domain }))
+  if (values.json) return console.log(JSON.stringify(rows))
+  for (const r of rows) {
+    const who = `${r.actor ?? 'operator'}${r.client_id ? ` via ${r.client_id}` : ''}`
+    console.log(
+      `${new Date(r.created_at).toISOString()}  ${r.domain}  ${who}  ${r.action} ${r.resource_type}/${r.resource_id}  ${JSON.stringify(r.changes)}`,
+    )
+  }
 }

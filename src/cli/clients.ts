@@ -9,8 +9,8 @@ import * as applications from '../applications/service.ts'
 import type { Config } from '../config.ts'
 import { notFound } from '../core/problem.ts'
 import { serverKeys } from '../keys.ts'
-import { findTenant, listTenants } from '../tenants/service.ts'
-import { printer, UsageError, withDatabase } from './shared.ts'
+import { findTenant as findTenantByDomain, listTenants as allTenants } from '../tenants/service.ts'
+import { printer, UsageError, viaServerOr, withDatabase } from './shared.ts'
 
 export const CLIENTS_HELP = `  clients create --email <owner> [--description <text>] [--domain <domain>] [--json]
                                 Create an application (client credentials) acting as that user
@@ -20,39 +20,46 @@ export const CLIENTS_HELP = `  clients create --email <owner> [--description <te
                                 Issue a new secret; the old one and its tokens stop working
   clients revoke <client_id>    Revoke an application; its tokens stop working`
 
+export const CLIENTS_OPTIONS = {
+  email: { type: 'string' },
+  description: { type: 'string' },
+  domain: { type: 'string' },
+  json: { type: 'boolean' },
+} as const
+
 export async function clients(config: Readonly<Config>, args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      email: { type: 'string' },
-      description: { type: 'string' },
-      domain: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-  })
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: CLIENTS_OPTIONS })
   const [action, clientId] = positionals
   const pepper = serverKeys(config).pepper
   const print = printer(values.json)
+  if (action === 'create') {
+    const email = values.email
+    if (email === undefined) throw new UsageError('clients create needs --email <owner>')
+    const request = {
+      op: 'clients create' as const,
+      email,
+      description: values.description ?? '',
+      ...(values.domain !== undefined ? { domain: values.domain } : {}),
+    }
+    const creds = await viaServerOr(config, request, async (db) => {
+      const owner = await applications.findOwner(db, email, values.domain)
+      const actor = operatorActor({ id: owner.tenantId, domain: owner.domain })
+      return applications.createApplication(db, pepper, actor, {
+        ownerUserId: owner.userId,
+        description: request.description,
+      })
+    })
+    return print(
+      creds,
+      `Client ID: ${creds.client_id}\nClient Secret: ${creds.client_secret}\n(The secret is shown only this once.)`,
+    )
+  }
   await withDatabase(config, `clients ${action ?? ''}`.trim(), async (db) => {
     switch (action) {
-      case 'create': {
-        if (values.email === undefined) throw new UsageError('clients create needs --email <owner>')
-        const owner = await applications.findOwner(db, values.email, values.domain)
-        const actor = operatorActor({ id: owner.tenantId, domain: owner.domain })
-        const creds = await applications.createApplication(db, pepper, actor, {
-          ownerUserId: owner.userId,
-          description: values.description ?? '',
-        })
-        return print(
-          creds,
-          `Client ID: ${creds.client_id}\nClient Secret: ${creds.client_secret}\n(The secret is shown only this once.)`,
-        )
-      }
       case 'list': {
-        const tenant = values.domain === undefined ? undefined : await findTenant(db, values.domain)
+        const tenant = values.domain === undefined ? undefined : await findTenantByDomain(db, values.domain)
         if (values.domain !== undefined && tenant === undefined) throw new UsageError(`no domain ${values.domain}`)
-        const tenants = tenant ? [tenant] : await listTenants(db)
+        const tenants = tenant ? [tenant] : await allTenants(db)
         const rows = (await Promise.all(tenants.map((t) => applications.allApplications(db, operatorActor(t))))).flat()
         const lines = rows.map(
           (r) =>

@@ -1,46 +1,60 @@
 /**
  * The `procurement` command: serve, migrate, seed, and the operator's tools (one file per command group).
+ * Arguments are parsed by node's own util.parseArgs in strict mode: an unknown option or a stray argument is
+ * named, with that command's usage. `procurement <command> --help` prints that command's usage.
  * Exit codes: 0 done, 1 failed (message on stderr), 2 wrong usage.
  */
-import { ConfigError, loadConfig } from '../config.ts'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { ConfigError, loadConfig, type Config } from '../config.ts'
+import { OperatorError } from '../core/operator-error.ts'
+import { serviceVersion } from '../core/version.ts'
 import { DatabaseStartError } from '../db/database.ts'
 import { DataDirLockedError } from '../db/data-dir.ts'
+import { migrationStatus } from '../db/migrate.ts'
 import { Problem } from '../core/problem.ts'
 import { seedDemo } from '../seed/demo.ts'
 import { serve } from '../server.ts'
-import { audit, AUDIT_HELP } from './audit.ts'
-import { clients, CLIENTS_HELP } from './clients.ts'
-import { outbox, OUTBOX_HELP } from './outbox.ts'
-import { TENANTS_HELP, tenantsCommand, usersCommand } from './tenants.ts'
+import { audit, AUDIT_HELP, AUDIT_OPTIONS } from './audit.ts'
+import { backup, BACKUP_HELP, restore } from './backup.ts'
+import { check, CHECK_HELP } from './check.ts'
+import { clients, CLIENTS_HELP, CLIENTS_OPTIONS } from './clients.ts'
+import { keys, KEYS_HELP } from './keys.ts'
+import { outbox, OUTBOX_HELP, OUTBOX_OPTIONS } from './outbox.ts'
+import { TENANTS_HELP, TENANTS_OPTIONS, tenantsCommand, USERS_OPTIONS, usersCommand } from './tenants.ts'
 import { migrateOnly, UsageError, withDatabase } from './shared.ts'
 
-const HELP = `Usage: procurement <command> [options]
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>
 
-Commands:
-  serve                         Migrate, seed the demo tenant on first run (embedded database), and
-                                serve HTTP (default)
-  migrate                       Apply pending database migrations and exit
-  seed                          Create the demo tenant if it does not exist, and exit
-${TENANTS_HELP}
-${CLIENTS_HELP}
-${AUDIT_HELP}
-${OUTBOX_HELP}
+interface Command {
+  help: string
+  options: NonNullable<ParseArgsConfig['options']>
+  positionals?: boolean
+  run(config: Readonly<Config>, args: string[], values: Values, positionals: string[]): Promise<unknown> | void
+}
 
-Settings come from environment variables; see docs/configuration.md.
-With the embedded database (no DATABASE_URL), a command cannot run while the server holds DATA_DIR.`
+const [TENANTS_ONLY_HELP, USERS_HELP] = TENANTS_HELP.split(/\n(?= {2}users )/) as [string, string]
 
-async function main(argv: string[]): Promise<void> {
-  const [command = 'serve', ...rest] = argv
-  if (['--help', '-h', 'help'].includes(command) || rest.includes('--help')) return console.log(HELP)
-  const config = loadConfig()
-  switch (command) {
-    case 'serve':
-      await serve(config)
-      return
-    case 'migrate':
-      return withDatabase(config, 'migrate', async () => console.log('Database is up to date.'), migrateOnly)
-    case 'seed':
-      return withDatabase(
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    help: `  serve                         Migrate, seed the demo tenant on first run (embedded database), and
+                                serve HTTP (the default command)`,
+    options: {},
+    run: (config) => serve(config),
+  },
+  migrate: {
+    help: `  migrate [--status]            Apply pending database migrations and exit; --status lists every
+                                migration, applied or pending, and changes nothing`,
+    options: { status: { type: 'boolean' } },
+    run: (config, _args, values) =>
+      values.status === true
+        ? withDatabase(config, 'migrate --status', printStatus, async () => {})
+        : withDatabase(config, 'migrate', async () => console.log('Database is up to date.'), migrateOnly),
+  },
+  seed: {
+    help: '  seed                          Create the demo tenant if it does not exist, and exit',
+    options: {},
+    run: (config) =>
+      withDatabase(
         config,
         'seed',
         async (db) => {
@@ -50,31 +64,102 @@ async function main(argv: string[]): Promise<void> {
           )
         },
         migrateOnly,
-      )
-    case 'tenants':
-      return tenantsCommand(config, rest)
-    case 'users':
-      return usersCommand(config, rest)
-    case 'clients':
-      return clients(config, rest)
-    case 'audit':
-      return audit(config, rest)
-    case 'outbox':
-      return outbox(config, rest)
-    default:
-      throw new UsageError(`unknown command ${command}`)
+      ),
+  },
+  tenants: { help: TENANTS_ONLY_HELP, options: TENANTS_OPTIONS, positionals: true, run: tenantsCommand },
+  users: { help: USERS_HELP, options: USERS_OPTIONS, positionals: true, run: usersCommand },
+  clients: { help: CLIENTS_HELP, options: CLIENTS_OPTIONS, positionals: true, run: clients },
+  audit: { help: AUDIT_HELP, options: AUDIT_OPTIONS, run: audit },
+  outbox: { help: OUTBOX_HELP, options: OUTBOX_OPTIONS, run: outbox },
+  check: { help: CHECK_HELP, options: { json: { type: 'boolean' } }, run: (c, _a, v) => check(c, v.json === true) },
+  backup: { help: BACKUP_HELP.split('\n')[0]!, options: {}, positionals: true, run: (c, _a, _v, p) => backup(c, p[0]) },
+  restore: {
+    help: BACKUP_HELP.split('\n').slice(1).join('\n'),
+    options: { force: { type: 'boolean' } },
+    positionals: true,
+    run: (c, _a, v, p) => restore(c, p[0], v.force === true),
+  },
+  keys: {
+    help: KEYS_HELP,
+    options: { 'forget-previous': { type: 'boolean' } },
+    positionals: true,
+    run: (c, _a, v, p) => keys(c, p[0], v['forget-previous'] === true),
+  },
+}
+
+const HELP = `Usage: procurement <command> [options]
+
+Commands:
+${Object.values(COMMANDS)
+  .map((c) => c.help)
+  .join('\n')}
+
+  procurement <command> --help  Usage of one command
+  procurement --version         The version
+
+Settings come from environment variables; see docs/configuration.md and docs/operations.md.
+With the embedded database (no DATABASE_URL) one process holds DATA_DIR; while the server runs, audit,
+outbox and clients create are answered by the server through DATA_DIR/control.sock.`
+
+const usageOf = (name: string) => `Usage: procurement ${name} [options]\n\n${COMMANDS[name]!.help}`
+
+async function printStatus(db: Parameters<typeof migrationStatus>[0]): Promise<void> {
+  const status = await migrationStatus(db)
+  for (const m of status)
+    console.log(`${m.executedAt ? `applied ${m.executedAt.toISOString()}` : 'pending'}  ${m.name}`)
+  const pending = status.filter((m) => m.executedAt === undefined).length
+  console.log(
+    pending === 0
+      ? 'The database is up to date.'
+      : `${pending} migration(s) pending: procurement migrate applies them.`,
+  )
+}
+
+/** A parseArgs complaint, as one line that names the option or argument. */
+function usageProblem(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code
+  if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS_')) return undefined
+  const named = /'([^']+)'/.exec((error as Error).message)?.[1]
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${named}`
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${named}`
+  return (error as Error).message.split('\n')[0]
+}
+
+let current: string | undefined
+
+async function main(argv: string[]): Promise<void> {
+  const [first = 'serve', ...rest] = argv
+  if (['--version', '-V', 'version'].includes(first)) return console.log(serviceVersion())
+  if (['--help', '-h', 'help'].includes(first)) {
+    const topic = rest[0]
+    return console.log(topic !== undefined && Object.hasOwn(COMMANDS, topic) ? usageOf(topic) : HELP)
   }
+  if (!Object.hasOwn(COMMANDS, first)) throw new UsageError(`unknown command ${first}`)
+  current = first
+  const command = COMMANDS[first]!
+  if (rest.includes('--help') || rest.includes('-h')) return console.log(usageOf(first))
+  const { values, positionals } = parseArgs({
+    args: rest,
+    options: command.options,
+    allowPositionals: command.positionals === true,
+    strict: true,
+  })
+  const config = loadConfig()
+  await command.run(config, rest, values, positionals)
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError) {
-    console.error(`procurement: ${error.message}\n\n${HELP}`)
+  const usage = error instanceof UsageError ? error.message : usageProblem(error)
+  if (usage !== undefined) {
+    const where = current === undefined ? 'procurement' : `procurement ${current}`
+    console.error(`${where}: ${usage}\n\n${current === undefined ? HELP : usageOf(current)}`)
     process.exit(2)
   }
   if (
     error instanceof ConfigError ||
     error instanceof DataDirLockedError ||
     error instanceof DatabaseStartError ||
+    error instanceof OperatorError ||
     error instanceof Problem
   ) {
     console.error(`procurement: ${error.message}`)

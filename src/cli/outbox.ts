@@ -2,20 +2,21 @@
 import { parseArgs } from 'node:util'
 import type { Config } from '../config.ts'
 import { listOutbox } from '../mail/service.ts'
-import { withDatabase } from './shared.ts'
+import { viaServerOr } from './shared.ts'
 
 export const OUTBOX_HELP = `  outbox [--all] [--json]       List queued e-mail (invitations); --all includes sent and failed`
 
+export const OUTBOX_OPTIONS = { all: { type: 'boolean' }, json: { type: 'boolean' } } as const
+
 export async function outbox(config: Readonly<Config>, args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { all: { type: 'boolean' }, json: { type: 'boolean' } } })
-  await withDatabase(config, 'outbox', async (db) => {
-    const rows = await listOutbox(db, values.all === true)
-    if (values.json) return console.log(JSON.stringify(rows))
-    if (rows.length === 0) return console.log(values.all ? 'The outbox is empty.' : 'No queued e-mail.')
-    for (const m of rows) {
-      const error = m.last_error ? `\n  last error: ${m.last_error}` : ''
-      console.log(`#${m.id} [${m.status}, ${m.attempts} attempts] ${m.domain} → ${m.to_address}: ${m.subject}${error}`)
-      console.log(`  ${m.body_text.trim().replace(/\n/g, '\n  ')}`)
-    }
-  })
+  const { values } = parseArgs({ args, options: OUTBOX_OPTIONS })
+  const all = values.all === true
+  const rows = await viaServerOr(config, { op: 'outbox', all }, (db) => listOutbox(db, all))
+  if (values.json) return console.log(JSON.stringify(rows))
+  if (rows.length === 0) return console.log(all ? 'The outbox is empty.' : 'No queued e-mail.')
+  for (const m of rows) {
+    const error = m.last_error ? `\n  last error: ${m.last_error}` : ''
+    console.log(`#${m.id} [${m.status}, ${m.attempts} attempts] ${m.domain} → ${m.to_address}: ${m.subject}${error}`)
+    console.log(`  ${m.body_text.trim().replace(/\n/g, '\n  ')}`)
+  }
 }

@@ -1,7 +1,9 @@
 /** What every command shares: usage errors, and a database opened for one command and closed after it. */
 import type { Config } from '../config.ts'
+import { askServer, type ControlRequest } from '../control.ts'
 import { openDatabase, type Database } from '../db/database.ts'
 import { migrateToLatest } from '../db/migrate.ts'
+import { serverKeys } from '../keys.ts'
 import { prepareDatabase } from '../server.ts'
 
 /** Wrong usage: printed with the help text, exit code 2. */
@@ -13,6 +15,9 @@ export async function withDatabase<T>(
   work: (db: Database['db']) => Promise<T>,
   prepare: (db: Database) => Promise<void> = (db) => prepareDatabase(db, config),
 ): Promise<T> {
+  // The embedded database and its key file are made together: a database is never without its keys, and
+  // a damaged or missing key file next to an existing database stops the command here (keys.ts).
+  serverKeys(config)
   const database = await openDatabase(config, { command, prepare })
   try {
     return await work(database.db)
@@ -27,3 +32,20 @@ export const migrateOnly = (db: Database) => migrateToLatest(db.db).then(() => u
 /** Prints JSON with --json, else the text. */
 export const printer = (json: boolean | undefined) => (value: unknown, text: string) =>
   console.log(json === true ? JSON.stringify(value) : text)
+
+/**
+ * With the embedded database while the server runs, the server answers `request` through its control socket
+ * (control.ts); otherwise the command opens the database and runs `local`. Both give the same rows, but
+ * through JSON: dates arrive as ISO strings.
+ */
+export async function viaServerOr<T>(
+  config: Readonly<Config>,
+  request: ControlRequest,
+  local: (db: Database['db']) => Promise<T>,
+): Promise<T> {
+  if (config.DATABASE_URL === undefined) {
+    const answer = await askServer(config.dataDir, request)
+    if (answer !== undefined) return answer as T
+  }
+  return withDatabase(config, request.op, local)
+}

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util'
 import type { Config } from '../config.ts'
+import { OperatorError } from '../core/operator-error.ts'
 import { mailBase } from '../http/public-url.ts'
 import { setupPath } from '../invitations/service.ts'
 import * as tenants from '../tenants/service.ts'
@@ -23,20 +24,24 @@ export const TENANTS_HELP = `  tenants create --domain <d> --name <company> --ad
 const setupUrl = (config: Readonly<Config>, domain: string, token: string) =>
   `${mailBase(config, domain)}${setupPath(token)}`
 
+export const TENANTS_OPTIONS = {
+  domain: { type: 'string' },
+  name: { type: 'string' },
+  'admin-email': { type: 'string' },
+  'admin-first-name': { type: 'string' },
+  'admin-last-name': { type: 'string' },
+  currency: { type: 'string' },
+  json: { type: 'boolean' },
+} as const
+
+export const USERS_OPTIONS = {
+  domain: { type: 'string' },
+  email: { type: 'string' },
+  json: { type: 'boolean' },
+} as const
+
 export async function tenantsCommand(config: Readonly<Config>, args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      domain: { type: 'string' },
-      name: { type: 'string' },
-      'admin-email': { type: 'string' },
-      'admin-first-name': { type: 'string' },
-      'admin-last-name': { type: 'string' },
-      currency: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-  })
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: TENANTS_OPTIONS })
   const [action, domain] = positionals
   const print = printer(values.json)
   await withDatabase(config, `tenants ${action ?? ''}`.trim(), async (db) => {
@@ -45,6 +50,13 @@ export async function tenantsCommand(config: Readonly<Config>, args: string[]): 
         const { domain: d, name, 'admin-email': adminEmail } = values
         if (d === undefined || name === undefined || adminEmail === undefined) {
           throw new UsageError('tenants create needs --domain, --name and --admin-email')
+        }
+        // Single-tenant mode serves one tenant: a second one would stop the next start, so it is refused now.
+        const existing = config.BASE_DOMAIN === undefined ? await tenants.listTenants(db) : []
+        if (existing.length > 0) {
+          throw new OperatorError(
+            `This database already has a tenant (${existing.map((t) => t.domain).join(', ')}) and BASE_DOMAIN is not set (single-tenant mode): set BASE_DOMAIN (e.g. BASE_DOMAIN=procurement.example.com, so ${d}.procurement.example.com is tenant ${d}) for this command and the service, then create it.`,
+          )
         }
         const created = await tenants.createTenant(db, {
           domain: d,
@@ -84,11 +96,7 @@ export async function tenantsCommand(config: Readonly<Config>, args: string[]): 
 }
 
 export async function usersCommand(config: Readonly<Config>, args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { domain: { type: 'string' }, email: { type: 'string' }, json: { type: 'boolean' } },
-  })
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: USERS_OPTIONS })
   if (positionals[0] !== 'reset-password') throw new UsageError('users takes reset-password')
   const { domain, email } = values
   if (domain === undefined || email === undefined)

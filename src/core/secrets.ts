@@ -13,3 +13,20 @@ export function secretMatches(pepper: Buffer, secret: string, stored: Buffer): b
   const given = hashSecret(pepper, secret)
   return stored.length === given.length && timingSafeEqual(given, stored)
 }
+
+/**
+ * Which pepper `secret` matches `stored` under: the current one, a previous one (SECRET_PEPPERS_PREVIOUS: the
+ * caller hashes it again under the current one), or none. Every pepper is tried every time, so the answer
+ * takes the same work whichever it is.
+ */
+export function secretMatchesAny(
+  pepper: Buffer,
+  previous: readonly Buffer[],
+  secret: string,
+  stored: Buffer,
+): 'current' | 'previous' | undefined {
+  const current = secretMatches(pepper, secret, stored)
+  let old = false
+  for (const p of previous) old = secretMatches(p, secret, stored) || old
+  return current ? 'current' : old ? 'previous' : undefined
+}

@@ -56,7 +56,7 @@ async function whoHolds(address: string): Promise<Holder | undefined> {
 
 /** Takes the folder for this process, or throws DataDirLockedError naming the process that has it. */
 export async function lockDataDir(dir: string, command: string): Promise<DataDirLock> {
-  fs.mkdirSync(dir, { recursive: true })
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
   const address = socketAddress(dir)
   const me: Holder = { pid: process.pid, command, since: new Date().toISOString() }
   const server = net.createServer((socket) => socket.end(JSON.stringify(me)))

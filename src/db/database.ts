@@ -7,7 +7,9 @@ import fs from 'node:fs'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Config } from '../config.ts'
+import { OperatorError, RESTORE_REMEDY } from '../core/operator-error.ts'
 import { lockDataDir, pgdataPaths } from './data-dir.ts'
+import { checkPgdataFiles, securePermissions } from './integrity.ts'
 import { everyone, listenPostgres, type Subscribers, type Subscription } from './listener.ts'
 import { pglitePool } from './pglite-pool.ts'
 import { preparedStatements } from './prepared.ts'
@@ -24,6 +26,8 @@ export interface Database {
    * engine from this one.
    */
   listen(subscribers: Subscribers): Promise<Subscription>
+  /** Embedded only: the data directory as a gzipped tarball, consistent (taken from the open database). */
+  dump?(): Promise<Blob>
   close(): Promise<void>
 }
 
@@ -199,7 +203,8 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
   const lock = await lockDataDir(config.dataDir, options.command)
   try {
     const database = await openEmbedded(config.dataDir, options.prepare, options.progress)
-    return { ...database, close: () => database.close().finally(() => lock.release()) }
+    const close = () => database.close().then(() => securePermissions(config.dataDir))
+    return { ...database, close: () => close().finally(() => lock.release()) }
   } catch (error) {
     await lock.release()
     throw error
@@ -222,8 +227,19 @@ async function openEmbedded(
       await fresh.close()
     }
     fs.renameSync(partial, ready)
+  } else {
+    checkPgdataFiles(ready)
   }
-  const database = await openPglite({ dataDir: ready })
+  // PGlite makes its files 0666 whatever the umask: private again at every start, and at every close.
+  securePermissions(dir)
+  let database: Awaited<ReturnType<typeof openPglite>>
+  try {
+    database = await openPglite({ dataDir: ready })
+  } catch (error) {
+    // Past the file checks, PGlite still aborts on what it cannot read (a WebAssembly trap and its stack).
+    const what = error instanceof Error ? error.message.split('\n')[0]!.slice(0, 200) : String(error)
+    throw new OperatorError(`The embedded database in ${ready} cannot be opened (${what}): ${RESTORE_REMEDY}.`)
+  }
   try {
     await prepare(database)
   } catch (error) {

@@ -58,14 +58,22 @@ async function upToDate(db: Kysely<any>): Promise<boolean> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see the schema before the table types apply
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   if (await upToDate(db)) return []
-  const migrator = new Migrator({
-    db,
-    provider,
-    migrationTableName: MIGRATION_TABLE,
-    migrationLockTableName: 'schema_migrations_lock',
-  })
-  const { error, results } = await migrator.migrateToLatest()
+  const { error, results } = await migratorOf(db).migrateToLatest()
   if (error !== undefined)
     throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`)
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
 }
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+const migratorOf = (db: Kysely<any>) =>
+  new Migrator({ db, provider, migrationTableName: MIGRATION_TABLE, migrationLockTableName: 'schema_migrations_lock' })
+
+/** Every known migration, in order, with when it ran on this database (undefined: pending). Changes nothing. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+export async function migrationStatus(db: Kysely<any>): Promise<{ name: string; executedAt: Date | undefined }[]> {
+  const known = await migratorOf(db).getMigrations()
+  return known.map((m) => ({ name: m.name, executedAt: m.executedAt }))
+}
+
+/** The names of every known migration, in the order they run. */
+export const migrationNames = (): string[] => Object.keys(migrations).sort()

@@ -2,9 +2,13 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { sql } from 'kysely'
 import { Type } from 'typebox'
+import { serviceVersion } from '../core/version.ts'
 import type { Database } from '../db/database.ts'
 
-const Status = Type.Object({ status: Type.String() })
+const Health = Type.Object({
+  status: Type.String(),
+  version: Type.String({ description: "The service's version (package.json), e.g. 0.1.0" }),
+})
 
 export const healthRoutes =
   (database: Database): FastifyPluginAsync =>
@@ -16,10 +20,10 @@ export const healthRoutes =
           summary: 'The process is up',
           operationId: 'getHealth',
           tags: ['operations'],
-          response: { 200: Status },
+          response: { 200: Health },
         },
       },
-      async () => ({ status: 'ok' }),
+      async () => ({ status: 'ok', version: serviceVersion() }),
     )
     app.get(
       '/readyz',

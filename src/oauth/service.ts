@@ -41,10 +41,14 @@ export interface ClientOrigin {
  * wrong ones count, per address and per client id, and past either limit they are answered 429.
  */
 async function authenticate(deps: OAuthDeps, auth: ClientAuth, origin: ClientOrigin) {
-  const app = await applications.verifyClient(deps.db, deps.keys.pepper, auth.clientId, auth.clientSecret)
+  const { pepper, previousPeppers = [] } = deps.keys
+  const app = await applications.verifyClient(deps.db, pepper, previousPeppers, auth.clientId, auth.clientSecret)
   if (app !== undefined) {
-    if (app.revoked_at === null && app.user_active && app.tenant_active && hostAllows(origin.host, app.domain))
+    if (app.revoked_at === null && app.user_active && app.tenant_active && hostAllows(origin.host, app.domain)) {
+      // Hashed under a previous pepper: hashed again under the current one, so the old pepper can be retired.
+      if (app.matched === 'previous') await applications.rehashSecret(deps.db, app, pepper, auth.clientSecret)
       return app
+    }
     throw invalidClient(auth.basic)
   }
   // An address gets its full allowance of failures; a client id is braked from the failure that reaches its limit.

@@ -3,8 +3,8 @@
  * verifies them without a lookup. What a JWT cannot say (revoked since, owner deactivated since) is
  * checked against the database on every API request (src/oauth/bearer.ts).
  */
-import { randomUUID, webcrypto } from 'node:crypto'
-import { jwtVerify, SignJWT } from 'jose'
+import { createHash, randomUUID, webcrypto } from 'node:crypto'
+import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose'
 import type { Config } from '../config.ts'
 import type { ServerKeys } from '../keys.ts'
 
@@ -40,35 +40,60 @@ export async function signAccessToken(
     client_id: subject.clientId,
     ver: subject.secretVersion,
   })
-    .setProtectedHeader({ alg: 'HS256', typ: TYP })
+    .setProtectedHeader({ alg: 'HS256', typ: TYP, kid: kidOf(keys.signingKey) })
     .setIssuer(config.TOKEN_ISSUER)
     .setAudience(config.API_AUDIENCE)
     .setSubject(String(subject.userId))
     .setJti(jti)
     .setIssuedAt()
     .setExpirationTime(`${TOKEN_LIFETIME_SECONDS}s`)
-    .sign(await signingKeyOf(keys))
+    .sign(await cryptoKeyOf(keys.signingKey))
   return { token, jti }
 }
 
 const isInt = (value: unknown): value is number => Number.isSafeInteger(value)
 
 /**
- * The HMAC key as a WebCrypto CryptoKey, imported once per key set. jose signs and verifies through
- * WebCrypto; handed raw bytes or a KeyObject, it would import the key again on every call.
+ * The HMAC key as a WebCrypto CryptoKey, imported once per key. jose signs and verifies through WebCrypto;
+ * handed raw bytes or a KeyObject, it would import the key again on every call.
  */
-const cryptoKeys = new WeakMap<ServerKeys, Promise<webcrypto.CryptoKey>>()
-function signingKeyOf(keys: ServerKeys): Promise<webcrypto.CryptoKey> {
-  let key = cryptoKeys.get(keys)
+const cryptoKeys = new WeakMap<Uint8Array, Promise<webcrypto.CryptoKey>>()
+function cryptoKeyOf(raw: Uint8Array): Promise<webcrypto.CryptoKey> {
+  let key = cryptoKeys.get(raw)
   if (key === undefined)
     cryptoKeys.set(
-      keys,
-      (key = webcrypto.subtle.importKey('raw', keys.signingKey, { name: 'HMAC', hash: 'SHA-256' }, false, [
-        'sign',
-        'verify',
-      ])),
+      raw,
+      (key = webcrypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])),
     )
   return key
+}
+
+/**
+ * A token's `kid`: names the signing key without revealing it (a hash of it), the same on every node that
+ * shares the key. After a rotation (TOKEN_SIGNING_KEYS_PREVIOUS) it picks the key that verifies; a token
+ * whose key is no longer configured verifies under none and is refused.
+ */
+const kids = new WeakMap<Uint8Array, string>()
+function kidOf(raw: Uint8Array): string {
+  let kid = kids.get(raw)
+  if (kid === undefined)
+    kids.set(
+      raw,
+      (kid = createHash('sha256').update('procurement-token-key\0').update(raw).digest('base64url').slice(0, 16)),
+    )
+  return kid
+}
+
+/** The keys that may have signed `token`: the one its kid names; without a kid (older tokens), each in turn. */
+function verifyingKeys(keys: ServerKeys, token: string): Uint8Array[] {
+  let kid: unknown
+  try {
+    kid = decodeProtectedHeader(token).kid
+  } catch {
+    return []
+  }
+  const all = [keys.signingKey, ...(keys.previousSigningKeys ?? [])]
+  return kid === undefined ? all : all.filter((key) => kidOf(key) === kid)
 }
 
 /**
@@ -107,8 +132,20 @@ async function checkAccessToken(
   config: Pick<Config, 'TOKEN_ISSUER' | 'API_AUDIENCE'>,
   token: string,
 ): Promise<AccessClaims | undefined> {
+  for (const key of verifyingKeys(keys, token)) {
+    const claims = await checkWith(key, config, token)
+    if (claims !== undefined) return claims
+  }
+  return undefined
+}
+
+async function checkWith(
+  key: Uint8Array,
+  config: Pick<Config, 'TOKEN_ISSUER' | 'API_AUDIENCE'>,
+  token: string,
+): Promise<AccessClaims | undefined> {
   try {
-    const { payload } = await jwtVerify(token, await signingKeyOf(keys), {
+    const { payload } = await jwtVerify(token, await cryptoKeyOf(key), {
       algorithms: ['HS256'],
       issuer: config.TOKEN_ISSUER,
       audience: config.API_AUDIENCE,

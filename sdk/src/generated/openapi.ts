@@ -2821,6 +2821,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         status: string;
+                        /** @description The service's version (package.json), e.g. 0.1.0 */
+                        version: string;
                     };
                 };
             };
