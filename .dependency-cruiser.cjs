@@ -2,7 +2,7 @@
  * The layers of src/, checked by `npm run layers` (dependency-cruiser) in CI. docs/architecture.md draws them.
  *
  *   core ← config.ts, keys.ts ← db ← access ← http ← each resource (repository ← service ← routes)
- *        ← app.ts, api.ts ← server.ts, cluster.ts, seed/, cli/
+ *        ← app.ts, api.ts ← server.ts, cluster.ts, control.ts, seed/, cli/
  *
  * A lower layer never imports a higher one. A resource folder reaches another resource only through that
  * resource's service (`service.ts`, `*.service.ts`) or its schema (`schema.ts`: types and TypeBox schemas);
@@ -12,7 +12,7 @@ const RESOURCES =
   '(applications|approvals|audit|events|health|invitations|locations|lookups|mail|oauth|requests|roles|sessions|tenants|users|vendors|webhooks)'
 /** What one resource may import of another: its services and its schema. */
 const PUBLIC_FACE = `^src/${RESOURCES}/[a-z.-]*(service|schema|cache)\\.ts$`
-const ENTRY_POINTS = '^src/(app|api|server|cluster)\\.ts$|^src/(seed|cli|console)/'
+const ENTRY_POINTS = '^src/(app|api|server|cluster|control)\\.ts$|^src/(seed|cli|console)/'
 
 /** A rule that keeps `layer` (a path pattern) from importing anything but `allowed` (path patterns) in src/. */
 const onlyImports = (name, layer, allowed, comment) => ({
