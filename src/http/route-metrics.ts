@@ -98,7 +98,12 @@ export class RouteMetrics {
   }
 }
 
-/** A metric as prom-client's registry reads it: `get()` gives the samples, summed across cluster workers. */
+/**
+ * A metric as prom-client's registry reads it: `get()` gives the samples, summed across cluster workers. The
+ * registry reads only name, help, type, aggregator, get and reset; prom-client's types know no such collector
+ * (they name the four classes, and a numeric MetricType where the registry uses 'counter'), hence the one
+ * cast through unknown left under src/.
+ */
 function metric(name: string, help: string, type: 'counter' | 'histogram', values: () => Sample[], reset: () => void) {
   const read = () => ({ name, help, type, values: values(), aggregator: 'sum' })
   return { name, help, type, aggregator: 'sum', get: () => Promise.resolve(read()), reset } as unknown as Metric
