@@ -3,6 +3,23 @@ import { Type } from 'typebox'
 import { Problem, type FieldErrors } from '../../core/problem.ts'
 import type { Errors, FormState, Values } from '../views/forms.ts'
 
+/** Rows on a console list page. */
+export const PAGE_SIZE = 20
+/** A console list's query: the search, the page, and which action just finished (`done`). */
+export const ListQuery = Type.Object({
+  search: Type.Optional(Type.String({ maxLength: 200 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  done: Type.Optional(Type.String({ maxLength: 20 })),
+})
+export const Id = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) })
+export const Done = Type.Object({ done: Type.Optional(Type.String({ maxLength: 20 })) })
+
+/** What a finished action says on the page it leads to: `done` names one of `messages`, nothing else shows. */
+export const flashOf =
+  (messages: Readonly<Record<string, string>>) =>
+  (done: string | undefined): string | undefined =>
+    done === undefined || !Object.hasOwn(messages, done) ? undefined : messages[done]
+
 /** A posted form: text fields, each at most 10,000 characters (the CSRF token is read before the schema). */
 export const FormBody = Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: 10_000 }), {
   maxProperties: 200,

@@ -4,7 +4,6 @@
  * tenant's — through the location service. An edit carries the ETag it was opened with (If-Match): if someone
  * changed the location meanwhile, nothing is written and the page says so.
  */
-import { Type } from 'typebox'
 import { Problem, type FieldErrors } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
 import { LocationInput, type LocationView } from '../../locations/schema.ts'
@@ -22,22 +21,10 @@ import {
   locationView,
   type LocationChoices,
 } from '../views/locations.ts'
-import { attempt, errorsFor, FormBody } from './forms.ts'
+import { attempt, Done, errorsFor, flashOf, FormBody, Id, ListQuery, PAGE_SIZE } from './forms.ts'
 
-const PAGE_SIZE = 20
 const MAX_ALTERNATES = 50
-const ListQuery = Type.Object({
-  search: Type.Optional(Type.String({ maxLength: 200 })),
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-  done: Type.Optional(Type.String({ maxLength: 20 })),
-})
-const Id = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) })
-const Done = Type.Object({ done: Type.Optional(Type.String({ maxLength: 20 })) })
-const FLASH: Readonly<Record<string, string>> = {
-  created: 'The location is created.',
-  saved: 'Your changes are saved.',
-}
-const flash = (done: string | undefined) => (done === undefined ? undefined : FLASH[done])
+const flash = flashOf({ created: 'The location is created.', saved: 'Your changes are saved.' })
 const check = bodyChecker(LocationInput)
 
 /** How many alternate address blocks a posted form has (`_alternates`), within bounds. */

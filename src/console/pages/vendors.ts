@@ -2,7 +2,6 @@
  * Vendors in the console: the list (search, paging, CSV export of the page), one vendor, create, edit,
  * deactivate and activate — through the vendor service, with the API's own validation of each body.
  */
-import { Type } from 'typebox'
 import { bodyChecker } from '../../http/body-check.ts'
 import { toCsv } from '../../http/list.ts'
 import { listCurrencies, listVendorLookups } from '../../lookups/service.ts'
@@ -11,26 +10,15 @@ import { createVendor, getVendor, listVendors, updateVendor } from '../../vendor
 import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
 import type { FormState, Values } from '../views/forms.ts'
 import { VENDOR_LABELS, vendorFormView, vendorsView, vendorView, type VendorChoices } from '../views/vendors.ts'
-import { attempt, errorsFor, FormBody, valuesOf } from './forms.ts'
+import { attempt, Done, errorsFor, flashOf, FormBody, Id, ListQuery, PAGE_SIZE, valuesOf } from './forms.ts'
 
-const PAGE_SIZE = 20
 const FIELDS = Object.keys(VENDOR_LABELS)
-const ListQuery = Type.Object({
-  search: Type.Optional(Type.String({ maxLength: 200 })),
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-  done: Type.Optional(Type.String({ maxLength: 20 })),
-})
-const Id = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) })
-const Done = Type.Object({ done: Type.Optional(Type.String({ maxLength: 20 })) })
-
-/** What a finished action says on the page it leads to (the query names one of these, nothing else). */
-const FLASH: Readonly<Record<string, string>> = {
+const flash = flashOf({
   created: 'The vendor is created.',
   saved: 'Your changes are saved.',
   deactivated: 'The vendor is deactivated: it stays on record but is no longer offered.',
   activated: 'The vendor is active again.',
-}
-const flash = (done: string | undefined) => (done === undefined ? undefined : FLASH[done])
+})
 
 const checkCreate = bodyChecker(VendorInput)
 const checkEdit = bodyChecker(VendorPatch)
