@@ -110,7 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   metrics(app, deps.clusterWorker === true ? { workers: config.WORKERS } : undefined)
   await app.register(healthRoutes(deps.database))
   await app.register(oauthRoutes(deps))
-  await app.register(invitationRoutes(deps.database))
+  await app.register(invitationRoutes(deps.database, config))
   await app.register(apiRoutes({ ...deps, access, lookups }), { prefix: '/api' })
   await app.register(consoleRoutes({ ...deps, lookups }), { prefix: '/console' })
   return app

@@ -137,7 +137,11 @@ export function authPages(app: FastifyInstance, deps: ConsoleDeps): void {
         400,
       )
     }
-    const used = await useLink(deps.db, token, await hashPassword(password))
+    const used = await useLink(deps.db, token, {
+      host: hostOf(deps.config, request),
+      purposes: ['invitation', 'setup', 'reset'],
+      passwordHash: await hashPassword(password),
+    })
     const session = await startSession(deps.db, used, deps.limits, {
       userAgent: String(request.headers['user-agent'] ?? ''),
       address: request.ip,

@@ -5,7 +5,9 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
+import { tenantOfHost } from '../http/host.ts'
 import { setupPath, useLink } from './service.ts'
 
 const Params = Type.Object({ token: Type.String({ minLength: 20, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) })
@@ -15,7 +17,7 @@ const Accepted = Type.Object({
 })
 
 export const invitationRoutes =
-  (database: Database): FastifyPluginAsyncTypebox =>
+  (database: Database, config: Readonly<Config>): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.post(
       '/invitations/:token/accept',
@@ -29,7 +31,11 @@ export const invitationRoutes =
         },
       },
       async (request) => {
-        const { email } = await useLink(database.db, request.params.token)
+        // Only an invitation is accepted here, on its own tenant's host: set-up and reset links need a password.
+        const { email } = await useLink(database.db, request.params.token, {
+          host: tenantOfHost(config.BASE_DOMAIN, request.host),
+          purposes: ['invitation'],
+        })
         return { metadata: {}, data: { email, pending_invite: false } }
       },
     )

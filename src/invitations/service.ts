@@ -1,6 +1,8 @@
 /**
  * One-time links that let a person set their console password: the invitation a new user is e-mailed
- * (14 days), the first administrator's set-up link (24 hours) and a reset link (24 hours). Each opens the
+ * (14 days), the first administrator's set-up link (24 hours) and a reset link (24 hours). Each is bound to
+ * its tenant (used on another tenant's host it is unknown) and its purpose (only an invitation may be
+ * accepted without a password), works once, and only for an active user. Each opens the
  * set-password page `/console/setup/<token>`; opening it (GET) changes nothing — a mail scanner that
  * prefetches the link accepts nothing — and only submitting a password uses it up. Tokens are 256 random
  * bits, stored as SHA-256 hashes. An invitation's e-mail is queued in the outbox in the same transaction as
@@ -11,6 +13,8 @@ import type { Kysely } from 'kysely'
 import type { DB, LinkPurpose } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { notFound } from '../core/problem.ts'
+import { endUserSessions } from '../sessions/service.ts'
+import { hostAllows, type HostTenant } from '../http/host.ts'
 import * as repo from './repository.ts'
 
 const INVITATION_DAYS = 14
@@ -77,15 +81,33 @@ export async function openLink(db: Kysely<DB>, token: string) {
   return link !== undefined && link.is_active && link.tenant_active ? link : undefined
 }
 
+/** Where a link is being used, and what for: its host must name the link's tenant and its purpose be one of these. */
+export interface LinkUse {
+  host: HostTenant
+  purposes: readonly LinkPurpose[]
+  /** With a hash the user signs in with this password from now on, and every session they had ends. */
+  passwordHash?: string
+}
+
 /**
- * Uses a link: the user accepts (is no longer pending) and, with a password hash, signs in with it from now
- * on. Unknown, used or expired links are 404.
+ * Uses a link once: the user accepts (is no longer pending) and, with a password hash, has that password and
+ * is signed out everywhere. A link that is unknown, used, expired, of another tenant than the host names,
+ * of another purpose, or of a deactivated user or tenant is 404, and nothing changes.
  */
-export function useLink(db: Kysely<DB>, token: string, passwordHash?: string) {
+export function useLink(db: Kysely<DB>, token: string, use: LinkUse) {
   return inTransaction(db, async (tx) => {
-    const link = await repo.markUsed(tx, hashToken(token))
+    const hash = hashToken(token)
+    const open = await repo.findOpen(tx, hash)
+    const usable =
+      open !== undefined &&
+      open.is_active &&
+      open.tenant_active &&
+      use.purposes.includes(open.purpose) &&
+      hostAllows(use.host, open.domain)
+    const link = usable ? await repo.markUsed(tx, hash) : undefined
     if (link === undefined) throw notFound('This link is unknown, already used or expired.')
-    const email = await repo.acceptUser(tx, link.tenant_id, link.user_id, passwordHash)
+    const email = await repo.acceptUser(tx, link.tenant_id, link.user_id, use.passwordHash)
+    if (use.passwordHash !== undefined) await endUserSessions(tx, link.tenant_id, link.user_id)
     return { email, tenantId: link.tenant_id, userId: link.user_id }
   })
 }

@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
+import { enforceContainment } from '../access/containment.ts'
 import { audit } from '../audit/service.ts'
 import { type Page } from '../core/list-query.ts'
 import type { DB } from '../db/schema.ts'
@@ -168,6 +169,7 @@ async function createUsers(
       const { refs, errors } = await check(tx)
       if (errors.some((e) => Object.keys(e).length > 0)) throw fail(errors)
       const users = items.map((u) => ({ ...u, roleId: u.roleId ?? refs.defaultRole! }))
+      await enforceContainment(tx, actor, { action: 'create', grantedRoleIds: users.map((u) => u.roleId) })
       const ids = await writes.insertUsers(tx, actor.tenantId, users, actor.userId)
       await audit(
         tx,
@@ -211,6 +213,7 @@ export async function updateUser(
   return inTransaction(db, async (tx) => {
     const owner = await writes.userOfProfile(tx, actor.tenantId, profileId)
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
+    await enforceContainment(tx, actor, { action: 'edit', targetUserId: owner.user_id })
     const u = fromSingle(body)
     const errors = referenceErrors(u, await repo.referenceData(tx, actor.tenantId), SINGLE_NAMES)
     if ((await repo.takenEmails(tx, actor.tenantId, [u.email.toLowerCase()], owner.user_id)).size > 0)
@@ -236,6 +239,7 @@ export async function deactivateUser(db: Kysely<DB>, actor: Actor, profileId: nu
     const owner = await writes.userOfProfile(tx, actor.tenantId, profileId)
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
     if (owner.user_id === actor.userId) throw conflict('You cannot deactivate yourself; ask another administrator.')
+    await enforceContainment(tx, actor, { action: 'deactivate', targetUserId: owner.user_id })
     await writes.deactivateUser(tx, actor.tenantId, owner.user_id, actor.userId)
     await endUserSessions(tx, actor.tenantId, owner.user_id)
     await audit(tx, actor, {

@@ -1,0 +1,66 @@
+/**
+ * Privilege containment (DECISIONS, "Who may do what"): nobody grants a role or permission they do not hold,
+ * and only a `superuser` creates, edits, deactivates, re-activates or promotes a `superuser`. One rule, called
+ * by every path that writes users or grants roles — API single and batch create, PUT, DELETE, the console's
+ * invite and deactivate, and the per-location grant and role endpoints — so no channel can hand out more
+ * than its actor holds. The functions here are pure; `grants.repository.ts` loads what they compare.
+ */
+import type { Kysely } from 'kysely'
+import type { DB, PermissionKey } from '../db/schema.ts'
+import { forbidden } from '../core/problem.ts'
+import type { Actor } from './actor.ts'
+import { everythingHeldBy, rolesAsGrants, type Grant } from './grants.repository.ts'
+
+/** A superuser holds every permission, whatever its role lists. */
+const holds = (held: ReadonlySet<PermissionKey>, key: PermissionKey) => held.has('superuser') || held.has(key)
+
+/** The permissions in `granted` that `held` lacks, in a stable order (no duplicates). */
+export function missingPermissions(
+  held: ReadonlySet<PermissionKey>,
+  granted: Iterable<PermissionKey>,
+): PermissionKey[] {
+  return [...new Set(granted)].filter((key) => !holds(held, key)).sort()
+}
+
+/** Throws 403 naming the first missing permission unless the actor holds every permission of every grant. */
+export function requireMayGrant(actor: Actor, grants: Iterable<Grant>): void {
+  for (const grant of grants) {
+    const missing = missingPermissions(actor.permissions, grant.permissions)
+    if (missing.length > 0) {
+      throw forbidden(
+        `Granting the role ${JSON.stringify(grant.role)} needs the ${missing.join(', ')} permission${missing.length > 1 ? 's' : ''}, ` +
+          'which you do not hold: nobody grants more than they have.',
+      )
+    }
+  }
+}
+
+export type TargetAction = 'create' | 'edit' | 'deactivate' | 're-activate' | 'grant roles to'
+
+/**
+ * Throws 403 unless the actor may act on a user who holds `target` (every permission of the user's profile
+ * role and of every grant, at a location or not): only a superuser acts on a superuser.
+ */
+export function requireMayActOn(actor: Actor, target: ReadonlySet<PermissionKey>, action: TargetAction): void {
+  if (target.has('superuser') && !actor.permissions.has('superuser')) {
+    throw forbidden(`Only a user with the superuser permission may ${action} a superuser.`)
+  }
+}
+
+/**
+ * The whole rule for one write, loading what it compares: the actor may act on the target user (if any)
+ * and holds every permission of every role granted (ids the tenant does not have are left to the caller's
+ * validation). Call it inside the write's transaction, before writing.
+ */
+export async function enforceContainment(
+  db: Kysely<DB>,
+  actor: Actor,
+  change: { action: TargetAction; targetUserId?: number; grantedRoleIds?: number[] },
+): Promise<void> {
+  if (change.targetUserId !== undefined) {
+    requireMayActOn(actor, await everythingHeldBy(db, actor.tenantId, change.targetUserId), change.action)
+  }
+  const roles = await rolesAsGrants(db, actor.tenantId, change.grantedRoleIds ?? [])
+  requireMayGrant(actor, roles.values())
+}
+export type { Grant } from './grants.repository.ts'
