@@ -12,7 +12,9 @@ import { lookupRoutes } from './lookups/routes.ts'
 import type { LookupCache } from './lookups/cache.ts'
 import type { LiveAccessCache } from './oauth/access-cache.ts'
 import { bearerAuth } from './oauth/bearer.plugin.ts'
+import { roleRoutes } from './roles/routes.ts'
 import { userRoutes } from './users/routes.ts'
+import { userGrantRoutes } from './users/grants.routes.ts'
 import { vendorRoutes } from './vendors/routes.ts'
 
 export const apiRoutes =
@@ -34,5 +36,7 @@ export const apiRoutes =
     await app.register(locationRoutes)
     await app.register(lookupRoutes)
     await app.register(userRoutes)
+    await app.register(userGrantRoutes)
+    await app.register(roleRoutes)
     await app.register(applicationRoutes(deps.keys.pepper))
   }

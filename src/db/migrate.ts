@@ -13,6 +13,7 @@ import * as m0003 from './migrations/0003_striped_counts.ts'
 import * as m0004 from './migrations/0004_access_notify.ts'
 import * as m0005 from './migrations/0005_lookups_notify.ts'
 import * as m0006 from './migrations/0006_vendor_key.ts'
+import * as m0007 from './migrations/0007_requests.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0004_access_notify': m0004,
   '0005_lookups_notify': m0005,
   '0006_vendor_key': m0006,
+  '0007_requests': m0007,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

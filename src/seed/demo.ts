@@ -238,20 +238,6 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
     .values({ tenant_id, user_id: buyerId, location_id: locationIds[1]!, role_id: roleIds.get('Requester')! })
     .execute()
 
-  const kinds = ['order', 'expense', 'travel', 'bill', 'payment'] as const
-  await tx
-    .insertInto('approvals')
-    .values(
-      kinds.flatMap((kind, k) =>
-        Array.from({ length: k + 1 }, (_, i) => ({
-          tenant_id,
-          approver_id: adminId,
-          kind,
-          subject: `Demo ${kind} #${i + 1}`,
-        })),
-      ),
-    )
-    .execute()
   const inTwoWeeks = new Date(Date.now() + 14 * 86400_000).toISOString().slice(0, 10)
   await tx
     .insertInto('delegations')

@@ -1,5 +1,6 @@
 /** SQL for the current user's account: tenant, role grants with permissions, department. */
 import { sql, type Kysely } from 'kysely'
+import { delegationActive } from '../access/delegation.ts'
 import type { DB } from '../db/schema.ts'
 
 export const tenantOf = (db: Kysely<DB>, tenantId: number) =>
@@ -29,10 +30,10 @@ export async function grantsOf(db: Kysely<DB>, userId: number): Promise<GrantRow
 
 export async function isDelegatee(db: Kysely<DB>, userId: number): Promise<boolean> {
   const row = await db
-    .selectFrom('delegations')
-    .select('id')
-    .where('delegatee_id', '=', userId)
-    .where('active', '=', true)
+    .selectFrom('delegations as d')
+    .select('d.id')
+    .where('d.delegatee_id', '=', userId)
+    .where(delegationActive('d'))
     .executeTakeFirst()
   return row !== undefined
 }

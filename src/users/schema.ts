@@ -117,6 +117,14 @@ export const SingleUser = named(
       profile_image: Type.Optional(Type.String({ maxLength: 2000 })),
       is_sso_enabled: Type.Optional(Type.Boolean()),
       legal_entities: Type.Optional(Type.Array(Id, { maxItems: 100 })),
+      role_id: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: 2147483647,
+          description:
+            'The profile role (GET /api/v3/roles/). On create, omitted means the least-privileged role; on PUT, omitted keeps the current role.',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -215,3 +223,18 @@ export const Me = named(
   }),
 )
 export type Me = Static<typeof Me>
+
+/** A user's per-location grants: the complete set, each a location id and a role id. */
+export const LocationRoles = named(
+  'LocationRoles',
+  Type.Array(
+    Type.Object(
+      {
+        location: Type.Integer({ minimum: 1, maximum: 2147483647, examples: [2] }),
+        role: Type.Integer({ minimum: 1, maximum: 2147483647, examples: [4] }),
+      },
+      { additionalProperties: false },
+    ),
+    { maxItems: 500 },
+  ),
+)
