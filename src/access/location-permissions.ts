@@ -94,3 +94,14 @@ export async function holdersAt(
         select 1 from user_locations ul where ul.user_id = u.id and ul.location_id = ${locationId}))))`.execute(db)
   return new Set(result.rows.map((r) => r.id))
 }
+
+/**
+ * What the actor may see of requests and approvals, as a list scope (db/list.ts): undefined (everything)
+ * for a superuser or the operator; else their user id and the locations where they hold `nav_approval`,
+ * `nav_purchase` or `superuser` (see `requestVisible` in approvers.ts).
+ */
+export async function requestScope(db: Kysely<DB>, actor: Actor): Promise<[number, number[]] | undefined> {
+  const access = await actorLocationAccess(db, actor)
+  const locations = locationsWithAny(access, 'nav_approval', 'nav_purchase', 'superuser')
+  return locations === 'all' ? undefined : [actor.userId!, locations]
+}

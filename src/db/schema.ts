@@ -190,6 +190,11 @@ export type ApprovalKind = (typeof APPROVAL_KINDS)[number]
 export type RequestStatus = 'draft' | 'pending' | 'approved' | 'rejected' | 'cancelled'
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'cancelled'
 
+export interface PlannedStep {
+  step: number
+  candidates: number[]
+}
+
 export interface PurchaseRequestTable {
   id: Generated<number>
   tenant_id: number
@@ -202,6 +207,8 @@ export interface PurchaseRequestTable {
   description: Generated<string>
   needed_by: ColumnType<string | null, string | null | undefined, string | null>
   total: Numeric
+  /** The approval steps planned at submit: each step's candidates (user ids), in order. */
+  chain: ColumnType<PlannedStep[], string | undefined, string>
   submitted_at: Date | null
   created_at: Timestamp
   updated_at: Timestamp

@@ -5,9 +5,22 @@ import { PERMISSION_KEYS } from '../db/schema.ts'
 export { Role } from '../lookups/schema.ts'
 
 export const PermissionKeySchema = Type.Union(
-  PERMISSION_KEYS.map((key) => Type.Literal(key)),
+  [
+    Type.Literal('superuser'),
+    Type.Literal('accounts_payable'),
+    Type.Literal('nav_request'),
+    Type.Literal('nav_approval'),
+    Type.Literal('nav_purchase'),
+    Type.Literal('nav_receive'),
+    Type.Literal('nav_manage'),
+    Type.Literal('nav_setting'),
+    Type.Literal('nav_report'),
+  ],
   { description: 'A permission key.' },
 )
+// Every key of the database's list, and no other (a compile-time check).
+const _all: readonly Static<typeof PermissionKeySchema>[] = PERMISSION_KEYS
+void _all
 
 export const RoleInput = named(
   'RoleInput',

@@ -1,7 +1,7 @@
 /** SQL for users and their profiles. Every query is scoped to one tenant; the caller owns transactions. */
 import { sql, type Kysely } from 'kysely'
 import type { Static } from 'typebox'
-import { delegationActive, pendingOrderCount } from '../access/delegation.ts'
+import { delegationActive, pendingOrderCount } from '../access/approvers.ts'
 import { listSql } from '../db/list.ts'
 import type { DB } from '../db/schema.ts'
 import type { LocationSummary } from '../lookups/schema.ts'
@@ -11,7 +11,7 @@ type Summary = Static<typeof LocationSummary>
 type Department = Static<typeof DepartmentSummary>
 type Counts = Static<typeof PendingApprovals>
 
-/** Pending approvals per kind, live (access/delegation.ts): only order approvals exist so far. */
+/** Pending approvals per kind, live (access/approvers.ts): only order approvals exist so far. */
 const pendingCounts = sql<Counts>`json_build_object('order', ${pendingOrderCount(sql.ref('u.id'))},
   'expense', 0, 'travel', 0, 'bill', 0, 'payment', 0)`
 

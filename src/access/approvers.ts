@@ -30,3 +30,16 @@ export const pendingOrderCount = (user: RawBuilder<number>): RawBuilder<number> 
   sql<number>`(select count(*)::int from request_approvals a
     join purchase_requests r on r.tenant_id = a.tenant_id and r.id = a.request_id
     where a.status = 'pending' and ${decidesFor(user)})`
+
+/**
+ * Whether the request aliased `r` is visible to the user `user` whose locations with `nav_approval`,
+ * `nav_purchase` or `superuser` are `locations` (int[]): their own, one they are (or were) a candidate for or
+ * decide as a delegatee, or any at those locations. A superuser's lists are not scoped at all.
+ */
+export const requestVisible = (user: unknown, locations: unknown, r = 'r'): RawBuilder<boolean> => {
+  const u = sql<number>`${user}::int`
+  return sql<boolean>`(${sql.ref(`${r}.requester_id`)} = ${u} or ${sql.ref(`${r}.location_id`)} = any(${locations}::int[])
+    or exists (select 1 from request_approvals va where va.tenant_id = ${sql.ref(`${r}.tenant_id`)}
+      and va.request_id = ${sql.ref(`${r}.id`)} and (va.candidates @> array[${u}]::int[] or va.acted_by = ${u}
+        or (va.status = 'pending' and ${decidesFor(u, 'va', r)}))))`
+}
