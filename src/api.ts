@@ -17,6 +17,7 @@ import { requestRoutes } from './requests/routes.ts'
 import { roleRoutes } from './roles/routes.ts'
 import { userRoutes } from './users/routes.ts'
 import { userGrantRoutes } from './users/grants.routes.ts'
+import { delegationRoutes } from './users/delegation.routes.ts'
 import { vendorRoutes } from './vendors/routes.ts'
 
 export const apiRoutes =
@@ -39,6 +40,7 @@ export const apiRoutes =
     await app.register(lookupRoutes)
     await app.register(userRoutes)
     await app.register(userGrantRoutes)
+    await app.register(delegationRoutes)
     await app.register(roleRoutes)
     await app.register(requestRoutes)
     await app.register(approvalRoutes)

@@ -183,3 +183,13 @@ export const userOfProfile = (db: Kysely<DB>, tenantId: number, profileId: numbe
     .where('tenant_id', '=', tenantId)
     .where('id', '=', profileId)
     .executeTakeFirst()
+
+export const isActive = async (db: Kysely<DB>, tenantId: number, userId: number) =>
+  (
+    await db
+      .selectFrom('users')
+      .select('is_active')
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', userId)
+      .executeTakeFirst()
+  )?.is_active === true
