@@ -23,9 +23,7 @@ import { subscribeToChanges } from './http/changes.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { ServerKeys } from './keys.ts'
 import { apiRoutes } from './api.ts'
-import { sendPage } from './console/context.ts'
-import { notice, page } from './console/layout.ts'
-import { consoleRoutes } from './console/routes.ts'
+import { consoleRequestError, consoleRoutes } from './console/routes.ts'
 import { invitationRoutes } from './invitations/routes.ts'
 import { LOOKUPS_CHANNEL, LookupCache } from './lookups/cache.ts'
 import { ACCESS_CHANNEL, LiveAccessCache } from './oauth/access-cache.ts'
@@ -63,8 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A path that is not valid percent-encoding never reaches a route: a problem like every other 400.
     frameworkErrors: (error, request, reply) => {
       const detail = `The request path is not valid: ${error.message}.`
-      if (request.url.startsWith('/console'))
-        void sendPage(reply, page({ title: 'Not found' }, notice('alert', detail)), 400)
+      if (request.url.startsWith('/console')) void consoleRequestError(reply, detail)
       else void sendProblem(reply, badRequest(detail))
     },
   })

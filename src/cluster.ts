@@ -85,177 +85,211 @@ function isStartFailure(message: unknown): message is { type: string; error: Sta
  * rejects with a ClusterStartError if they keep failing to start. Signal handlers are installed at once.
  */
 export function startCluster(options: ClusterOptions): Promise<{ port: number }> {
-  const { log, workers } = options
-  const maxStartFailures = Math.max(3, workers)
-  const listening = new Set<Worker>()
-  const failures = new WeakMap<Worker, StartFailure>()
-  let started = false
-  let closing = false
-  let startFailures = 0
-  let firstFailure: StartFailure | undefined
-
   return new Promise((resolve, reject) => {
-    const fork = () => {
-      if (closing) return
-      const worker = cluster.fork()
-      worker.on('error', (error: Error) => log.error({ err: { message: error.message } }, 'worker error'))
-    }
-
-    /** Stops every worker; says whether each one that was serving stopped cleanly (exit code 0). */
-    const stopAll = (): Promise<boolean> => {
-      const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead())
-      let clean = true
-      const exits = live.map((worker) => {
-        const serving = listening.has(worker)
-        const exited = new Promise<void>((done) =>
-          worker.once('exit', (code, signal) => {
-            if (serving && (code !== 0 || signal !== null)) clean = false
-            done()
-          }),
-        )
-        // One still starting has no requests to finish (and may not listen for messages yet): SIGTERM ends it.
-        if (!serving) worker.process.kill('SIGTERM')
-        else if (worker.isConnected()) worker.send({ type: STOP_MESSAGE }, undefined, () => {}) // if gone, it is exiting
-        return exited
-      })
-      // A worker gives up on its own after graceMs (exit 1); this is the backstop for one that cannot.
-      const force = setTimeout(() => {
-        log.error(
-          { workers: live.filter((w) => !w.isDead()).map((w) => w.process.pid) },
-          'workers took too long to stop: killing them',
-        )
-        for (const worker of live) if (!worker.isDead()) worker.process.kill('SIGKILL')
-      }, options.graceMs + 2000)
-      return Promise.all(exits).then(() => {
-        clearTimeout(force)
-        return clean
-      })
-    }
-
-    const giveUp = (failure: StartFailure) => {
-      closing = true
-      log.error({ start_failures: startFailures }, 'workers keep failing to start: stopping')
-      void stopAll().then(() => {
-        if (!started) return reject(new ClusterStartError(failure))
-        options.report?.(failure)
-        process.exit(1)
-      })
-    }
-
-    const shutdown = (signal: NodeJS.Signals) => {
-      if (closing) {
-        log.warn({ signal }, 'second signal: exiting now')
-        for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL')
-        process.exit(1)
-      }
-      closing = true
-      log.info({ signal, workers: listening.size }, 'shutting down')
-      void stopAll().then((clean) => process.exit(clean ? 0 : 1))
-    }
-    process.on('SIGTERM', () => shutdown('SIGTERM'))
-    process.on('SIGINT', () => shutdown('SIGINT'))
-
-    cluster.on('listening', (worker, address) => {
-      if (listening.has(worker)) return
-      listening.add(worker)
-      startFailures = 0
-      firstFailure = undefined
-      log.info({ worker_pid: worker.process.pid, workers: listening.size }, 'worker listening')
-      if (!started && listening.size === workers) {
-        started = true
-        resolve({ port: address.port })
-      }
-    })
-
-    /** Sends, unless the worker is gone (then `gone`, if given: a worker gone meanwhile answers nothing). */
-    const send = (worker: Worker, message: object, gone?: () => void) => {
-      if (!worker.isConnected()) return gone?.()
-      try {
-        worker.send(message, undefined, (error: Error | null) => {
-          if (error !== null) gone?.()
-        })
-      } catch {
-        gone?.()
-      }
-    }
-
-    // Gathers under way: id → what to do with one worker's reply.
-    const gathers = new Map<number, (worker: Worker, reply: Record<string, unknown>) => void>()
-    let lastGather = 0
-    const gather = (topic: string, withinMs: number): Promise<unknown[]> => {
-      const asked = new Set([...listening].filter((w) => w.isConnected()))
-      const id = ++lastGather
-      const answers: unknown[] = []
-      return new Promise((resolve) => {
-        const finish = () => {
-          clearTimeout(timer)
-          gathers.delete(id)
-          resolve(answers)
-        }
-        const timer = setTimeout(finish, withinMs)
-        const settled = (worker: Worker) => {
-          if (asked.delete(worker) && asked.size === 0) finish()
-        }
-        gathers.set(id, (worker, reply) => {
-          if (asked.has(worker) && 'answer' in reply) answers.push(reply.answer)
-          settled(worker)
-        })
-        if (asked.size === 0) return finish()
-        for (const worker of asked) send(worker, { type: GATHER_MESSAGE, id, topic }, () => settled(worker))
-      })
-    }
-    const workersView: Workers = { count: workers, gather }
-
-    cluster.on('message', (worker, message: unknown) => {
-      if (isStartFailure(message)) {
-        failures.set(worker, message.error)
-        return
-      }
-      if (isNumbered(message, GATHERED_MESSAGE)) {
-        gathers.get(message.id)?.(worker, message) // one that came too late is dropped
-        return
-      }
-      const question = isNumbered(message, ASK_MESSAGE) ? message : undefined
-      // An answer that cannot be sent is dropped: the worker is gone, or it does without (see askPrimary).
-      Promise.resolve()
-        .then(() => options.answer?.(question === undefined ? message : question.question, workersView))
-        .then(
-          (answer) => {
-            if (question !== undefined)
-              send(worker, { type: ANSWER_MESSAGE, id: question.id, ...(answer === undefined ? {} : { answer }) })
-            else if (answer !== undefined) send(worker, answer)
-          },
-          (error: unknown) => {
-            log.error({ err: { message: error instanceof Error ? error.message : String(error) } }, 'answer failed')
-            if (question !== undefined) send(worker, { type: ANSWER_MESSAGE, id: question.id })
-          },
-        )
-    })
-
-    cluster.on('exit', (worker, code, signal) => {
-      for (const replied of gathers.values()) replied(worker, {}) // it will not answer: no need to wait for it
-      const wasListening = listening.delete(worker)
-      if (closing) return
-      const how = signal !== null ? { signal } : { code }
-      if (wasListening) {
-        log.error({ worker_pid: worker.process.pid, ...how }, 'worker exited unexpectedly: starting a replacement')
-        fork()
-        return
-      }
-      startFailures += 1
-      const failure = failures.get(worker) ?? {
-        name: 'Error',
-        message: `it exited (${signal ?? `code ${code}`}) before it was listening.`,
-      }
-      firstFailure ??= failure
-      if (startFailures >= maxStartFailures) return giveUp(firstFailure)
-      log.warn(
-        { worker_pid: worker.process.pid, ...how, start_failures: startFailures, give_up_at: maxStartFailures },
-        'worker failed to start: trying again',
-      )
-      setTimeout(fork, RETRY_START_AFTER_MS)
-    })
-
-    for (let i = 0; i < workers; i++) fork()
+    const primary = new Primary(options, resolve, reject)
+    process.on('SIGTERM', () => primary.shutdown('SIGTERM'))
+    process.on('SIGINT', () => primary.shutdown('SIGINT'))
+    cluster.on('listening', (worker, address) => primary.listened(worker, address.port))
+    cluster.on('message', (worker, message: unknown) => primary.received(worker, message))
+    cluster.on('exit', (worker, code, signal) => primary.exited(worker, code, signal))
+    for (let i = 0; i < options.workers; i++) primary.fork()
   })
+}
+
+/** Sends, unless the worker is gone (then `gone`, if given: a worker gone meanwhile answers nothing). */
+function send(worker: Worker, message: object, gone?: () => void): void {
+  if (!worker.isConnected()) return gone?.()
+  try {
+    worker.send(message, undefined, (error: Error | null) => {
+      if (error !== null) gone?.()
+    })
+  } catch {
+    gone?.()
+  }
+}
+
+/** The primary's state: which workers serve, how starts go, whether it is closing. */
+class Primary {
+  readonly #listening = new Set<Worker>()
+  readonly #failures = new WeakMap<Worker, StartFailure>()
+  readonly #gathers = new Gathers(this.#listening)
+  readonly #maxStartFailures: number
+  #started = false
+  #closing = false
+  #startFailures = 0
+  #firstFailure: StartFailure | undefined
+
+  constructor(
+    readonly options: ClusterOptions,
+    readonly resolve: (value: { port: number }) => void,
+    readonly reject: (error: Error) => void,
+  ) {
+    this.#maxStartFailures = Math.max(3, options.workers)
+  }
+
+  fork(): void {
+    if (this.#closing) return
+    const worker = cluster.fork()
+    worker.on('error', (error: Error) => this.options.log.error({ err: { message: error.message } }, 'worker error'))
+  }
+
+  listened(worker: Worker, port: number): void {
+    if (this.#listening.has(worker)) return
+    this.#listening.add(worker)
+    this.#startFailures = 0
+    this.#firstFailure = undefined
+    this.options.log.info({ worker_pid: worker.process.pid, workers: this.#listening.size }, 'worker listening')
+    if (!this.#started && this.#listening.size === this.options.workers) {
+      this.#started = true
+      this.resolve({ port })
+    }
+  }
+
+  /** A worker's message: why it failed to start, its reply to a gather, or something for the `answer` hook. */
+  received(worker: Worker, message: unknown): void {
+    if (isStartFailure(message)) return void this.#failures.set(worker, message.error)
+    if (isNumbered(message, GATHERED_MESSAGE)) return this.#gathers.replied(worker, message)
+    const question = isNumbered(message, ASK_MESSAGE) ? message : undefined
+    const workers: Workers = {
+      count: this.options.workers,
+      gather: (topic, within) => this.#gathers.ask(topic, within),
+    }
+    // An answer that cannot be sent is dropped: the worker is gone, or it does without (see askPrimary).
+    Promise.resolve()
+      .then(() => this.options.answer?.(question === undefined ? message : question.question, workers))
+      .then(
+        (answer) => {
+          if (question !== undefined)
+            send(worker, { type: ANSWER_MESSAGE, id: question.id, ...(answer === undefined ? {} : { answer }) })
+          else if (answer !== undefined) send(worker, answer)
+        },
+        (error: unknown) => {
+          const text = error instanceof Error ? error.message : String(error)
+          this.options.log.error({ err: { message: text } }, 'answer failed')
+          if (question !== undefined) send(worker, { type: ANSWER_MESSAGE, id: question.id })
+        },
+      )
+  }
+
+  /** A worker exited: a serving one is replaced; one that failed to start is tried again, up to a limit. */
+  exited(worker: Worker, code: number, signal: string | null): void {
+    this.#gathers.gone(worker)
+    const wasListening = this.#listening.delete(worker)
+    if (this.#closing) return
+    const how = signal !== null ? { signal } : { code }
+    const { log } = this.options
+    if (wasListening) {
+      log.error({ worker_pid: worker.process.pid, ...how }, 'worker exited unexpectedly: starting a replacement')
+      return this.fork()
+    }
+    this.#startFailures += 1
+    const failure = this.#failures.get(worker) ?? {
+      name: 'Error',
+      message: `it exited (${signal ?? `code ${code}`}) before it was listening.`,
+    }
+    this.#firstFailure ??= failure
+    if (this.#startFailures >= this.#maxStartFailures) return this.#giveUp(this.#firstFailure)
+    log.warn(
+      {
+        worker_pid: worker.process.pid,
+        ...how,
+        start_failures: this.#startFailures,
+        give_up_at: this.#maxStartFailures,
+      },
+      'worker failed to start: trying again',
+    )
+    setTimeout(() => this.fork(), RETRY_START_AFTER_MS)
+  }
+
+  /** SIGTERM/SIGINT: stop every worker gracefully; a second signal exits at once. */
+  shutdown(signal: NodeJS.Signals): void {
+    if (this.#closing) {
+      this.options.log.warn({ signal }, 'second signal: exiting now')
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL')
+      process.exit(1)
+    }
+    this.#closing = true
+    this.options.log.info({ signal, workers: this.#listening.size }, 'shutting down')
+    void this.#stopAll().then((clean) => process.exit(clean ? 0 : 1))
+  }
+
+  #giveUp(failure: StartFailure): void {
+    this.#closing = true
+    this.options.log.error({ start_failures: this.#startFailures }, 'workers keep failing to start: stopping')
+    void this.#stopAll().then(() => {
+      if (!this.#started) return this.reject(new ClusterStartError(failure))
+      this.options.report?.(failure)
+      process.exit(1)
+    })
+  }
+
+  /** Stops every worker; says whether each one that was serving stopped cleanly (exit code 0). */
+  #stopAll(): Promise<boolean> {
+    const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead())
+    let clean = true
+    const exits = live.map((worker) => {
+      const serving = this.#listening.has(worker)
+      const exited = new Promise<void>((done) =>
+        worker.once('exit', (code, signal) => {
+          if (serving && (code !== 0 || signal !== null)) clean = false
+          done()
+        }),
+      )
+      // One still starting has no requests to finish (and may not listen for messages yet): SIGTERM ends it.
+      if (!serving) worker.process.kill('SIGTERM')
+      else if (worker.isConnected()) worker.send({ type: STOP_MESSAGE }, undefined, () => {}) // if gone, it is exiting
+      return exited
+    })
+    // A worker gives up on its own after graceMs (exit 1); this is the backstop for one that cannot.
+    const force = setTimeout(() => {
+      const left = live.filter((w) => !w.isDead())
+      this.options.log.error({ workers: left.map((w) => w.process.pid) }, 'workers took too long to stop: killing them')
+      for (const worker of left) worker.process.kill('SIGKILL')
+    }, this.options.graceMs + 2000)
+    return Promise.all(exits).then(() => {
+      clearTimeout(force)
+      return clean
+    })
+  }
+}
+
+/** The primary's gathers under way: each asks every serving worker and waits for their replies, within a limit. */
+class Gathers {
+  readonly #pending = new Map<number, (worker: Worker, reply: Record<string, unknown>) => void>()
+  #last = 0
+
+  constructor(readonly listening: ReadonlySet<Worker>) {}
+
+  ask(topic: string, withinMs: number): Promise<unknown[]> {
+    const asked = new Set([...this.listening].filter((w) => w.isConnected()))
+    const id = ++this.#last
+    const answers: unknown[] = []
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer)
+        this.#pending.delete(id)
+        resolve(answers)
+      }
+      const timer = setTimeout(finish, withinMs)
+      const settled = (worker: Worker) => {
+        if (asked.delete(worker) && asked.size === 0) finish()
+      }
+      this.#pending.set(id, (worker, reply) => {
+        if (asked.has(worker) && 'answer' in reply) answers.push(reply.answer)
+        settled(worker)
+      })
+      if (asked.size === 0) return finish()
+      for (const worker of asked) send(worker, { type: GATHER_MESSAGE, id, topic }, () => settled(worker))
+    })
+  }
+
+  /** One worker's reply; one that came too late is dropped. */
+  replied(worker: Worker, reply: Record<string, unknown> & { id: number }): void {
+    this.#pending.get(reply.id)?.(worker, reply)
+  }
+
+  /** A worker exited: it will not answer, so no gather waits for it. */
+  gone(worker: Worker): void {
+    for (const replied of this.#pending.values()) replied(worker, {})
+  }
 }

@@ -3,7 +3,9 @@
  * the session, the tenant the host names, and how pages answer (HTML with no-store).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Kysely } from 'kysely'
 import type { AttemptCounter } from '../access/attempts.ts'
 import type { Actor } from '../access/actor.ts'
@@ -23,6 +25,15 @@ export interface ConsoleDeps {
   attempts: AttemptCounter
   limits: SessionLimits
 }
+
+/** The console's routes, typed by their TypeBox schemas (params, query and form bodies). */
+export type ConsoleApp = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>
 
 export interface ConsoleSession {
   id: number

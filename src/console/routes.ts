@@ -7,6 +7,8 @@
 import fs from 'node:fs'
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { attemptCounterFrom } from '../access/attempts.ts'
 import type { LookupCache } from '../lookups/cache.ts'
@@ -16,21 +18,21 @@ import { isDatabaseUnavailable } from '../http/errors.ts'
 import { Problem } from '../core/problem.ts'
 import type { ServerKeys } from '../keys.ts'
 import { resumeSession } from '../sessions/service.ts'
-import { accountPages } from './account.ts'
-import { applicationPages } from './applications.ts'
-import { authPages } from './auth.ts'
+import { accountPages } from './pages/account.ts'
+import { applicationPages } from './pages/applications.ts'
+import { authPages } from './pages/auth.ts'
 import {
   csrfFor,
   csrfMatches,
   hostOf,
   sendPage,
   sessionToken,
+  type ConsoleApp,
   type ConsoleDeps,
   type ConsoleSession,
 } from './context.ts'
-import { directoryPages } from './directory.ts'
-import { html } from './html.ts'
-import { notice, page } from './layout.ts'
+import { directoryPages } from './pages/directory.ts'
+import { errorView } from './views/errors.ts'
 
 const ASSETS = new Map(
   ['console.css', 'console.js'].map((name) => [
@@ -63,31 +65,21 @@ function errorPage(error: FastifyError | Problem, request: FastifyRequest, reply
     request.log.error({ err: error }, 'console page failed')
     text = 'Something went wrong on our side. Try again; if it keeps happening, tell your administrator.'
   }
-  const title =
-    status === 403
-      ? 'Not allowed'
-      : status === 404
-        ? 'Not found'
-        : status === 503
-          ? 'Unavailable'
-          : 'Something went wrong'
-  const session = (request.session as ConsoleSession | null) ?? undefined
+  // Set by the session hook on signed-in pages; absent on public ones and when the hook itself failed.
+  const session: ConsoleSession | null = request.session
   const errors = error instanceof Problem ? [error.extra.errors ?? []].flat() : []
-  const details = errors.flatMap((fields) =>
-    Object.entries(fields).map(([field, messages]) => html`<li>${field}: ${messages.join('; ')}</li>`),
-  )
-  const body = html`${notice(
-      'alert',
-      html`${text}${
-        details.length > 0
-          ? html`<ul>
-              ${details}
-            </ul>`
-          : ''
-      }`,
-    )}
-    <p><a href="/console/">Back to the console</a></p>`
-  return sendPage(reply, page({ title, actor: session?.actor, csrf: session?.csrf }, body), status)
+  return sendPage(reply, errorView(status, text, errors, session ?? {}), status)
+}
+
+/** A request the HTTP layer refused before any route (e.g. a path that is not valid percent-encoding). */
+export const consoleRequestError = (reply: FastifyReply, detail: string) =>
+  sendPage(reply, errorView(400, detail, [], {}), 400)
+
+/** A field of a posted form, before the route's schema has looked at the body (anything but text is absent). */
+function formField(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null && Object.hasOwn(body, name)
+    ? (body as Record<string, unknown>)[name]
+    : undefined
 }
 
 export const consoleRoutes =
@@ -138,10 +130,7 @@ export const consoleRoutes =
         return reply.redirect(`/console/sign-in${next}`, 303)
       }
       request.session = { id: live.id, token, actor: live.actor, csrf: csrfFor(keys, token) }
-      if (
-        request.method === 'POST' &&
-        !csrfMatches(request.session.csrf, (request.body as Record<string, unknown> | undefined)?._csrf)
-      ) {
+      if (request.method === 'POST' && !csrfMatches(request.session.csrf, formField(request.body, '_csrf'))) {
         throw new Problem(
           403,
           'Forbidden',
@@ -150,19 +139,25 @@ export const consoleRoutes =
       }
     })
 
-    app.get('/assets/:name', { config: { publicPage: true }, schema: { hide: true } }, async (request, reply) => {
-      const name = (request.params as { name: string }).name
-      const body = ASSETS.get(name)
-      if (body === undefined) throw new Problem(404, 'Not Found', 'No such file.')
-      return reply
-        .header('cache-control', 'public, max-age=300')
-        .type(name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8')
-        .send(body)
-    })
+    const typed: ConsoleApp = app.withTypeProvider<TypeBoxTypeProvider>()
+    const Asset = Type.Object({ name: Type.String({ maxLength: 100 }) })
+    typed.get(
+      '/assets/:name',
+      { config: { publicPage: true }, schema: { hide: true, params: Asset } },
+      async (request, reply) => {
+        const { name } = request.params
+        const body = ASSETS.get(name)
+        if (body === undefined) throw new Problem(404, 'Not Found', 'No such file.')
+        return reply
+          .header('cache-control', 'public, max-age=300')
+          .type(name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8')
+          .send(body)
+      },
+    )
     app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/account', 303))
 
-    authPages(app, deps)
-    accountPages(app, deps)
-    applicationPages(app, deps)
-    directoryPages(app, deps)
+    authPages(typed, deps)
+    accountPages(typed, deps)
+    applicationPages(typed, deps)
+    directoryPages(typed, deps)
   }

@@ -5,7 +5,8 @@
  * with it. Code inside a transaction must therefore use the transaction, never the outer database.
  */
 import type { PGlite } from '@electric-sql/pglite'
-import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely'
+import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely'
+import { commandOf, PoolClient } from './pool-client.ts'
 
 export function pglitePool(pglite: PGlite): PostgresPool {
   let tail: Promise<void> = Promise.resolve()
@@ -33,32 +34,23 @@ export function pglitePool(pglite: PGlite): PostgresPool {
   }
 }
 
-/** One turn on the session. Kysely's cursor form (streaming) is not used by the service and not supported. */
-class PgliteClient implements PostgresPoolClient {
+/** One turn on the session. */
+class PgliteClient extends PoolClient {
   constructor(
     private readonly pglite: PGlite,
     readonly release: () => void,
-  ) {}
-
-  query<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>>
-  query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>
-  query<R>(
-    sql: string | PostgresCursor<R>,
-    parameters: readonly unknown[] = [],
-  ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
-    if (typeof sql !== 'string') throw new Error('The embedded database does not stream results (cursors).')
-    return this.run<R>(sql, parameters)
+  ) {
+    super()
   }
 
-  private async run<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>> {
+  protected async run<R>(sql: string, parameters: unknown[]): Promise<PostgresQueryResult<R>> {
     // Without parameters the simple protocol is used, which also runs multi-statement scripts (migrations).
     const result =
       parameters.length === 0
         ? ((await this.pglite.exec(sql)).at(-1) ?? { rows: [], affectedRows: 0 })
-        : await this.pglite.query<R>(sql, [...parameters], { rowMode: 'object' })
-    const command = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SELECT'
+        : await this.pglite.query<R>(sql, parameters, { rowMode: 'object' })
     return {
-      command: command as PostgresQueryResult<R>['command'],
+      command: commandOf(/^\s*(\w+)/.exec(sql)?.[1] ?? 'SELECT'),
       rowCount: result.affectedRows ?? result.rows.length,
       rows: result.rows as R[],
     }

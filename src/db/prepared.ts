@@ -9,7 +9,8 @@
  * unprepared if it was not in a transaction (else that transaction fails), and the connection is closed
  * instead of returned to the pool, so later requests prepare afresh.
  */
-import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely'
+import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely'
+import { commandOf, PoolClient } from './pool-client.ts'
 import type pg from 'pg'
 
 const MAX_NAMES = 1000
@@ -39,8 +40,8 @@ export function preparedStatements(pool: pg.Pool): PostgresPool {
   }
 }
 
-/** A pooled connection that names its statements; Kysely's cursor form (streaming) is not used by the service. */
-class PreparedClient implements PostgresPoolClient {
+/** A pooled connection that names its statements. */
+class PreparedClient extends PoolClient {
   private stale = false
   private inTransaction = false
 
@@ -48,19 +49,11 @@ class PreparedClient implements PostgresPoolClient {
     private readonly client: pg.PoolClient,
     private readonly nameOf: (text: string, values: readonly unknown[]) => string | undefined,
     private readonly forget: () => void,
-  ) {}
-
-  query<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>>
-  query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>
-  query<R>(
-    sql: string | PostgresCursor<R>,
-    parameters: readonly unknown[] = [],
-  ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
-    if (typeof sql !== 'string') throw new Error('Streaming results (cursors) is not configured.')
-    return this.run<R>(sql, [...parameters])
+  ) {
+    super()
   }
 
-  private async run<R>(text: string, values: unknown[]): Promise<PostgresQueryResult<R>> {
+  protected async run<R>(text: string, values: unknown[]): Promise<PostgresQueryResult<R>> {
     if (/^\s*(begin|start)\b/i.test(text)) this.inTransaction = true
     else if (/^\s*(commit|rollback|end)\b/i.test(text)) this.inTransaction = false
     const name = this.nameOf(text, values)
@@ -85,9 +78,12 @@ class PreparedClient implements PostgresPoolClient {
   }
 }
 
-/** pg's result as Kysely reads it (pg names the command in a plain string). */
-const result = <R>(r: pg.QueryResult<R & pg.QueryResultRow>): PostgresQueryResult<R> => ({
-  command: r.command as PostgresQueryResult<R>['command'],
-  rowCount: r.rowCount ?? 0,
-  rows: r.rows,
-})
+/**
+ * pg's result as Kysely reads it (pg names the command in a plain string). A script of several statements
+ * (migrations) gives one result per statement, though pg's types do not say so: the last one stands.
+ */
+function result<R>(answer: pg.QueryResult<R & pg.QueryResultRow>): PostgresQueryResult<R> {
+  const results: readonly pg.QueryResult<R & pg.QueryResultRow>[] = Array.isArray(answer) ? answer : [answer]
+  const r = results.at(-1)
+  return { command: commandOf(r?.command ?? 'SELECT'), rowCount: r?.rowCount ?? 0, rows: r?.rows ?? [] }
+}

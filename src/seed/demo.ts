@@ -4,7 +4,7 @@
  */
 import type { Kysely, Transaction } from 'kysely'
 import type { DB } from '../db/schema.ts'
-import { ADMINISTRATOR, BUYER, REQUESTER, type StandardRole } from '../tenants/roles.ts'
+import { ADMINISTRATOR, BUYER, REQUESTER, type StandardRole } from '../tenants/service.ts'
 
 export const DEMO_DOMAIN = 'demo'
 export const DEMO_ADMIN_EMAIL = 'admin@example.com'

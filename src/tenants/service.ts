@@ -128,3 +128,6 @@ export function resetPasswordLink(db: Kysely<DB>, domain: string, email: string)
 }
 
 export const countTenants = repo.countTenants
+
+/** The standard roles every new company starts with (the demo seed starts from them too). */
+export { ADMINISTRATOR, APPROVER, BUYER, REQUESTER, STANDARD_ROLES, type StandardRole } from './roles.ts'

@@ -1,5 +1,5 @@
 /** The console's page frame: skip link, navigation for the signed-in user, the main landmark, sign-out. */
-import type { Actor } from '../access/actor.ts'
+import type { Actor } from '../../access/actor.ts'
 import { html, type Html } from './html.ts'
 
 export interface PageOptions {

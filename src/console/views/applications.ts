@@ -1,22 +1,17 @@
-/**
- * Settings → Applications: create client credentials (the secret is shown once, with a copy button and a
- * warning), list them (never a secret), rotate (owner only; the new secret shown once), revoke (after a
- * confirmation). For users with `superuser` or `nav_setting`; others see "not allowed". The same operations
- * as the API's, audited with "console" as the channel.
- */
-import type { FastifyInstance } from 'fastify'
-import { Type } from 'typebox'
-import { requireAny } from '../access/actor.ts'
-import * as applications from '../applications/service.ts'
-import type { ConsoleSession } from './context.ts'
-import { sendPage, type ConsoleDeps } from './context.ts'
+/** Settings → Applications: the list, the form that creates one, new credentials shown once, revoking. */
+import type { Actor } from '../../access/actor.ts'
+import type { IssuedCredentials } from '../../applications/service.ts'
+import type { Application } from '../../applications/schema.ts'
 import { html, type Html } from './html.ts'
 import { notice, page, postForm } from './layout.ts'
 
-const ClientId = Type.Object({ client_id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) })
-const Create = Type.Object({ description: Type.Optional(Type.String({ maxLength: 255 })) })
+interface Frame {
+  actor: Actor
+  csrf: string
+}
 
-function credentials(creds: applications.IssuedCredentials, title: string): Html {
+/** New credentials: the secret shown this once, with copy buttons. */
+export function credentialsView(creds: IssuedCredentials, title: string): Html {
   return html`<section aria-labelledby="new-credentials" class="card">
     <h2 id="new-credentials">${title}</h2>
     ${notice('alert', html`<strong>Copy the Client Secret now.</strong> It is shown only this once and cannot be shown again; store it somewhere safe.`)}
@@ -35,9 +30,12 @@ function credentials(creds: applications.IssuedCredentials, title: string): Html
   </section>`
 }
 
-async function listPage(deps: ConsoleDeps, session: ConsoleSession, top: Html | string = ''): Promise<string> {
-  const { actor, csrf } = session
-  const { rows } = await applications.listApplications(deps.db, actor, { page_size: 100, order_by: '-id' })
+/** The applications of the tenant, newest first, and the form that creates one; `top` above them. */
+export function applicationsView(
+  rows: readonly Application[],
+  { actor, csrf }: Frame,
+  top: Html | string = '',
+): string {
   const body = html`${top}
     <section aria-labelledby="create">
       <h2 id="create">Create an application</h2>
@@ -114,54 +112,10 @@ async function listPage(deps: ConsoleDeps, session: ConsoleSession, top: Html | 
   return page({ title: 'Applications', actor, csrf, current: 'applications' }, body)
 }
 
-export function applicationPages(app: FastifyInstance, deps: ConsoleDeps): void {
-  const base = '/settings/applications'
-  // Everyone signed in may open the page; only managers see it (the rest: a clear "not allowed").
-  app.addHook('preHandler', async (request) => {
-    if (request.routeOptions.url?.startsWith(`/console${base}`) === true)
-      requireAny(request.session.actor, 'superuser', 'nav_setting')
-  })
-
-  app.get(base, { schema: { hide: true } }, async (request, reply) => {
-    const revoked = (request.query as { revoked?: string }).revoked
-    return sendPage(
-      reply,
-      await listPage(
-        deps,
-        request.session,
-        revoked === undefined ? '' : notice('status', `Application ${revoked} is revoked; its tokens no longer work.`),
-      ),
-    )
-  })
-
-  app.post(base, { schema: { hide: true, body: Create } }, async (request, reply) => {
-    const { description } = request.body as { description?: string }
-    const creds = await applications.createApplication(deps.db, deps.keys.pepper, request.session.actor, {
-      description: description ?? '',
-    })
-    return sendPage(reply, await listPage(deps, request.session, credentials(creds, 'Your new application')), 201)
-  })
-
-  app.post(`${base}/:client_id/rotate`, { schema: { hide: true, params: ClientId } }, async (request, reply) => {
-    const { client_id } = request.params as { client_id: string }
-    const creds = await applications.rotateApplication(deps.db, deps.keys.pepper, request.session.actor, client_id)
-    return sendPage(
-      reply,
-      await listPage(deps, request.session, credentials(creds, 'New secret issued; the old one no longer works')),
-    )
-  })
-
-  app.get(`${base}/:client_id/revoke`, { schema: { hide: true, params: ClientId } }, async (request, reply) => {
-    const { client_id } = request.params as { client_id: string }
-    const { actor, csrf } = request.session
-    const body = html`<p>Revoke <code>${client_id}</code>? Its tokens stop working at once, and it cannot be undone.</p>
-      ${postForm(`/console${base}/${client_id}/revoke`, csrf, html`<button type="submit" class="danger">Revoke application</button> <a href="/console${base}">Cancel</a>`)}`
-    return sendPage(reply, page({ title: 'Revoke application', actor, csrf, current: 'applications' }, body))
-  })
-
-  app.post(`${base}/:client_id/revoke`, { schema: { hide: true, params: ClientId } }, async (request, reply) => {
-    const { client_id } = request.params as { client_id: string }
-    await applications.revokeApplication(deps.db, request.session.actor, client_id)
-    return reply.redirect(`/console${base}?revoked=${encodeURIComponent(client_id)}`, 303)
-  })
+/** Asks before revoking (a GET that changes nothing). */
+export function revokeView(clientId: string, { actor, csrf }: Frame): string {
+  const base = '/console/settings/applications'
+  const body = html`<p>Revoke <code>${clientId}</code>? Its tokens stop working at once, and it cannot be undone.</p>
+    ${postForm(`${base}/${clientId}/revoke`, csrf, html`<button type="submit" class="danger">Revoke application</button> <a href="${base}">Cancel</a>`)}`
+  return page({ title: 'Revoke application', actor, csrf, current: 'applications' }, body)
 }

@@ -1,0 +1,190 @@
+/**
+ * Every console view, fed hostile strings where people's text goes — markup, quotes that would end an
+ * attribute, `javascript:` URLs, bidirectional overrides and control characters — writes them as text:
+ * nothing becomes markup, no attribute is broken out of, no override reaches the page. A view added without
+ * a case here fails the first test, so the list stays complete.
+ */
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import { test } from 'node:test'
+import type { Actor } from '../src/access/actor.ts'
+import type { Page } from '../src/core/list-query.ts'
+import * as account from '../src/console/views/account.ts'
+import * as applications from '../src/console/views/applications.ts'
+import * as auth from '../src/console/views/auth.ts'
+import * as directory from '../src/console/views/directory.ts'
+import * as errors from '../src/console/views/errors.ts'
+import * as htmlModule from '../src/console/views/html.ts'
+import * as layout from '../src/console/views/layout.ts'
+import * as lists from '../src/console/views/lists.ts'
+import * as users from '../src/console/views/users.ts'
+
+const { html, safeHref } = htmlModule
+
+/** Each is put wherever a person's text can go. */
+const HOSTILE = [
+  '<script>alert(1)</script>',
+  '"><img src=x onerror=alert(1)>',
+  "' onmouseover='alert(1)",
+  'javascript:alert(1)',
+  'gpj\u202Eexe.jpg',
+  'isolate\u2066x\u2069 mark\u200F',
+  'nul\u0000 bell\u0007 esc\u001b',
+].join(' | ')
+
+const actor: Actor = {
+  tenantId: 1,
+  domain: HOSTILE,
+  userId: 1,
+  email: HOSTILE,
+  applicationId: null,
+  clientId: null,
+  permissions: new Set(['superuser', 'nav_setting']),
+  channel: 'console',
+  requestId: null,
+}
+const frame = { actor, csrf: HOSTILE }
+const pageOf = <T>(rows: T[]): Page<T> => ({
+  rows,
+  count: rows.length + 40,
+  page: { page: 2, pageSize: 10, offset: 10, orderBy: { field: 'id', direction: 'asc' }, search: HOSTILE },
+})
+const profile = {
+  id: 7,
+  user: 2,
+  email: HOSTILE,
+  firstName: HOSTILE,
+  lastName: HOSTILE,
+  is_active: true,
+  role: { id: 1, name: HOSTILE },
+  location: { id: 1, name: HOSTILE },
+} as unknown as Parameters<typeof users.deactivateView>[0]
+const me = {
+  firstName: HOSTILE,
+  lastName: HOSTILE,
+  email: HOSTILE,
+  position: HOSTILE,
+  department: { id: 1, name: HOSTILE, branch: { id: 1, name: HOSTILE } },
+  domains: { service_domains: [{ name: HOSTILE, subdomain: HOSTILE }] },
+  systemaccess_cache: { structured: { [HOSTILE]: { flattened: [HOSTILE], roles: [{ id: 1, name: HOSTILE }] } } },
+  pending_approvals_count: { [HOSTILE]: 1 },
+} as unknown as Parameters<typeof account.accountView>[0]['account']
+const session = { id: 3, created_at: new Date(), last_seen_at: new Date(), user_agent: HOSTILE, address: HOSTILE }
+const location = {
+  id: 1,
+  name: HOSTILE,
+  headquarter: true,
+  currency: { name: HOSTILE },
+  primary_shipping_address: { city: HOSTILE },
+  department_count: 1,
+  active: true,
+} as unknown as Parameters<typeof directory.locationsView>[0]['rows'][number]
+const vendor = {
+  id: 1,
+  name: HOSTILE,
+  city: HOSTILE,
+  country: HOSTILE,
+  contact: HOSTILE,
+  active: true,
+} as unknown as Parameters<typeof directory.vendorsView>[0]['rows'][number]
+const application = {
+  client_id: HOSTILE,
+  description: HOSTILE,
+  owner_email: HOSTILE,
+  created_at: '2026-11-25T10:00:00.000Z',
+  last_used_at: null,
+  revoked_at: null,
+}
+
+/** What each view writes with hostile input everywhere it takes text. */
+const CASES: Record<string, () => string | htmlModule.Html> = {
+  'account.accountView': () =>
+    account.accountView({ account: me, sessions: [session], current: 9, welcome: true, revoked: true }, frame),
+  'applications.credentialsView': () =>
+    applications.credentialsView({ client_id: HOSTILE, client_secret: HOSTILE }, HOSTILE),
+  'applications.applicationsView': () => applications.applicationsView([application], frame, HOSTILE),
+  'applications.revokeView': () => applications.revokeView(HOSTILE, frame),
+  'auth.signInView': () => auth.signInView(HOSTILE, HOSTILE, layout.notice('alert', HOSTILE)),
+  'auth.noCompanyView': () => auth.noCompanyView(),
+  'auth.setupView': () => auth.setupView(HOSTILE, HOSTILE, HOSTILE, layout.notice('alert', HOSTILE)),
+  'auth.deadLinkView': () => auth.deadLinkView(),
+  'directory.locationsView': () => directory.locationsView(pageOf([location]), HOSTILE, frame),
+  'directory.vendorsView': () => directory.vendorsView(pageOf([vendor]), HOSTILE, frame),
+  'errors.errorView': () => errors.errorView(400, HOSTILE, [{ [HOSTILE]: [HOSTILE] }], frame),
+  'html.html': () => html`<p title="${HOSTILE}">${HOSTILE}</p>`,
+  'html.escapeHtml': () => `<p title="${htmlModule.escapeHtml(HOSTILE)}">${htmlModule.escapeHtml(HOSTILE)}</p>`,
+  'html.safeHref': () => `<a href="${htmlModule.escapeHtml(safeHref(HOSTILE))}">x</a>`,
+  'layout.page': () => layout.page({ title: HOSTILE, actor, csrf: HOSTILE, current: HOSTILE }, html`${HOSTILE}`),
+  'layout.notice': () => layout.notice('status', HOSTILE),
+  'layout.postForm': () => layout.postForm(`/console/${HOSTILE}`, HOSTILE, html`${HOSTILE}`),
+  'lists.searchForm': () => lists.searchForm(`/console/${HOSTILE}`, HOSTILE, HOSTILE),
+  'lists.pager': () => lists.pager(`/console/${HOSTILE}`, pageOf([1]), HOSTILE),
+  'lists.table': () =>
+    lists.table(
+      [HOSTILE],
+      [
+        html`<tr>
+          <td>${HOSTILE}</td>
+        </tr>`,
+      ],
+    ),
+  'users.usersView': () =>
+    users.usersView(
+      {
+        result: pageOf([profile]),
+        search: HOSTILE,
+        canManage: true,
+        roles: [{ id: 1, name: HOSTILE }],
+        invited: HOSTILE,
+        deactivated: true,
+      },
+      frame,
+    ),
+  'users.deactivateView': () => users.deactivateView(profile, frame),
+}
+
+const MODULES = { account, applications, auth, directory, errors, html: htmlModule, layout, lists, users }
+
+test('every view module is listed here, and every function it exports has a hostile case', () => {
+  const files = fs.readdirSync(new URL('../src/console/views/', import.meta.url)).map((f) => f.replace(/\.ts$/, ''))
+  assert.deepEqual(files.sort(), Object.keys(MODULES).sort(), 'a view module is missing from this test')
+  const exported = Object.entries(MODULES).flatMap(([name, module]) =>
+    Object.entries(module)
+      .filter(([, value]) => typeof value === 'function' && !/^[A-Z]/.test(value.name))
+      .map(([key]) => `${name}.${key}`),
+  )
+  assert.deepEqual(
+    exported.filter((key) => !(key in CASES)),
+    [],
+    'views without a hostile case',
+  )
+})
+
+for (const [name, render] of Object.entries(CASES)) {
+  test(`${name} writes hostile text as text`, () => {
+    const out = String(render())
+    assert.doesNotMatch(out, /<script>/i, 'a <script> tag came through')
+    // Breaking out of an attribute or starting an element needs the raw quote or bracket: both are escaped.
+    assert.ok(!out.includes('"><img'), 'a double quote broke out of an attribute')
+    assert.ok(!out.includes("' onmouseover='"), 'a single quote broke out of an attribute')
+    assert.doesNotMatch(out, /<img\b/i, 'an injected element came through')
+    assert.doesNotMatch(out, /href\s*=\s*["']?\s*javascript:/i, 'a javascript: link came through')
+    assert.doesNotMatch(out, /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/, 'a bidirectional control came through')
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    assert.doesNotMatch(out, /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/, 'a control character came through')
+  })
+}
+
+test('safeHref keeps http(s) and mailto links and turns every other scheme into #', () => {
+  assert.equal(safeHref('https://example.com/a?b=1'), 'https://example.com/a?b=1')
+  assert.equal(safeHref('mailto:orders@example.com'), 'mailto:orders@example.com')
+  for (const bad of [
+    'javascript:alert(1)',
+    ' JavaScript:alert(1)',
+    'data:text/html,<p>',
+    'vbscript:x',
+    '//evil',
+    'no url',
+  ])
+    assert.equal(safeHref(bad), '#', bad)
+})
