@@ -222,4 +222,45 @@ describe('requests', () => {
     assert.equal((await s.admin({ method: 'GET', url: '/api/v3/requests/?order_by=requester' })).statusCode, 400)
     assert.equal((await s.admin({ method: 'GET', url: '/api/v3/requests/?status=open' })).statusCode, 400)
   })
+  test('Idempotency-Key on POST replays the first answer (one write); every write is audited', async () => {
+    const payload = { location: s.A, lines: [line('1', '2')] }
+    const headers = { 'idempotency-key': 'req-key-1' }
+    const first = await requester.api({ method: 'POST', url: '/api/v3/requests/', payload, headers })
+    const again = await requester.api({ method: 'POST', url: '/api/v3/requests/', payload, headers })
+    assert.equal(first.statusCode, 201)
+    assert.equal(again.body, first.body)
+    const other = await requester.api({
+      method: 'POST',
+      url: '/api/v3/requests/',
+      payload: { ...payload, description: 'x' },
+      headers,
+    })
+    assert.equal(other.statusCode, 422)
+    const id = first.json().data.id
+    const submitHeaders = { 'idempotency-key': 'submit-key-1' }
+    const submitted = await requester.api({
+      method: 'POST',
+      url: `/api/v3/requests/${id}/submit/`,
+      headers: submitHeaders,
+    })
+    const replayed = await requester.api({
+      method: 'POST',
+      url: `/api/v3/requests/${id}/submit/`,
+      headers: submitHeaders,
+    })
+    assert.equal(submitted.statusCode, 200)
+    assert.equal(replayed.body, submitted.body, 'a replay, not a 409 for submitting twice')
+    const entries = await ctx.database.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor_user_id'])
+      .where('tenant_id', '=', s.tenant.tenantId)
+      .where('resource_type', '=', 'request')
+      .where('resource_id', '=', String(id))
+      .orderBy('id')
+      .execute()
+    assert.deepEqual(entries, [
+      { action: 'request.create', actor_user_id: requester.userId },
+      { action: 'request.submit', actor_user_id: requester.userId },
+    ])
+  })
 })

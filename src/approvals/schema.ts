@@ -21,7 +21,7 @@ const Nullable = <T extends ReturnType<typeof Type.Object>>(t: T) => Type.Union(
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'cancelled'] as const
 export const ApprovalStatus = Type.Union(
   [Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('cancelled')],
-  { examples: ['pending'] },
+  { description: 'pending until decided; cancelled when its request is cancelled.', examples: ['pending'] },
 )
 
 export const Approval = named(
@@ -52,9 +52,12 @@ export const ApprovalListQuery = listQuery(['id', 'created_at'], {
   approver: Type.Optional(
     Type.Literal('me', {
       description: 'me: the approvals you decide or decided (as a candidate or a delegatee of an away candidate).',
+      examples: ['me'],
     }),
   ),
-  request: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'A request’s id.' })),
+  request: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 2147483647, description: 'A request’s id.', examples: [31] }),
+  ),
 })
 export type ApprovalListQuery = Static<typeof ApprovalListQuery>
 /** The same query as the SQL binding sees it: `approver=me` turned into the caller's user id (not on the wire). */

@@ -14,7 +14,10 @@ export const RequestStatus = Type.Union(
     Type.Literal('rejected'),
     Type.Literal('cancelled'),
   ],
-  { examples: ['pending'] },
+  {
+    description: 'draft → (submit) → pending → approved | rejected; draft or pending → (cancel) → cancelled.',
+    examples: ['pending'],
+  },
 )
 const Ref = Type.Object({ id: Type.Integer(), name: Type.String() })
 
@@ -36,8 +39,8 @@ export const PurchaseRequest = named(
     uuid: Type.String({ format: 'uuid' }),
     status: RequestStatus,
     requester: Person,
-    location: Ref,
-    department: Type.Union([Ref, Type.Null()]),
+    location: Type.Object(Ref.properties, { examples: [{ id: 1, name: 'Head Office' }] }),
+    department: Type.Union([Ref, Type.Null()], { examples: [{ id: 3, name: 'Operations' }] }),
     currency: Type.String({ description: 'The currency’s name.', examples: ['USD'] }),
     description: Type.String({ examples: ['Chairs for the new hires'] }),
     needed_by: Type.Union([Type.String({ format: 'date' }), Type.Null()], { examples: ['2026-12-15'] }),
@@ -62,7 +65,7 @@ export const LineInput = named(
     {
       description: Type.Optional(Type.String({ maxLength: 1000, examples: ['Ergonomic chair'] })),
       vendor: Type.Optional(
-        Type.Union([Id, Type.Null()], { description: 'A vendor id (GET /api/v3/vendors/), or null.' }),
+        Type.Union([Id, Type.Null()], { description: 'A vendor id (GET /api/v3/vendors/), or null.', examples: [4] }),
       ),
       quantity: Money('Decimal string greater than 0, up to 4 decimals, no exponent.', '3'),
       unit_price: Money('Decimal string, up to 4 decimals, no exponent.', '19.99'),
@@ -110,7 +113,9 @@ export type RequestPatch = Static<typeof RequestPatch>
 export const RequestListQuery = listQuery(['id', 'created_at', 'total'], {
   status: Type.Optional(RequestStatus),
   location: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })),
-  requester: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'A user id.' })),
+  requester: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 2147483647, description: 'The requester’s user id.', examples: [7] }),
+  ),
 })
 export type RequestListQuery = Static<typeof RequestListQuery>
 export const RequestParams = Type.Object({ id: Id })
