@@ -74,7 +74,8 @@ CREATE TABLE request_approvals (
   tenant_id    integer NOT NULL,
   request_id   integer NOT NULL,
   step         smallint NOT NULL,
-  kind         varchar(10) NOT NULL DEFAULT 'order',
+  kind         varchar(10) NOT NULL DEFAULT 'order'
+               CHECK (kind IN ('order', 'expense', 'travel', 'bill', 'payment')),
   status       varchar(10) NOT NULL DEFAULT 'pending'
                CHECK (status IN ('pending', 'approved', 'rejected', 'cancelled')),
   candidates   integer[] NOT NULL,
