@@ -53,24 +53,24 @@ export async function seedRequests(tx: Kysely<DB>, p: DemoPeople): Promise<void>
   const draft = (location: number, description: string, lines: ReturnType<typeof line>[]) =>
     createRequest(tx, rita, { location, description, lines })
 
-  await draft(headOffice, 'Standing desks for the analysts', [line('4', '349.50', 'Standing desk', p.vendors[6]!)])
+  await draft(headOffice, 'Standing desks for the analysts', [line('4', '349.50', 'Standing desk', p.vendors[6])])
   const pendingHq = await draft(headOffice, 'Printer toner, Q1', [
-    line('6', '42.99', 'Toner cartridge', p.vendors[10]!),
+    line('6', '42.99', 'Toner cartridge', p.vendors[10]),
   ])
   await submitRequest(tx, rita, pendingHq.id)
   const pendingEast = await draft(east, 'Pallet wrap and labels', [
-    line('20', '18.75', 'Pallet wrap roll', p.vendors[7]!),
+    line('20', '18.75', 'Pallet wrap roll', p.vendors[7]),
     line('5', '12.5', 'Label rolls'),
   ])
   await submitRequest(tx, rita, pendingEast.id)
   const approved = await draft(berlin, 'Welcome kits for new hires', [line('3', '25', 'Welcome kit')])
   await submitRequest(tx, rita, approved.id)
   const approvedHq = await draft(headOffice, 'Coffee machine service', [
-    line('1', '180', 'Annual service', p.vendors[9]!),
+    line('1', '180', 'Annual service', p.vendors[9]),
   ])
   const submitted = await submitRequest(tx, rita, approvedHq.id)
   await approve(tx, admin, submitted.approvals[0]!.id, 'Budgeted.')
-  const rejected = await draft(headOffice, 'Team offsite catering', [line('40', '55', 'Lunch', p.vendors[9]!)])
+  const rejected = await draft(headOffice, 'Team offsite catering', [line('40', '55', 'Lunch', p.vendors[9])])
   const chain = await submitRequest(tx, rita, rejected.id)
   await approve(tx, admin, chain.approvals[0]!.id)
   // 2,200.00 is over 1,000: step 2 follows, and the admin rejects it.
