@@ -54,9 +54,7 @@ export async function seedRequests(tx: Kysely<DB>, p: DemoPeople): Promise<void>
     createRequest(tx, rita, { location, description, lines })
 
   await draft(headOffice, 'Standing desks for the analysts', [line('4', '349.50', 'Standing desk', p.vendors[6])])
-  const pendingHq = await draft(headOffice, 'Printer toner, Q1', [
-    line('6', '42.99', 'Toner cartridge', p.vendors[10]),
-  ])
+  const pendingHq = await draft(headOffice, 'Printer toner, Q1', [line('6', '42.99', 'Toner cartridge', p.vendors[10])])
   await submitRequest(tx, rita, pendingHq.id)
   const pendingEast = await draft(east, 'Pallet wrap and labels', [
     line('20', '18.75', 'Pallet wrap roll', p.vendors[7]),
