@@ -1,6 +1,7 @@
 /** Everything under /api/: bearer authentication first, then the resources. */
 import type { FastifyPluginAsync } from 'fastify'
 import { applicationRoutes } from './applications/routes.ts'
+import { approvalRoutes } from './approvals/routes.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
 import { eventRoutes } from './events/routes.ts'
@@ -13,7 +14,11 @@ import { lookupRoutes } from './lookups/routes.ts'
 import type { LookupCache } from './lookups/cache.ts'
 import type { LiveAccessCache } from './oauth/access-cache.ts'
 import { bearerAuth } from './oauth/bearer.plugin.ts'
+import { requestRoutes } from './requests/routes.ts'
+import { roleRoutes } from './roles/routes.ts'
 import { userRoutes } from './users/routes.ts'
+import { userGrantRoutes } from './users/grants.routes.ts'
+import { delegationRoutes } from './users/delegation.routes.ts'
 import { vendorRoutes } from './vendors/routes.ts'
 import { webhookRoutes } from './webhooks/routes.ts'
 
@@ -36,6 +41,11 @@ export const apiRoutes =
     await app.register(locationRoutes)
     await app.register(lookupRoutes)
     await app.register(userRoutes)
+    await app.register(userGrantRoutes)
+    await app.register(delegationRoutes)
+    await app.register(roleRoutes)
+    await app.register(requestRoutes)
+    await app.register(approvalRoutes)
     await app.register(applicationRoutes(deps.keys.pepper))
     await app.register(eventRoutes)
     await app.register(webhookRoutes(config))

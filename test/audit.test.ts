@@ -28,7 +28,8 @@ test('writes through the API are audited in their own transaction; refused write
   const requester = await signedIn(ctx, 'requester', tenant)
   await requester.api({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Refused' } })
 
-  const rows = await readAudit(ctx.database.db, { domain: tenant.domain })
+  // The sample tenant's own requests and rules were made through the services too (audited, via the CLI channel).
+  const rows = (await readAudit(ctx.database.db, { domain: tenant.domain })).filter((r) => r.client_id !== null)
   const actions = rows.map((r) => r.action)
   assert.deepEqual(actions, ['vendor.create', 'vendor.update', 'user.create', 'user.create', 'application.create'])
   const first = rows[0]!

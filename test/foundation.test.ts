@@ -195,9 +195,7 @@ describe('data model constraints', () => {
       (e: { code?: string }) => e.code === '23514',
     )
     await assert.rejects(
-      sql`insert into approvals (tenant_id, approver_id, kind) values (${t.tenantId}, ${t.users.admin}, 'lunch')`.execute(
-        db,
-      ),
+      sql`update request_approvals set kind = 'lunch' where tenant_id = ${t.tenantId}`.execute(db),
       (e: { code?: string }) => e.code === '23514',
     )
   })
@@ -321,16 +319,6 @@ describe('demo seed', () => {
     assert.ok((await count('departments')) > 0)
     assert.equal(await count('legal_entities'), 1)
     assert.equal(await count('delegations'), 1)
-    const kinds = await db
-      .selectFrom('approvals as a')
-      .innerJoin('users as u', 'u.id', 'a.approver_id')
-      .select('a.kind')
-      .distinct()
-      .where('u.email', '=', 'admin@example.com')
-      .where('a.tenant_id', '=', tenant.id)
-      .where('a.status', '=', 'pending')
-      .execute()
-    assert.deepEqual(kinds.map((k) => k.kind).sort(), ['bill', 'expense', 'order', 'payment', 'travel'])
     const roles = await db
       .selectFrom('roles as r')
       .innerJoin('role_permissions as rp', 'rp.role_id', 'r.id')

@@ -66,7 +66,7 @@ const ENDPOINTS: { url: string; table: Table; count: number; columns: string; ba
     columns: 'id,name,external_id,active,punchout_email,branch',
     badOrder: 'external_id',
   },
-  { url: '/api/v3/roles/', table: 'roles', count: 3, columns: 'id,name,type,tier,permissions', badOrder: 'type' },
+  { url: '/api/v3/roles/', table: 'roles', count: 4, columns: 'id,name,type,tier,permissions', badOrder: 'type' },
   {
     url: '/api/v3/payment-terms/',
     table: 'payment_terms',
@@ -319,7 +319,7 @@ describe('GET /api/v3/departments/', () => {
 describe('GET /api/v3/roles/', () => {
   test('items with their permission keys, sorted', async () => {
     const { api, tenant } = await signedIn(ctx)
-    const [admin, buyer, requester] = await idsOf('roles', tenant.tenantId)
+    const [admin, buyer, requester, approver] = await idsOf('roles', tenant.tenantId)
     const body = await list(api, '/api/v3/roles/')
     assert.deepEqual(body.data, [
       {
@@ -340,6 +340,7 @@ describe('GET /api/v3/roles/', () => {
       },
       { id: buyer, name: 'Buyer', type: 2, tier: 'Basic', permissions: ['nav_purchase', 'nav_receive', 'nav_request'] },
       { id: requester, name: 'Requester', type: 0, tier: 'Basic', permissions: ['nav_request'] },
+      { id: approver, name: 'Approver', type: 1, tier: 'Basic', permissions: ['nav_approval', 'nav_request'] },
     ])
   })
 
@@ -351,14 +352,15 @@ describe('GET /api/v3/roles/', () => {
       viewer.data.map((r) => [r.name, r.permissions, r.tier]),
       [['Viewer', [], 'Basic']],
     )
-    assert.deepEqual(names(await list(api, '/api/v3/roles/?search=er')), ['Buyer', 'Requester', 'Viewer'])
+    assert.deepEqual(names(await list(api, '/api/v3/roles/?search=er')), ['Buyer', 'Requester', 'Approver', 'Viewer'])
     assert.deepEqual(names(await list(api, '/api/v3/roles/?order_by=-name')), [
       'Viewer',
       'Requester',
       'Buyer',
+      'Approver',
       'Administrator',
     ])
-    assert.deepEqual(names(await list(api, '/api/v3/roles/?order_by=name&page_size=2&page=2')), ['Requester', 'Viewer'])
+    assert.deepEqual(names(await list(api, '/api/v3/roles/?order_by=name&page_size=2&page=2')), ['Buyer', 'Requester'])
   })
 })
 

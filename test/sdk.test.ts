@@ -231,6 +231,54 @@ test('every resource answers through its typed method', async () => {
   assert.equal(vendor.city, 'Oslo')
 })
 
+test('the request → approval flow through the SDK: roles, grants, rules, requests, approvals, delegation', async () => {
+  const { client } = await newClient()
+  const role = await client.roles.create({
+    name: 'SDK approver',
+    type: 1,
+    permissions: ['nav_approval', 'nav_request'],
+  })
+  assert.deepEqual(role.permissions, ['nav_approval', 'nav_request'])
+  const location = (await client.locations.list()).data[0]!.id
+  const approver = await client.users.create({
+    email: 'sdk-approver@example.org',
+    firstName: 'Sam',
+    lastName: 'Approver',
+    location: null,
+    department: null,
+  })
+  assert.deepEqual(await client.userAccess.setLocationRoles(approver.id, [{ location, role: role.id }]), [
+    { location, role: role.id },
+  ])
+  assert.deepEqual(await client.userAccess.locationRoles(approver.id), [{ location, role: role.id }])
+  await assert.rejects(client.roles.delete(role.id), (e: unknown) => e instanceof ProblemError && e.status === 409)
+  const rule = await client.approvalRules.create({ location, step: 1, approvers: [approver.id] })
+  assert.equal((await client.approvalRules.get(rule.id)).step, 1)
+  const draft = await client.requests.create({ location, lines: [{ quantity: '2', unit_price: '10.005' }] })
+  assert.equal(draft.total, '20.01')
+  const pending = await client.requests.submit(draft.id)
+  assert.equal(pending.status, 'pending')
+  const approvalId = pending.approvals[0]!.id
+  assert.equal((await client.approvals.list({ request: draft.id })).data[0]!.id, approvalId)
+  assert.equal((await client.approvals.get(approvalId)).status, 'pending')
+  const inbox = (await client.approvals.inbox()).data
+  assert.equal(inbox.length, 2, 'the demo data waits on the admin twice')
+  assert.ok(!inbox.some((a) => a.id === approvalId), 'the requester is no candidate of their own request')
+  const cancelled = await client.requests.cancel(draft.id)
+  assert.equal(cancelled.approvals[0]!.status, 'cancelled')
+  await assert.rejects(
+    client.approvals.approve(approvalId),
+    (e: unknown) => e instanceof ProblemError && e.status === 409,
+  )
+  await client.approvalRules.delete(rule.id)
+  const me = await client.me()
+  const set = await client.userAccess.setDelegation(me.id, { delegatee: approver.id, expected_return_date: null })
+  assert.equal(set.delegatee?.id, approver.id)
+  assert.equal((await client.userAccess.delegation(me.id)).delegatee?.id, approver.id)
+  await client.userAccess.endDelegation(me.id)
+  assert.equal((await client.userAccess.delegation(me.id)).delegatee, null)
+})
+
 test('examples/sync-vendors.ts writes every vendor to a CSV file, with a progress line', async () => {
   const { spawn } = await import('node:child_process')
   const fs = await import('node:fs')

@@ -427,12 +427,19 @@ describe('current user', () => {
     assert.equal(me.approval_delegatee.email, 'admin@example.com')
     assert.deepEqual(me.approval_delegatee.role, { name: 'Administrator', type: 7 })
     const cache = me.systemaccess_cache
-    assert.deepEqual(Object.keys(cache.structured).sort(), [String(p.locations[1]), 'system'].sort())
+    // The set at a location: the profile role at each of the buyer's locations, plus the grants there.
+    assert.deepEqual(Object.keys(cache.structured).sort(), [...p.locations.map(String), 'system'].sort())
     assert.deepEqual(cache.structured.system.flattened, ['nav_purchase', 'nav_receive', 'nav_request'])
-    assert.deepEqual(cache.structured[String(p.locations[1])].flattened, ['nav_request'])
+    assert.deepEqual(cache.structured[String(p.locations[0])].flattened, ['nav_purchase', 'nav_receive', 'nav_request'])
+    assert.deepEqual(cache.structured[String(p.locations[1])].flattened, [
+      'nav_approval',
+      'nav_purchase',
+      'nav_receive',
+      'nav_request',
+    ])
     assert.equal(cache.structured.system.roles[0].name, 'Buyer')
     assert.deepEqual(Object.keys(cache.structured.system.roles[0].permissions[0]).sort(), ['description', 'id', 'name'])
-    assert.deepEqual(cache.flattened, ['nav_purchase', 'nav_receive', 'nav_request'])
+    assert.deepEqual(cache.flattened, ['nav_approval', 'nav_purchase', 'nav_receive', 'nav_request'])
     assert.equal(me.department.name, 'Operations')
     assert.equal(me.department.branch.name, 'Head Office')
     assert.equal(me.department.branch.currency.name, 'USD')
@@ -443,7 +450,8 @@ describe('current user', () => {
     const adminMe = (await admin.api({ method: 'GET', url: '/api/v3/users/me/' })).json().data
     assert.equal(adminMe.is_approval_delegatee, true, 'the buyer delegates to the admin')
     assert.equal(adminMe.approval_delegatee, null)
-    assert.deepEqual(adminMe.pending_approvals_count, { order: 1, expense: 2, travel: 3, bill: 4, payment: 5 })
+    // The Head Office request waits on the admin; the East Warehouse one on the buyer, who is away (delegated to the admin).
+    assert.deepEqual(adminMe.pending_approvals_count, { order: 2, expense: 0, travel: 0, bill: 0, payment: 0 })
     assert.ok(adminMe.systemaccess_cache.flattened.includes('superuser'))
     const buyerProfile = (await admin.api({ method: 'GET', url: `/api/v3/users/${me.id}/` })).json().data
     assert.match(buyerProfile.expected_return_date, /^\d{4}-\d{2}-\d{2}$/)

@@ -11,6 +11,7 @@
 import type { components, operations } from './generated/openapi.ts'
 import { Events } from './events.ts'
 import { Transport, type ApiResponse, type ClientOptions } from './http.ts'
+import { Approvals, ApprovalRules, Requests, Roles, UserAccess } from './workflow.ts'
 
 export { OAuthError, ProblemError, type Problem } from './errors.ts'
 export {
@@ -23,6 +24,7 @@ export {
 } from './events.ts'
 export { verifyWebhook, WebhookVerificationError, type VerifyOptions } from './webhooks.ts'
 export type { ApiResponse, ClientOptions } from './http.ts'
+export * from './workflow.ts'
 export type { components, operations, paths } from './generated/openapi.ts'
 
 type Schemas = components['schemas']
@@ -262,7 +264,12 @@ export class ProcurementClient {
   readonly currencies: ReadOnly<Schemas['Currency'], QueryOf<'listCurrencies'>>
   readonly legalEntities: ReadOnly<Schemas['LegalEntity'], QueryOf<'listLegalEntities'>>
   readonly departments: ReadOnly<Schemas['Department'], QueryOf<'listDepartments'>>
-  readonly roles: ReadOnly<Schemas['Role'], QueryOf<'listRoles'>>
+  readonly roles: Roles
+  readonly requests: Requests
+  readonly approvals: Approvals
+  readonly approvalRules: ApprovalRules
+  /** Per-location grants, re-activation and delegation of users (by user id). */
+  readonly userAccess: UserAccess
   readonly paymentTerms: ReadOnly<Schemas['VendorLookup'], QueryOf<'listPaymentTerms'>>
   readonly shippingTerms: ReadOnly<Schemas['VendorLookup'], QueryOf<'listShippingTerms'>>
   readonly paymentMethods: ReadOnly<Schemas['VendorLookup'], QueryOf<'listPaymentMethods'>>
@@ -281,7 +288,11 @@ export class ProcurementClient {
     this.currencies = new ReadOnly(http, '/api/v2/currencies/')
     this.legalEntities = new ReadOnly(http, '/api/v3/legal-entities/')
     this.departments = new ReadOnly(http, '/api/v3/departments/')
-    this.roles = new ReadOnly(http, '/api/v3/roles/')
+    this.roles = new Roles(http, '/api/v3/roles/')
+    this.requests = new Requests(http, '/api/v3/requests/')
+    this.approvals = new Approvals(http, '/api/v3/approvals/')
+    this.approvalRules = new ApprovalRules(http, '/api/v3/approval-rules/')
+    this.userAccess = new UserAccess(http, '/api/v3/users/')
     this.paymentTerms = new ReadOnly(http, '/api/v3/payment-terms/')
     this.shippingTerms = new ReadOnly(http, '/api/v3/shipping-terms/')
     this.paymentMethods = new ReadOnly(http, '/api/v3/payment-methods/')

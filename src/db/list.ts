@@ -59,6 +59,11 @@ export interface ListSpec<Q, D, TB extends keyof D, O> {
   filters: { [K in keyof ListFilters<Q>]-?: Filter<D, TB, NonNullable<ListFilters<Q>[K]>> }
   /** Unfiltered totals come from the kept row count of this table. */
   counted?: CountedTable
+  /**
+   * What the caller may see, when the list is not the same for everyone: a condition over `values` (the
+   * caller's, passed with each read as its `scope`; stand-ins when compiled, so only pass them on).
+   */
+  scope?: (values: readonly unknown[]) => Expression<SqlBool>
 }
 
 type Row<O> = O & { total_count: string | number | null }
@@ -68,15 +73,22 @@ type Order = PageRequest['orderBy']
 export function listSql<S extends TSchema, D, TB extends keyof D, O>(
   schema: S,
   spec: ListSpec<Static<S>, D, TB, O>,
-): (db: Kysely<DB>, tenantId: number, query: Static<S>) => Promise<Page<O>> {
+): (db: Kysely<DB>, tenantId: number, query: Static<S>, scope?: readonly unknown[]) => Promise<Page<O>> {
   const conditions = spec.filters as Record<string, Filter<D, TB, unknown>>
   const orderColumns = spec.order as Record<string, StringReference<D, TB> | undefined>
   void schema // the schema's static type is what the spec is checked against
   const searchable = spec.search.length > 0
 
   /** The list restricted to the tenant, the set filters and the search (values may be stand-ins). */
-  const filtered = (db: Kysely<DB>, tenantId: number, set: [string, unknown][], search: string | undefined) => {
+  const filtered = (
+    db: Kysely<DB>,
+    tenantId: number,
+    set: [string, unknown][],
+    search: string | undefined,
+    scope: readonly unknown[] | undefined,
+  ) => {
     let q = spec.select(db, tenantId).where(sql.ref(spec.tenant), '=', tenantId)
+    if (scope !== undefined) q = q.where(spec.scope!(scope))
     for (const [name, value] of set) {
       const condition = conditions[name]!
       q = typeof condition === 'function' ? q.where(condition(value)) : q.where(sql.ref(condition), '=', value)
@@ -94,26 +106,36 @@ export function listSql<S extends TSchema, D, TB extends keyof D, O>(
 
   /** Arguments: the tenant, the page's limit and offset, the search pattern if any, the set filters' values. */
   const pageQuery = compiledByShape(
-    (db: Kysely<DB>, shape: { set: string[]; search: boolean; kept: boolean; order: Order }, args) => {
+    (db: Kysely<DB>, shape: { set: string[]; search: boolean; kept: boolean; order: Order; scope: number }, args) => {
       const [tenantId, limit, offset, ...rest] = args as [number, number, number, ...unknown[]]
       const pattern = !shape.search ? undefined : searchable ? (rest.shift() as string) : ''
       const set = shape.set.map((name, i): [string, unknown] => [name, rest[i]])
+      const scope = shape.scope > 0 ? rest.slice(set.length) : undefined
       const total = shape.kept ? keptTotal(tenantId, spec.counted!) : sql<string>`count(*) over ()`
-      let q = filtered(db, tenantId, set, pattern).select(total.as('total_count'))
+      let q = filtered(db, tenantId, set, pattern, scope).select(total.as('total_count'))
       const column = shape.order.field === 'id' ? undefined : orderColumns[shape.order.field]
       if (column !== undefined) q = q.orderBy(sql.ref(column), shape.order.direction)
       return q.orderBy(sql.ref(spec.id), shape.order.direction).limit(limit).offset(offset)
     },
   )
 
-  return async (db, tenantId, query) => {
+  return async (db, tenantId, query, scope) => {
+    if (scope !== undefined && (spec.scope === undefined || scope.length === 0))
+      throw new Error('listSql: a scope needs the spec to say how to apply it')
     const page = pageRequest(query)
     const set = filtersOf(query)
-    const kept = spec.counted !== undefined && set.length === 0 && page.search === undefined
-    const shape = { set: set.map(([name]) => name), search: page.search !== undefined, kept, order: page.orderBy }
+    const kept = spec.counted !== undefined && set.length === 0 && page.search === undefined && scope === undefined
+    const shape = {
+      set: set.map(([name]) => name),
+      search: page.search !== undefined,
+      kept,
+      order: page.orderBy,
+      scope: scope?.length ?? 0,
+    }
     const values = set.map(([, value]) => value)
     const pattern = page.search === undefined || !searchable ? [] : [likePattern(page.search)]
-    const rows = await pageQuery(db, shape, [tenantId, page.pageSize, page.offset, ...pattern, ...values])
+    const args = [tenantId, page.pageSize, page.offset, ...pattern, ...values, ...(scope ?? [])]
+    const rows = await pageQuery(db, shape, args)
     const first = rows[0] as Row<O> | undefined
     if (first !== undefined) {
       const count = Number(first.total_count ?? 0)
@@ -123,7 +145,7 @@ export function listSql<S extends TSchema, D, TB extends keyof D, O>(
     if (page.page === 1) return { rows, count: 0, page }
     const counted = kept
       ? await db.selectNoFrom(keptTotal(tenantId, spec.counted!).as('n')).executeTakeFirst()
-      : await filtered(db, tenantId, set, page.search === undefined ? undefined : (pattern[0] ?? ''))
+      : await filtered(db, tenantId, set, page.search === undefined ? undefined : (pattern[0] ?? ''), scope)
           .clearSelect()
           .select(sql<string>`count(*)`.as('n'))
           .executeTakeFirst()

@@ -14,6 +14,7 @@ import * as m0004 from './migrations/0004_access_notify.ts'
 import * as m0005 from './migrations/0005_lookups_notify.ts'
 import * as m0006 from './migrations/0006_vendor_key.ts'
 import * as m0007 from './migrations/0007_events.ts'
+import * as m0008 from './migrations/0008_requests.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0005_lookups_notify': m0005,
   '0006_vendor_key': m0006,
   '0007_events': m0007,
+  '0008_requests': m0008,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

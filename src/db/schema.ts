@@ -187,15 +187,69 @@ export interface UserLegalEntityTable {
 export const APPROVAL_KINDS = ['order', 'expense', 'travel', 'bill', 'payment'] as const
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number]
 
-export interface ApprovalTable {
+export type RequestStatus = 'draft' | 'pending' | 'approved' | 'rejected' | 'cancelled'
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'cancelled'
+
+export interface PlannedStep {
+  step: number
+  candidates: number[]
+}
+
+export interface PurchaseRequestTable {
   id: Generated<number>
   tenant_id: number
-  approver_id: number
-  kind: ApprovalKind
-  status: Generated<'pending' | 'approved' | 'rejected'>
-  subject: Generated<string>
+  uuid: Generated<string>
+  status: Generated<RequestStatus>
+  requester_id: number
+  location_id: number
+  department_id: number | null
+  currency_id: number
+  description: Generated<string>
+  needed_by: ColumnType<string | null, string | null | undefined, string | null>
+  total: Numeric
+  /** The approval steps planned at submit: each step's candidates (user ids), in order. */
+  chain: ColumnType<PlannedStep[], string | undefined, string>
+  submitted_at: Date | null
   created_at: Timestamp
-  decided_at: Date | null
+  updated_at: Timestamp
+}
+
+export interface RequestLineTable {
+  id: Generated<number>
+  tenant_id: number
+  request_id: number
+  position: number
+  description: Generated<string>
+  vendor_id: number | null
+  quantity: Numeric
+  unit_price: Numeric
+}
+
+export interface ApprovalRuleTable {
+  id: Generated<number>
+  tenant_id: number
+  location_id: number | null
+  min_total: Numeric
+  step: number
+  approvers: number[]
+  active: Generated<boolean>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface RequestApprovalTable {
+  id: Generated<number>
+  tenant_id: number
+  request_id: number
+  step: number
+  kind: Generated<ApprovalKind>
+  status: Generated<ApprovalStatus>
+  candidates: number[]
+  acted_by: number | null
+  on_behalf_of: number | null
+  comment: Generated<string>
+  created_at: Timestamp
+  acted_at: Date | null
 }
 
 export interface DelegationTable {
@@ -423,7 +477,10 @@ export interface DB {
   user_locations: UserLocationTable
   user_location_departments: UserLocationDepartmentTable
   user_legal_entities: UserLegalEntityTable
-  approvals: ApprovalTable
+  purchase_requests: PurchaseRequestTable
+  request_lines: RequestLineTable
+  approval_rules: ApprovalRuleTable
+  request_approvals: RequestApprovalTable
   delegations: DelegationTable
   payment_terms: VendorLookupTable
   shipping_terms: VendorLookupTable

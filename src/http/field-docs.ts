@@ -178,6 +178,30 @@ export const FIELD_DOCS: Record<string, Doc> = {
   format: ['json (default) or csv: the page as text/csv.', 'csv'],
   order_by: ['Sort field; prefix - for descending. Ties are broken by id.', '-name'],
   page: ['Page number, from 1.', 2],
+  kind: ['Kind of document approved: order (purchase requests); the other kinds have no documents yet.', 'order'],
+  step: ['Position in the approval chain, from 1; steps run in ascending order.', 1],
+  acted_by: ['Who decided it (a candidate, or the delegatee of an away candidate); null until decided.', null],
+  comment: ['The decider’s comment (required to reject).', 'Within budget.'],
+  acted_at: ['When it was decided or cancelled (ISO 8601); null while pending.', null],
+  requester: ['Who made the request: read-only on a request (ignored in a body); a user id as a filter.', 7],
+  approver: ['me: the approvals you decide or decided (as a candidate or the delegatee of an away candidate).', 'me'],
+  request: ['A purchase request’s id.', 31],
+  needed_by: ['The date the goods are needed by (YYYY-MM-DD), or null.', '2026-12-15'],
+  lines: [
+    'The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines.',
+    [{ id: 1, description: 'Chair', vendor: null, quantity: '3', unit_price: '19.99' }],
+  ],
+  submitted_at: ['When it was submitted (ISO 8601); null while a draft.', null],
+  total: [
+    'Σ quantity × unit_price, rounded half-up to 2 decimals; computed by the service (ignored in a body).',
+    '59.97',
+  ],
+  approvals: ['The approval chain so far, by step (read-only; ignored in a body).', []],
+  delegatee: ['The user who decides the approvals while the user is away; null when there is no delegation.', null],
+  approvers: [
+    'User ids (/api/v3/users/{id}/); those holding nav_approval at the location are the step’s candidates.',
+    [7, 9],
+  ],
 }
 
 export const SCHEMA_FIELD_DOCS: Record<string, Doc> = {

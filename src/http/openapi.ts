@@ -366,9 +366,13 @@ function componentize(document: OpenApiDocument): OpenApiDocument {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const key = PROBLEM_RESPONSES[status]
         if (key === undefined || !JSON.stringify(response).includes('/components/schemas/Problem')) continue
-        responses[key] ??= response
-        if (JSON.stringify(responses[key]) === JSON.stringify(response))
-          operation.responses![status] = { $ref: `#/components/responses/${key}` }
+        // Variants of one status (their descriptions differ) are written once each: BadRequest, BadRequest2, …
+        const text = JSON.stringify(response)
+        let name = key
+        for (let n = 2; responses[name] !== undefined && JSON.stringify(responses[name]) !== text; n++)
+          name = `${key}${n}`
+        responses[name] ??= response
+        operation.responses![status] = { $ref: `#/components/responses/${name}` }
       }
     }
   }

@@ -4,6 +4,7 @@
  */
 import type { Kysely, Transaction } from 'kysely'
 import type { DB } from '../db/schema.ts'
+import { seedRequests } from './demo-requests.ts'
 import { ADMINISTRATOR, BUYER, REQUESTER, type StandardRole } from '../tenants/service.ts'
 
 export const DEMO_DOMAIN = 'demo'
@@ -238,20 +239,6 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
     .values({ tenant_id, user_id: buyerId, location_id: locationIds[1]!, role_id: roleIds.get('Requester')! })
     .execute()
 
-  const kinds = ['order', 'expense', 'travel', 'bill', 'payment'] as const
-  await tx
-    .insertInto('approvals')
-    .values(
-      kinds.flatMap((kind, k) =>
-        Array.from({ length: k + 1 }, (_, i) => ({
-          tenant_id,
-          approver_id: adminId,
-          kind,
-          subject: `Demo ${kind} #${i + 1}`,
-        })),
-      ),
-    )
-    .execute()
   const inTwoWeeks = new Date(Date.now() + 14 * 86400_000).toISOString().slice(0, 10)
   await tx
     .insertInto('delegations')
@@ -266,7 +253,7 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
   const shipping_term_id = await lookup('shipping_terms', 'FOB Destination')
   const payment_method_id = await lookup('payment_methods', 'Cheque')
   const shipping_method_id = await lookup('shipping_methods', 'Ground')
-  await tx
+  const vendors = await tx
     .insertInto('vendors')
     .values(
       VENDOR_NAMES.map((name, i) => ({
@@ -290,6 +277,23 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
         shipping_method_id,
       })),
     )
+    .returning('id')
     .execute()
+  const profiles = await tx
+    .selectFrom('user_profiles as p')
+    .innerJoin('users as u', 'u.id', 'p.user_id')
+    .select(['p.id as profileId', 'u.id as userId', 'u.email'])
+    .where('p.tenant_id', '=', tenant_id)
+    .execute()
+  const person = (email: string) => profiles.find((x) => x.email === email)!
+  await seedRequests(tx, {
+    tenantId: tenant_id,
+    domain,
+    locations: locationIds,
+    vendors: vendors.map((v) => v.id),
+    admin: person(DEMO_ADMIN_EMAIL),
+    buyer: person('buyer@example.com'),
+    requester: person('requester@example.com'),
+  })
   return tenant_id
 }

@@ -1,5 +1,6 @@
 /** SQL for the current user's account: tenant, role grants with permissions, department. */
 import { sql, type Kysely } from 'kysely'
+import { delegationActive } from '../access/approvers.ts'
 import type { DB } from '../db/schema.ts'
 
 export const tenantOf = (db: Kysely<DB>, tenantId: number) =>
@@ -12,13 +13,22 @@ export interface GrantRow {
   permissions: { id: number; name: string; description: string }[]
 }
 
-/** The user's role grants (location-specific and system-wide, the profile's own role counted system-wide), with permissions. */
+/**
+ * The roles in force per location, as DECISIONS ("Permissions at a location") defines the set at L: the
+ * roles granted at L, plus the profile role when L is one of the user's locations (or `all_locations`).
+ * `location_id` null is the tenant-wide set: the profile role and the grants without a location.
+ */
 export async function grantsOf(db: Kysely<DB>, userId: number): Promise<GrantRow[]> {
   const result = await sql<GrantRow>`
     with granted as (
       select location_id, role_id from role_grants where user_id = ${userId}
       union
-      select null, role_id from user_profiles where user_id = ${userId})
+      select null, role_id from user_profiles where user_id = ${userId}
+      union
+      select l.id, up.role_id from user_profiles up join locations l on l.tenant_id = up.tenant_id
+        and (up.all_locations or exists (
+          select 1 from user_locations ul where ul.user_id = up.user_id and ul.location_id = l.id))
+        where up.user_id = ${userId})
     select g.location_id, r.id as role_id, r.name as role_name,
       coalesce((select json_agg(json_build_object('id', p.id, 'name', p.key, 'description', p.description) order by p.id)
         from role_permissions rp join permissions p on p.id = rp.permission_id where rp.role_id = r.id), '[]') as permissions
@@ -29,10 +39,10 @@ export async function grantsOf(db: Kysely<DB>, userId: number): Promise<GrantRow
 
 export async function isDelegatee(db: Kysely<DB>, userId: number): Promise<boolean> {
   const row = await db
-    .selectFrom('delegations')
-    .select('id')
-    .where('delegatee_id', '=', userId)
-    .where('active', '=', true)
+    .selectFrom('delegations as d')
+    .select('d.id')
+    .where('d.delegatee_id', '=', userId)
+    .where(delegationActive('d'))
     .executeTakeFirst()
   return row !== undefined
 }

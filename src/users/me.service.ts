@@ -1,6 +1,6 @@
 /** The current user's account (`GET /api/v3/users/me/`): who the token's owner is and what they may do, where. */
 import type { Kysely } from 'kysely'
-import type { DB } from '../db/schema.ts'
+import { PERMISSION_KEYS, type DB } from '../db/schema.ts'
 import { actingUser, type Actor } from '../access/actor.ts'
 import { notFound } from '../core/problem.ts'
 import type { LocationView } from '../locations/schema.ts'
@@ -12,7 +12,11 @@ import { toProfile } from './service.ts'
 
 type Structured = Me['systemaccess_cache']['structured']
 
-/** Groups grants by location id (as a string) and "system"; each group and the whole get a sorted union of keys. */
+/**
+ * Groups grants by location id (as a string) and "system"; each group and the whole get a sorted union of
+ * keys. A tenant-wide superuser holds everything at every location (DECISIONS, "Permissions at a location"),
+ * so each location's `flattened` lists every key for them.
+ */
 function accessCache(grants: meRepo.GrantRow[]): Me['systemaccess_cache'] {
   const structured: Structured = {}
   for (const g of grants) {
@@ -21,8 +25,10 @@ function accessCache(grants: meRepo.GrantRow[]): Me['systemaccess_cache'] {
     entry.roles.push({ id: g.role_id, name: g.role_name, permissions: g.permissions })
   }
   const all = new Set<string>()
-  for (const entry of Object.values(structured)) {
-    const keys = new Set(entry.roles.flatMap((r) => r.permissions.map((p) => p.name)))
+  const keysOf = (entry: Structured[string]) => new Set(entry.roles.flatMap((r) => r.permissions.map((p) => p.name)))
+  const superuser = structured.system !== undefined && keysOf(structured.system).has('superuser')
+  for (const [where, entry] of Object.entries(structured)) {
+    const keys = superuser && where !== 'system' ? new Set<string>(PERMISSION_KEYS) : keysOf(entry)
     entry.flattened = [...keys].sort()
     for (const k of keys) all.add(k)
   }

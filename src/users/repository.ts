@@ -1,6 +1,7 @@
 /** SQL for users and their profiles. Every query is scoped to one tenant; the caller owns transactions. */
 import { sql, type Kysely } from 'kysely'
 import type { Static } from 'typebox'
+import { delegationActive, pendingOrderCount } from '../access/approvers.ts'
 import { listSql } from '../db/list.ts'
 import type { DB } from '../db/schema.ts'
 import type { LocationSummary } from '../lookups/schema.ts'
@@ -10,12 +11,9 @@ type Summary = Static<typeof LocationSummary>
 type Department = Static<typeof DepartmentSummary>
 type Counts = Static<typeof PendingApprovals>
 
-const pendingCounts = sql<Counts>`(
-  select json_build_object(
-    'order', count(*) filter (where a.kind = 'order'), 'expense', count(*) filter (where a.kind = 'expense'),
-    'travel', count(*) filter (where a.kind = 'travel'), 'bill', count(*) filter (where a.kind = 'bill'),
-    'payment', count(*) filter (where a.kind = 'payment'))
-  from approvals a where a.approver_id = u.id and a.status = 'pending')`
+/** Pending approvals per kind, live (access/approvers.ts): only order approvals exist so far. */
+const pendingCounts = sql<Counts>`json_build_object('order', ${pendingOrderCount(sql.ref('u.id'))},
+  'expense', 0, 'travel', 0, 'bill', 0, 'payment', 0)`
 
 function selectProfiles(db: Kysely<DB>, tenantId: number) {
   const hq = sql<number>`(select min(h.id) from locations h where h.tenant_id = ${tenantId})`
@@ -26,7 +24,7 @@ function selectProfiles(db: Kysely<DB>, tenantId: number) {
     .leftJoin('departments as d', 'd.id', 'p.department_id')
     .leftJoin('locations as dl', 'dl.id', 'd.location_id')
     .leftJoin('locations as pl', 'pl.id', 'p.location_id')
-    .leftJoin('delegations as del', (join) => join.onRef('del.user_id', '=', 'u.id').on('del.active', '=', true))
+    .leftJoin('delegations as del', (join) => join.onRef('del.user_id', '=', 'u.id').on(delegationActive('del')))
     .leftJoin('user_profiles as dp', 'dp.user_id', 'del.delegatee_id')
     .leftJoin('users as du', 'du.id', 'del.delegatee_id')
     .leftJoin('roles as dr', 'dr.id', 'dp.role_id')

@@ -117,6 +117,14 @@ export const SingleUser = named(
       profile_image: Type.Optional(Type.String({ maxLength: 2000 })),
       is_sso_enabled: Type.Optional(Type.Boolean()),
       legal_entities: Type.Optional(Type.Array(Id, { maxItems: 100 })),
+      role_id: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: 2147483647,
+          description:
+            'The profile role (GET /api/v3/roles/). On create, omitted means the least-privileged role; on PUT, omitted keeps the current role.',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -223,3 +231,58 @@ declare module '../events/schema.ts' {
     'user.deactivated': UserProfile
   }
 }
+
+/** A user's per-location grants: the complete set, each a location id and a role id. */
+export const LocationRoles = named(
+  'LocationRoles',
+  Type.Array(
+    Type.Object(
+      {
+        location: Type.Integer({ minimum: 1, maximum: 2147483647, examples: [2] }),
+        role: Type.Integer({ minimum: 1, maximum: 2147483647, examples: [4] }),
+      },
+      { additionalProperties: false },
+    ),
+    { maxItems: 500 },
+  ),
+)
+
+/** A user's out-of-office delegation: both fields null when there is none (or it has expired or ended). */
+export const Delegation = named(
+  'Delegation',
+  Type.Object({
+    delegatee: Type.Union([
+      Type.Object({
+        id: Type.Integer({ examples: [9] }),
+        first_name: Type.String(),
+        last_name: Type.String(),
+        email: Type.String(),
+      }),
+      Type.Null(),
+    ]),
+    expected_return_date: Type.Union([Type.String({ format: 'date' }), Type.Null()], { examples: ['2026-12-01'] }),
+  }),
+)
+export type Delegation = Static<typeof Delegation>
+
+export const DelegationInput = named(
+  'DelegationInput',
+  Type.Object(
+    {
+      delegatee: Type.Integer({
+        minimum: 1,
+        maximum: 2147483647,
+        description: 'The user id (/api/v3/users/{id}/) who decides your approvals while you are away.',
+        examples: [9],
+      }),
+      expected_return_date: Type.Optional(
+        Type.Union([Type.String({ format: 'date' }), Type.Null()], {
+          description: 'The last day away (UTC): the delegation ends when it is over. Null or omitted: until ended.',
+          examples: ['2026-12-01'],
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+)
+export type DelegationInput = Static<typeof DelegationInput>

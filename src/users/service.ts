@@ -118,7 +118,7 @@ const fromSingle = (s: SingleUser): ReturnType<typeof fromBatch> => ({
   position: s.position ?? '',
   profileImage: s.profile_image ?? '',
   ssoEnabled: s.is_sso_enabled ?? false,
-  roleId: undefined,
+  roleId: s.role_id,
   allLocations: false,
   locations: s.location === null ? [] : [{ id: s.location, allDepartments: true, departments: [] }],
   homeDepartment: s.department,
@@ -239,8 +239,12 @@ export async function updateUser(
   return inTransaction(db, async (tx) => {
     const owner = await writes.userOfProfile(tx, actor.tenantId, profileId)
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
-    await enforceContainment(tx, actor, { action: 'edit', targetUserId: owner.user_id })
     const u = fromSingle(body)
+    await enforceContainment(tx, actor, {
+      action: 'edit',
+      targetUserId: owner.user_id,
+      grantedRoleIds: u.roleId === undefined ? [] : [u.roleId],
+    })
     const errors = referenceErrors(u, await repo.referenceData(tx, actor.tenantId), SINGLE_NAMES)
     if ((await repo.takenEmails(tx, actor.tenantId, [u.email.toLowerCase()], owner.user_id)).size > 0)
       errors.email = ['a user with this e-mail already exists']
@@ -249,7 +253,7 @@ export async function updateUser(
       tx,
       actor.tenantId,
       owner.user_id,
-      { ...u, location: u.homeLocation, department: u.homeDepartment },
+      { ...u, location: u.homeLocation, department: u.homeDepartment, roleId: u.roleId },
       actor.userId,
     )
     await writes.replaceLegalEntities(tx, actor.tenantId, [owner.user_id], [u.legalEntities])

@@ -114,6 +114,8 @@ export interface ProfileChanges {
   phone: string
   profileImage: string
   ssoEnabled: boolean
+  /** The profile's role; undefined keeps it. */
+  roleId?: number | undefined
 }
 
 export async function updateUser(
@@ -141,6 +143,7 @@ export async function updateUser(
       phone: c.phone,
       profile_image: c.profileImage,
       is_sso_enabled: c.ssoEnabled,
+      ...(c.roleId === undefined ? {} : { role_id: c.roleId }),
       last_changed_by: changedBy,
       updated_at: now,
     })
@@ -155,10 +158,11 @@ export async function deactivateUser(
   tenantId: number,
   userId: number,
   changedBy: number | null,
+  active = false,
 ): Promise<boolean> {
   const result = await db
     .updateTable('users')
-    .set({ is_active: false, updated_at: new Date() })
+    .set({ is_active: active, updated_at: new Date() })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', userId)
     .executeTakeFirst()
@@ -179,3 +183,13 @@ export const userOfProfile = (db: Kysely<DB>, tenantId: number, profileId: numbe
     .where('tenant_id', '=', tenantId)
     .where('id', '=', profileId)
     .executeTakeFirst()
+
+export const isActive = async (db: Kysely<DB>, tenantId: number, userId: number) =>
+  (
+    await db
+      .selectFrom('users')
+      .select('is_active')
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', userId)
+      .executeTakeFirst()
+  )?.is_active === true

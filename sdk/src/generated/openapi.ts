@@ -280,7 +280,8 @@ export interface paths {
         /** List roles with their permission keys */
         get: operations["listRoles"];
         put?: never;
-        post?: never;
+        /** Create a role (superuser or nav_setting; only permissions you hold) */
+        post: operations["createRole"];
         delete?: never;
         options?: never;
         head?: never;
@@ -404,6 +405,254 @@ export interface paths {
         post?: never;
         /** Deactivate a user; their applications stop working (superuser or nav_setting) */
         delete: operations["deactivateUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/users/{id}/location-roles/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's roles granted per location (superuser or nav_setting) */
+        get: operations["getLocationRoles"];
+        /** Replace a user's complete set of per-location grants (superuser or nav_setting; only roles you could grant) */
+        put: operations["replaceLocationRoles"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/users/{id}/activate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-activate a deactivated user (superuser or nav_setting) */
+        post: operations["activateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/users/{id}/delegation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's out-of-office delegation in force (both fields null when none) */
+        get: operations["getDelegation"];
+        /** Set a delegation: your own, or anyone’s with superuser or nav_setting (replaces the current one) */
+        put: operations["setDelegation"];
+        post?: never;
+        /** End a delegation (204, also when there is none) */
+        delete: operations["endDelegation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/roles/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a role */
+        get: operations["getRole"];
+        /** Replace a role: name, type, tier and the complete set of permissions (superuser or nav_setting) */
+        put: operations["replaceRole"];
+        post?: never;
+        /** Delete a role that no user holds and no grant names; 409 while in use (superuser or nav_setting) */
+        delete: operations["deleteRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/requests/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the purchase requests you may see */
+        get: operations["listRequests"];
+        put?: never;
+        /** Create a draft purchase request (nav_request at its location) */
+        post: operations["createRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/requests/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a purchase request */
+        get: operations["getRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a draft request (the requester; lines, when sent, replace all lines) */
+        patch: operations["updateRequest"];
+        trace?: never;
+    };
+    "/api/v3/requests/{id}/submit/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Submit a draft for approval (routes it through the approval rules) */
+        post: operations["submitRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/requests/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a draft or pending request (the requester, or a superuser) */
+        post: operations["cancelRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/approvals/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the approvals you may see (approver=me: your inbox) */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/approvals/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an approval */
+        get: operations["getApproval"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/approvals/{id}/approve/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve (a candidate, or the delegatee of an away candidate); a second decision is a 409 */
+        post: operations["approveApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/approvals/{id}/reject/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject with a comment (required); the request is rejected and its chain ends */
+        post: operations["rejectApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/approval-rules/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List approval rules */
+        get: operations["listApprovalRules"];
+        put?: never;
+        /** Create an approval rule (superuser or nav_setting) */
+        post: operations["createApprovalRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/approval-rules/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an approval rule */
+        get: operations["getApprovalRule"];
+        /** Replace an approval rule (superuser or nav_setting); submitted requests keep their chain */
+        put: operations["replaceApprovalRule"];
+        post?: never;
+        /** Delete an approval rule (superuser or nav_setting) */
+        delete: operations["deleteApprovalRule"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1760,6 +2009,47 @@ export interface components {
             /** @description The item, or the page of items. */
             data: components["schemas"]["Role"][];
         };
+        RoleInput: {
+            /**
+             * @description Name, as people read it.
+             * @example Site approver
+             */
+            name: string;
+            /**
+             * @description Role type (default 0): 0 User, 1 Approver, 2 Purchaser, 3 Receiver, 4 Administrator, 5 EKA, 6 Accounting, 7 Superuser, 8 Accounts Payable, 9 FNG Approver, 10 FNG Controller.
+             * @default 0
+             * @example 1
+             */
+            type?: number;
+            /**
+             * @description Product tier of the role: Basic or Pro.
+             * @default Basic
+             * @example Pro
+             */
+            tier?: "Basic" | "Pro";
+            /**
+             * @description Every permission key the role grants (the complete set).
+             * @example [
+             *       "nav_request",
+             *       "nav_approval"
+             *     ]
+             */
+            permissions: ("superuser" | "accounts_payable" | "nav_request" | "nav_approval" | "nav_purchase" | "nav_receive" | "nav_manage" | "nav_setting" | "nav_report")[];
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id?: number;
+        };
+        RoleEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Role"];
+        };
         VendorLookupList: {
             /** @description Pagination for lists; empty for one item. */
             metadata: {
@@ -2058,6 +2348,11 @@ export interface components {
              *     ]
              */
             legal_entities?: number[];
+            /**
+             * @description The profile role (GET /api/v3/roles/). On create, omitted means the least-privileged role; on PUT, omitted keeps the current role.
+             * @example 3
+             */
+            role_id?: number;
         };
         UserProfileEnvelope: {
             /**
@@ -2306,6 +2601,571 @@ export interface components {
             metadata: Record<string, never>;
             /** @description The item, or the page of items. */
             data: components["schemas"]["UserProfileMe"];
+        };
+        LocationRoles: {
+            /** @example 2 */
+            location: number;
+            /** @example 4 */
+            role: number;
+        }[];
+        LocationRolesEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["LocationRoles"];
+        };
+        Delegation: {
+            /**
+             * @description The user who decides the approvals while the user is away; null when there is no delegation.
+             * @example null
+             */
+            delegatee: {
+                /** @example 9 */
+                id: number;
+                first_name: string;
+                last_name: string;
+                email: string;
+            } | null;
+            /**
+             * @description When the user is back (YYYY-MM-DD) while a delegate approves for them; null otherwise.
+             * @example 2026-12-01
+             */
+            expected_return_date: string | null;
+        };
+        DelegationEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Delegation"];
+        };
+        DelegationInput: {
+            /**
+             * @description The user id (/api/v3/users/{id}/) who decides your approvals while you are away.
+             * @example 9
+             */
+            delegatee: number;
+            /**
+             * @description The last day away (UTC): the delegation ends when it is over. Null or omitted: until ended.
+             * @example 2026-12-01
+             */
+            expected_return_date?: string | null;
+        };
+        Person: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 7
+             */
+            id: number;
+            /**
+             * @description First name (default "").
+             * @example Ada
+             */
+            first_name: string;
+            /**
+             * @description Last name (default "").
+             * @example Lovelace
+             */
+            last_name: string;
+            /**
+             * @description E-mail address.
+             * @example ada@example.com
+             */
+            email: string;
+        };
+        RequestLine: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id: number;
+            /**
+             * @description Free text describing it.
+             * @example Ergonomic chair
+             */
+            description: string;
+            /**
+             * @description A vendor id, or null.
+             * @example 4
+             */
+            vendor: number | null;
+            /**
+             * @description Decimal string, without trailing zeros.
+             * @example 3
+             */
+            quantity: string;
+            /**
+             * @description Decimal string, without trailing zeros.
+             * @example 19.99
+             */
+            unit_price: string;
+        };
+        Approval: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description The request’s id (GET /api/v3/requests/{id}/).
+             * @example 31
+             */
+            request: number;
+            /**
+             * @description Kind of document approved: order (purchase requests); the other kinds have no documents yet.
+             * @example order
+             * @enum {string}
+             */
+            kind: "order";
+            /**
+             * @description Position in the approval chain, from 1; steps run in ascending order.
+             * @example 1
+             */
+            step: number;
+            /**
+             * @description pending until decided; cancelled when its request is cancelled.
+             * @example pending
+             */
+            status: "pending" | "approved" | "rejected" | "cancelled";
+            /** @description Who may decide it (any one of them, or their delegatee). */
+            candidates: components["schemas"]["Person"][];
+            /** @description Who decided it (the same person as acted_by); null while pending or cancelled. */
+            approver: components["schemas"]["Person"] | null;
+            /** @description Who decided it (a candidate, or the delegatee of an away candidate); null until decided. */
+            acted_by: components["schemas"]["Person"] | null;
+            /** @description The away candidate a delegatee decided for; null when a candidate decided. */
+            on_behalf_of: components["schemas"]["Person"] | null;
+            /**
+             * @description The decider’s comment (required to reject).
+             * @example Within budget.
+             */
+            comment: string;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * @description When it was decided or cancelled (ISO 8601); null while pending.
+             * @example null
+             */
+            acted_at: string | null;
+        };
+        PurchaseRequest: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 31
+             */
+            id: number;
+            /**
+             * Format: uuid
+             * @description Universally unique identifier.
+             * @example 3f1c9a52-5d0e-4f1b-9a4e-2c8d6b7e1f00
+             */
+            uuid: string;
+            /**
+             * @description draft → (submit) → pending → approved | rejected; draft or pending → (cancel) → cancelled.
+             * @example pending
+             */
+            status: "draft" | "pending" | "approved" | "rejected" | "cancelled";
+            /** @description Who made the request: read-only on a request (ignored in a body); a user id as a filter. */
+            requester: components["schemas"]["Person"];
+            /**
+             * @description The location (an id in requests, a summary in responses; a filter takes an id).
+             * @example {
+             *       "id": 1,
+             *       "name": "Head Office"
+             *     }
+             */
+            location: {
+                id: number;
+                name: string;
+            };
+            /**
+             * @description The department (an id in requests, a summary in responses).
+             * @example {
+             *       "id": 3,
+             *       "name": "Operations"
+             *     }
+             */
+            department: {
+                id: number;
+                name: string;
+            } | null;
+            /**
+             * @description The currency’s name.
+             * @example USD
+             */
+            currency: string;
+            /**
+             * @description Free text describing it.
+             * @example Chairs for the new hires
+             */
+            description: string;
+            /**
+             * @description The date the goods are needed by (YYYY-MM-DD), or null.
+             * @example 2026-12-15
+             */
+            needed_by: string | null;
+            /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
+            lines: components["schemas"]["RequestLine"][];
+            /**
+             * @description Σ quantity × unit_price, rounded half-up to 2 decimals; computed, never accepted.
+             * @example 59.97
+             */
+            total: string;
+            /** @description The approval chain so far, by step. */
+            approvals: components["schemas"]["Approval"][];
+            /**
+             * @description When it was submitted (ISO 8601); null while a draft.
+             * @example null
+             */
+            submitted_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at: string;
+        };
+        PurchaseRequestList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["PurchaseRequest"][];
+        };
+        RequestLineInput: {
+            /**
+             * @description Free text describing it.
+             * @example Ergonomic chair
+             */
+            description?: string;
+            /**
+             * @description A vendor id (GET /api/v3/vendors/), or null.
+             * @example 4
+             */
+            vendor?: number | null;
+            /**
+             * @description Decimal string greater than 0, up to 4 decimals, no exponent.
+             * @example 3
+             */
+            quantity: string;
+            /**
+             * @description Decimal string, up to 4 decimals, no exponent.
+             * @example 19.99
+             */
+            unit_price: string;
+            /**
+             * @description Read-only; ignored (lines are replaced as a whole).
+             * @example 42
+             */
+            id?: number;
+        };
+        RequestInput: {
+            /**
+             * @description The location (an id in requests, a summary in responses; a filter takes an id).
+             * @example 3
+             */
+            location: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * @description A department of the location.
+             * @example 9
+             */
+            department?: (number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            })) | null;
+            /**
+             * @description A currency name; default: the location’s.
+             * @example USD
+             */
+            currency?: string;
+            /**
+             * @description Free text describing it.
+             * @example Net 30 days from invoice
+             */
+            description?: string;
+            /**
+             * @description The date the goods are needed by (YYYY-MM-DD), or null.
+             * @example 2026-12-15
+             */
+            needed_by?: string | null;
+            /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
+            lines: components["schemas"]["RequestLineInput"][];
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id?: unknown;
+            /**
+             * @description Universally unique identifier.
+             * @example 3f1c9a52-5d0e-4f1b-9a4e-2c8d6b7e1f00
+             */
+            uuid?: unknown;
+            /**
+             * @description The HTTP status code.
+             * @example 404
+             */
+            status?: unknown;
+            /**
+             * @description Who made the request: read-only on a request (ignored in a body); a user id as a filter.
+             * @example 7
+             */
+            requester?: unknown;
+            /**
+             * @description Σ quantity × unit_price, rounded half-up to 2 decimals; computed by the service (ignored in a body).
+             * @example 59.97
+             */
+            total?: unknown;
+            /**
+             * @description The approval chain so far, by step (read-only; ignored in a body).
+             * @example []
+             */
+            approvals?: unknown;
+            /**
+             * @description When it was submitted (ISO 8601); null while a draft.
+             * @example null
+             */
+            submitted_at?: unknown;
+            /**
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at?: unknown;
+            /**
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at?: unknown;
+        };
+        PurchaseRequestEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["PurchaseRequest"];
+        };
+        RequestPatch: {
+            /**
+             * @description The location (an id in requests, a summary in responses; a filter takes an id).
+             * @example 3
+             */
+            location?: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * @description A department of the location.
+             * @example 9
+             */
+            department?: (number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            })) | null;
+            /**
+             * @description A currency name; default: the location’s.
+             * @example USD
+             */
+            currency?: string;
+            /**
+             * @description Free text describing it.
+             * @example Net 30 days from invoice
+             */
+            description?: string;
+            /**
+             * @description The date the goods are needed by (YYYY-MM-DD), or null.
+             * @example 2026-12-15
+             */
+            needed_by?: string | null;
+            /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
+            lines?: components["schemas"]["RequestLineInput"][];
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id?: unknown;
+            /**
+             * @description Universally unique identifier.
+             * @example 3f1c9a52-5d0e-4f1b-9a4e-2c8d6b7e1f00
+             */
+            uuid?: unknown;
+            /**
+             * @description The HTTP status code.
+             * @example 404
+             */
+            status?: unknown;
+            /**
+             * @description Who made the request: read-only on a request (ignored in a body); a user id as a filter.
+             * @example 7
+             */
+            requester?: unknown;
+            /**
+             * @description Σ quantity × unit_price, rounded half-up to 2 decimals; computed by the service (ignored in a body).
+             * @example 59.97
+             */
+            total?: unknown;
+            /**
+             * @description The approval chain so far, by step (read-only; ignored in a body).
+             * @example []
+             */
+            approvals?: unknown;
+            /**
+             * @description When it was submitted (ISO 8601); null while a draft.
+             * @example null
+             */
+            submitted_at?: unknown;
+            /**
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at?: unknown;
+            /**
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at?: unknown;
+        };
+        ApprovalList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Approval"][];
+        };
+        ApprovalEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Approval"];
+        };
+        Decision: {
+            /**
+             * @description The decider’s comment (required to reject).
+             * @example Within budget.
+             */
+            comment?: string;
+        };
+        Rejection: {
+            /**
+             * @description The decider’s comment (required to reject).
+             * @example Over the quarter’s budget.
+             */
+            comment: string;
+        };
+        ApprovalRule: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 3
+             */
+            id: number;
+            /**
+             * @description The location it applies to; null: every location.
+             * @example 2
+             */
+            location: number | null;
+            /**
+             * @description Applies to requests whose total is at least this.
+             * @example 1000
+             */
+            min_total: string;
+            /**
+             * @description Position in the approval chain, from 1; steps run in ascending order.
+             * @example 1
+             */
+            step: number;
+            /**
+             * @description User ids (/api/v3/users/{id}/).
+             * @example [
+             *       7,
+             *       9
+             *     ]
+             */
+            approvers: number[];
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @example true
+             */
+            active: boolean;
+        };
+        ApprovalRuleList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["ApprovalRule"][];
+        };
+        ApprovalRuleInput: {
+            /**
+             * @description A location id; null or omitted: every location.
+             * @example 3
+             */
+            location?: number | null;
+            /**
+             * @description Decimal string, default "0".
+             * @example 1000
+             */
+            min_total?: string;
+            /**
+             * @description Position in the approval chain, from 1; steps run in ascending order.
+             * @example 1
+             */
+            step: number;
+            /**
+             * @description User ids (/api/v3/users/{id}/); those holding nav_approval at the location are the step’s candidates.
+             * @example [
+             *       7,
+             *       9
+             *     ]
+             */
+            approvers: number[];
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @default true
+             * @example true
+             */
+            active?: boolean;
+            /**
+             * @description Read-only; ignored.
+             * @example 42
+             */
+            id?: number;
+        };
+        ApprovalRuleEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["ApprovalRule"];
         };
         Application: {
             /**
@@ -2734,6 +3594,24 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The token is not in the form a link carries */
+        BadRequest2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The link is unknown, already used or expired */
+        NotFound2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Conflict with the current state (e.g. an Idempotency-Key request still running) */
         Conflict: {
             headers: {
@@ -2960,24 +3838,8 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The token is not in the form a link carries */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The link is unknown, already used or expired */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest2"];
+            404: components["responses"]["NotFound2"];
         };
     };
     acceptInvitation: {
@@ -3007,24 +3869,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description The token is not in the form a link carries */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The link is unknown, already used or expired */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest2"];
+            404: components["responses"]["NotFound2"];
         };
     };
     listVendors: {
@@ -3755,6 +4601,46 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    createRole: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listPaymentTerms: {
         parameters: {
             query?: {
@@ -4139,6 +5025,963 @@ export interface operations {
         };
     };
     deactivateUser: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLocationRoles: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LocationRolesEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceLocationRoles: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LocationRoles"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LocationRolesEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    activateUser: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserProfileEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getDelegation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DelegationEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setDelegation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DelegationInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DelegationEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    endDelegation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getRole: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceRole: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteRole: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listRequests: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "created_at" | "-created_at" | "total" | "-total";
+                /**
+                 * @description draft → (submit) → pending → approved | rejected; draft or pending → (cancel) → cancelled.
+                 * @example pending
+                 */
+                status?: "draft" | "pending" | "approved" | "rejected" | "cancelled";
+                /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
+                location?: number;
+                /**
+                 * @description The requester’s user id.
+                 * @example 7
+                 */
+                requester?: number;
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseRequestList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestPatch"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    submitRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "created_at" | "-created_at";
+                /**
+                 * @description pending until decided; cancelled when its request is cancelled.
+                 * @example pending
+                 */
+                status?: "pending" | "approved" | "rejected" | "cancelled";
+                /**
+                 * @description me: the approvals you decide or decided (as a candidate or a delegatee of an away candidate).
+                 * @example me
+                 */
+                approver?: "me";
+                /**
+                 * @description A request’s id.
+                 * @example 31
+                 */
+                request?: number;
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApproval: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    approveApproval: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Decision"] | null;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rejectApproval: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Rejection"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listApprovalRules: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "step" | "-step";
+                /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
+                location?: number;
+                /** @description Whether it is in use; inactive ones are kept, not deleted. */
+                active?: boolean;
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRuleList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createApprovalRule: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalRuleInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRuleEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApprovalRule: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRuleEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceApprovalRule: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalRuleInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalRuleEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteApprovalRule: {
         parameters: {
             query?: never;
             header: {

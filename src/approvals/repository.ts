@@ -1,0 +1,139 @@
+/** SQL for approval records (`request_approvals`). Every query is scoped to one tenant. */
+import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { decidesFor, delegationActive, requestVisible } from '../access/approvers.ts'
+import { listSql } from '../db/list.ts'
+import type { DB, PlannedStep } from '../db/schema.ts'
+import { ApprovalListSql, type Person } from './schema.ts'
+
+/** The person (profile id, names, e-mail) of the user id `user`, as JSON; null for null. */
+const person = (user: RawBuilder<number | null>) =>
+  sql<Person | null>`(select json_build_object('id', pp.id, 'first_name', pp.first_name, 'last_name', pp.last_name,
+    'email', pu.email) from user_profiles pp join users pu on pu.id = pp.user_id where pp.user_id = ${user})`
+
+function selectApprovals(db: Kysely<DB>) {
+  return db
+    .selectFrom('request_approvals as a')
+    .innerJoin('purchase_requests as r', (j) =>
+      j.onRef('r.tenant_id', '=', 'a.tenant_id').onRef('r.id', '=', 'a.request_id'),
+    )
+    .select([
+      'a.id',
+      'a.tenant_id',
+      'a.request_id',
+      'a.step',
+      'a.kind',
+      'a.status',
+      'a.candidates as candidate_ids',
+      'a.comment',
+      'a.created_at',
+      'a.acted_at',
+      'r.location_id',
+      'r.requester_id',
+      sql<Person[]>`coalesce((select json_agg(json_build_object('id', pp.id, 'first_name', pp.first_name,
+        'last_name', pp.last_name, 'email', pu.email) order by pp.id) from user_profiles pp join users pu on pu.id = pp.user_id
+        where pp.user_id = any(a.candidates)), '[]')`.as('candidates'),
+      person(sql.ref('a.acted_by')).as('acted_by'),
+      person(sql.ref('a.on_behalf_of')).as('on_behalf_of'),
+    ])
+}
+export type ApprovalRow = Awaited<ReturnType<ReturnType<typeof selectApprovals>['executeTakeFirstOrThrow']>>
+
+/** One page of the approvals the caller may see (scope: their user id and locations; none for a superuser). */
+export const pageOfApprovals = listSql(ApprovalListSql, {
+  select: selectApprovals,
+  tenant: 'a.tenant_id',
+  id: 'a.id',
+  order: { created_at: 'a.created_at' },
+  search: [],
+  filters: {
+    status: 'a.status',
+    request: 'a.request_id',
+    approver_user: (me) => sql<boolean>`(${decidesFor(sql<number>`${me}::int`)} or a.acted_by = ${me}::int)`,
+  },
+  scope: ([user, locations]) => requestVisible(user, locations),
+})
+
+/** The approval, if `scope` (the caller's user id and locations; undefined: everything) lets them see it. */
+export function findApproval(db: Kysely<DB>, tenantId: number, id: number, scope?: readonly [number, number[]]) {
+  let q = selectApprovals(db).where('a.tenant_id', '=', tenantId).where('a.id', '=', id)
+  if (scope !== undefined) q = q.where(requestVisible(scope[0], scope[1]))
+  return q.executeTakeFirst()
+}
+
+export const approvalsOfRequests = (db: Kysely<DB>, tenantId: number, requestIds: number[]) =>
+  requestIds.length === 0
+    ? Promise.resolve([])
+    : selectApprovals(db)
+        .where('a.tenant_id', '=', tenantId)
+        .where('a.request_id', 'in', requestIds)
+        .orderBy('a.step')
+        .execute()
+
+/** The request row of an approval, locked: decisions and cancellations of one request take turns. */
+export const lockRequestOf = (db: Kysely<DB>, tenantId: number, approvalId: number) =>
+  db
+    .selectFrom('purchase_requests as r')
+    .innerJoin('request_approvals as a', (j) =>
+      j.onRef('a.tenant_id', '=', 'r.tenant_id').onRef('a.request_id', '=', 'r.id'),
+    )
+    .select(['r.id', 'r.status', 'r.chain', 'r.requester_id'])
+    .where('a.tenant_id', '=', tenantId)
+    .where('a.id', '=', approvalId)
+    .forUpdate('r')
+    .executeTakeFirst()
+
+/**
+ * Decides the approval if it is still pending and `user` may decide it now (a candidate, or the delegatee of
+ * an away candidate; never the requester). One conditional UPDATE: of two deciders at the same instant,
+ * exactly one changes the row. Returns undefined when nothing changed.
+ */
+export async function decide(
+  db: Kysely<DB>,
+  tenantId: number,
+  id: number,
+  user: number,
+  outcome: 'approved' | 'rejected',
+  comment: string,
+) {
+  const result = await sql<{ id: number; request_id: number; step: number }>`
+    update request_approvals a set status = ${outcome}, acted_by = ${user}, comment = ${comment}, acted_at = now(),
+      on_behalf_of = case when a.candidates @> array[${user}::int] then null else (
+        select dd.user_id from delegations dd where dd.delegatee_id = ${user} and dd.user_id = any(a.candidates)
+          and ${delegationActive('dd')} order by dd.user_id limit 1) end
+    from purchase_requests r
+    where a.tenant_id = ${tenantId} and a.id = ${id} and a.status = 'pending'
+      and r.tenant_id = a.tenant_id and r.id = a.request_id and ${decidesFor(sql<number>`${user}::int`)}
+    returning a.id, a.request_id, a.step`.execute(db)
+  return result.rows[0]
+}
+
+export async function insertApproval(db: Kysely<DB>, tenantId: number, requestId: number, planned: PlannedStep) {
+  await db
+    .insertInto('request_approvals')
+    .values({ tenant_id: tenantId, request_id: requestId, step: planned.step, candidates: planned.candidates })
+    .execute()
+}
+
+export async function cancelPending(db: Kysely<DB>, tenantId: number, requestId: number) {
+  await db
+    .updateTable('request_approvals')
+    .set({ status: 'cancelled', acted_at: new Date() })
+    .where('tenant_id', '=', tenantId)
+    .where('request_id', '=', requestId)
+    .where('status', '=', 'pending')
+    .execute()
+}
+
+export async function setRequestStatus(
+  db: Kysely<DB>,
+  tenantId: number,
+  requestId: number,
+  status: 'approved' | 'rejected',
+) {
+  await db
+    .updateTable('purchase_requests')
+    .set({ status, updated_at: new Date() })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', requestId)
+    .execute()
+}

@@ -1,0 +1,110 @@
+/**
+ * Approvals (the inbox): who sees them (as their requests), who decides them (any one candidate, or the
+ * delegatee of an away candidate; never the requester), and what a decision does — step n+1 is created when
+ * step n is approved, the request is approved after the last step, one rejection rejects it. A second
+ * decision → 409; two deciders at the same instant: the request row is locked and the UPDATE is conditional
+ * on `status = 'pending'`, so exactly one wins.
+ */
+import type { Kysely } from 'kysely'
+import { actingUser, type Actor } from '../access/actor.ts'
+import { requestScope } from '../access/location-permissions.ts'
+import { audit } from '../audit/service.ts'
+import type { Page } from '../core/list-query.ts'
+import { conflict, forbidden, notFound } from '../core/problem.ts'
+import type { DB, PlannedStep } from '../db/schema.ts'
+import { inTransaction } from '../db/transaction.ts'
+import * as repo from './repository.ts'
+import type { Approval, ApprovalListQuery, ApprovalListSql } from './schema.ts'
+
+export const toApproval = (row: repo.ApprovalRow): Approval => ({
+  id: row.id,
+  request: row.request_id,
+  kind: 'order',
+  step: row.step,
+  status: row.status,
+  candidates: row.candidates,
+  approver: row.status === 'approved' || row.status === 'rejected' ? row.acted_by : null,
+  acted_by: row.acted_by,
+  on_behalf_of: row.on_behalf_of,
+  comment: row.comment,
+  created_at: row.created_at.toISOString(),
+  acted_at: row.acted_at === null ? null : row.acted_at.toISOString(),
+})
+
+export async function listApprovals(db: Kysely<DB>, actor: Actor, query: ApprovalListQuery): Promise<Page<Approval>> {
+  const scope = await requestScope(db, actor)
+  const { approver, ...rest } = query
+  const sqlQuery: ApprovalListSql = approver === 'me' ? { ...rest, approver_user: actingUser(actor) } : rest
+  const page = await repo.pageOfApprovals(db, actor.tenantId, sqlQuery, scope)
+  return { ...page, rows: page.rows.map(toApproval) }
+}
+
+export async function getApproval(db: Kysely<DB>, actor: Actor, id: number): Promise<Approval> {
+  const row = await repo.findApproval(db, actor.tenantId, id, await requestScope(db, actor))
+  if (row === undefined) throw notFound(`No approval ${id}.`)
+  return toApproval(row)
+}
+
+/** The approvals of these requests, by request id, in step order (for the requests' `approvals`). */
+export async function approvalsByRequest(db: Kysely<DB>, tenantId: number, requestIds: number[]) {
+  const byRequest = new Map<number, Approval[]>()
+  for (const row of await repo.approvalsOfRequests(db, tenantId, requestIds)) {
+    const list = byRequest.get(row.request_id) ?? []
+    list.push(toApproval(row))
+    byRequest.set(row.request_id, list)
+  }
+  return byRequest
+}
+
+/** Opens the chain of a submitted request: its first planned step becomes a pending approval. */
+export async function startChain(tx: Kysely<DB>, actor: Actor, requestId: number, chain: PlannedStep[]) {
+  await repo.insertApproval(tx, actor.tenantId, requestId, chain[0]!)
+}
+
+/** Ends a cancelled request's chain: its pending approval is cancelled. */
+export const cancelChain = (tx: Kysely<DB>, actor: Actor, requestId: number) =>
+  repo.cancelPending(tx, actor.tenantId, requestId)
+
+async function decide(
+  db: Kysely<DB>,
+  actor: Actor,
+  id: number,
+  outcome: 'approved' | 'rejected',
+  comment: string,
+): Promise<Approval> {
+  const userId = actingUser(actor)
+  const scope = await requestScope(db, actor)
+  return inTransaction(db, async (tx) => {
+    const seen = await repo.findApproval(tx, actor.tenantId, id, scope)
+    if (seen === undefined) throw notFound(`No approval ${id}.`)
+    const request = await repo.lockRequestOf(tx, actor.tenantId, id)
+    if (request === undefined) throw notFound(`No approval ${id}.`)
+    const decided = await repo.decide(tx, actor.tenantId, id, userId, outcome, comment)
+    if (decided === undefined) {
+      const now = (await repo.findApproval(tx, actor.tenantId, id))!
+      if (now.status !== 'pending') throw conflict(`This approval is already ${now.status}.`)
+      if (now.requester_id === userId) throw forbidden('Nobody approves their own request.')
+      throw forbidden('You are not a candidate for this approval, nor the delegatee of an away candidate.')
+    }
+    if (outcome === 'rejected') {
+      await repo.setRequestStatus(tx, actor.tenantId, decided.request_id, 'rejected')
+    } else {
+      const next = request.chain.find((s) => s.step > decided.step)
+      if (next === undefined) await repo.setRequestStatus(tx, actor.tenantId, decided.request_id, 'approved')
+      else await repo.insertApproval(tx, actor.tenantId, decided.request_id, next)
+    }
+    await audit(tx, actor, {
+      action: outcome === 'approved' ? 'approval.approve' : 'approval.reject',
+      resourceType: 'approval',
+      resourceId: id,
+      changes: { status: outcome, comment },
+    })
+    return toApproval((await repo.findApproval(tx, actor.tenantId, id))!)
+  })
+}
+
+export const approve = (db: Kysely<DB>, actor: Actor, id: number, comment = '') =>
+  decide(db, actor, id, 'approved', comment)
+
+export const reject = (db: Kysely<DB>, actor: Actor, id: number, comment: string) =>
+  decide(db, actor, id, 'rejected', comment.trim())

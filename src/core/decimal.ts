@@ -1,0 +1,47 @@
+/**
+ * Exact decimal arithmetic for money and quantities, on BigInt: a decimal string (`"19.99"`, up to 4
+ * decimals, no sign, no exponent) is held as an integer count of 1/10,000ths. Products and sums are exact;
+ * only the final total is rounded, half-up, to 2 decimals. Never a float.
+ */
+const SCALE = 4
+const UNIT = 10n ** BigInt(SCALE)
+
+/** The decimal strings accepted on the wire (the schemas use the same pattern). */
+export const DECIMAL_PATTERN = '^\\d{1,16}(\\.\\d{1,4})?$'
+const DECIMAL = new RegExp(DECIMAL_PATTERN)
+
+/** `"19.99"` → 199900n (ten-thousandths). Throws on anything but an unsigned decimal with up to 4 decimals. */
+export function parseDecimal(text: string): bigint {
+  if (!DECIMAL.test(text)) throw new RangeError(`not a decimal string: ${JSON.stringify(text)}`)
+  const [whole, fraction = ''] = text.split('.')
+  return BigInt(whole!) * UNIT + BigInt(fraction.padEnd(SCALE, '0'))
+}
+
+/** A scaled integer (`scale` decimals) as a decimal string with exactly `places` decimals, rounded half-up. */
+function format(value: bigint, scale: number, places: number): string {
+  let v = value
+  if (scale > places) {
+    const divisor = 10n ** BigInt(scale - places)
+    v = (v + divisor / 2n) / divisor // values are never negative: half-up is "add half, truncate"
+  }
+  const digits = v.toString().padStart(places + 1, '0')
+  return places === 0 ? digits : `${digits.slice(0, -places)}.${digits.slice(-places)}`
+}
+
+/** Σ quantity × unit_price over the lines, rounded half-up to 2 decimals: `"59.97"`. */
+export function lineTotal(lines: readonly { quantity: string; unit_price: string }[]): string {
+  let sum = 0n // in 1/10^8ths: the exact product of two 1/10^4ths
+  for (const line of lines) sum += parseDecimal(line.quantity) * parseDecimal(line.unit_price)
+  return format(sum, 2 * SCALE, 2)
+}
+
+/** A stored decimal (`"2.5000"`) without trailing zeros (`"2.5"`, `"3"`): how quantities and prices are shown. */
+export function trimDecimal(text: string): string {
+  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text
+}
+
+/** Compares two decimal strings: negative, zero or positive. */
+export const compareDecimal = (a: string, b: string): number => {
+  const d = parseDecimal(a) - parseDecimal(b)
+  return d < 0n ? -1 : d > 0n ? 1 : 0
+}

@@ -1,0 +1,192 @@
+/** SQL for purchase requests and their lines. Every query is scoped to one tenant. */
+import { sql, type Kysely } from 'kysely'
+import { requestVisible } from '../access/approvers.ts'
+import { listSql } from '../db/list.ts'
+import type { DB, PlannedStep, RequestStatus } from '../db/schema.ts'
+import type { Person } from '../approvals/schema.ts'
+import { RequestListQuery } from './schema.ts'
+
+export interface LineRow {
+  id: number
+  description: string
+  vendor: number | null
+  quantity: string
+  unit_price: string
+}
+
+function selectRequests(db: Kysely<DB>) {
+  return db
+    .selectFrom('purchase_requests as r')
+    .innerJoin('user_profiles as rp', 'rp.user_id', 'r.requester_id')
+    .innerJoin('users as ru', 'ru.id', 'r.requester_id')
+    .innerJoin('locations as l', 'l.id', 'r.location_id')
+    .innerJoin('currencies as c', 'c.id', 'r.currency_id')
+    .leftJoin('departments as d', 'd.id', 'r.department_id')
+    .select([
+      'r.id',
+      'r.tenant_id',
+      'r.uuid',
+      'r.status',
+      'r.requester_id',
+      'r.location_id',
+      'r.department_id',
+      'r.currency_id',
+      'r.description',
+      'r.total',
+      'r.chain',
+      'r.submitted_at',
+      'r.created_at',
+      'r.updated_at',
+      'l.name as location_name',
+      'd.name as department_name',
+      'c.name as currency',
+      sql<string | null>`to_char(r.needed_by, 'YYYY-MM-DD')`.as('needed_by'),
+      sql<Person>`json_build_object('id', rp.id, 'first_name', rp.first_name, 'last_name', rp.last_name, 'email', ru.email)`.as(
+        'requester',
+      ),
+      sql<LineRow[]>`coalesce((select json_agg(json_build_object('id', li.id, 'description', li.description,
+        'vendor', li.vendor_id, 'quantity', li.quantity::text, 'unit_price', li.unit_price::text) order by li.position)
+        from request_lines li where li.tenant_id = r.tenant_id and li.request_id = r.id), '[]')`.as('lines'),
+    ])
+}
+export type RequestRow = Awaited<ReturnType<ReturnType<typeof selectRequests>['executeTakeFirstOrThrow']>>
+
+/** One page of the requests the caller may see (scope: their user id and locations; none for a superuser). */
+export const pageOfRequests = listSql(RequestListQuery, {
+  select: selectRequests,
+  tenant: 'r.tenant_id',
+  id: 'r.id',
+  order: { created_at: 'r.created_at', total: 'r.total' },
+  search: ['r.description'],
+  filters: { status: 'r.status', location: 'r.location_id', requester: 'rp.id' },
+  scope: ([user, locations]) => requestVisible(user, locations),
+})
+
+export function findRequest(db: Kysely<DB>, tenantId: number, id: number, lock = false) {
+  let q = selectRequests(db).where('r.tenant_id', '=', tenantId).where('r.id', '=', id)
+  if (lock) q = q.forUpdate('r')
+  return q.executeTakeFirst()
+}
+
+/** Whether the user (with nav_approval/nav_purchase at `locations`) may see the request. */
+export async function isVisible(db: Kysely<DB>, tenantId: number, id: number, user: number, locations: number[]) {
+  const row = await db
+    .selectFrom('purchase_requests as r')
+    .select('r.id')
+    .where('r.tenant_id', '=', tenantId)
+    .where('r.id', '=', id)
+    .where(requestVisible(user, locations))
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+export interface RequestValues {
+  location_id: number
+  department_id: number | null
+  currency_id: number
+  description: string
+  needed_by: string | null
+  total: string
+}
+
+export async function insertRequest(db: Kysely<DB>, tenantId: number, requesterId: number, v: RequestValues) {
+  const row = await db
+    .insertInto('purchase_requests')
+    .values({ tenant_id: tenantId, requester_id: requesterId, ...v })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return row.id
+}
+
+export async function updateRequest(db: Kysely<DB>, tenantId: number, id: number, v: Partial<RequestValues>) {
+  await db
+    .updateTable('purchase_requests')
+    .set({ ...v, updated_at: new Date() })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute()
+}
+
+export async function replaceLines(
+  db: Kysely<DB>,
+  tenantId: number,
+  requestId: number,
+  lines: { description: string; vendor: number | null; quantity: string; unit_price: string }[],
+) {
+  await db.deleteFrom('request_lines').where('tenant_id', '=', tenantId).where('request_id', '=', requestId).execute()
+  await db
+    .insertInto('request_lines')
+    .values(
+      lines.map((l, i) => ({
+        tenant_id: tenantId,
+        request_id: requestId,
+        position: i + 1,
+        description: l.description,
+        vendor_id: l.vendor,
+        quantity: l.quantity,
+        unit_price: l.unit_price,
+      })),
+    )
+    .execute()
+}
+
+export async function setStatus(
+  db: Kysely<DB>,
+  tenantId: number,
+  id: number,
+  status: RequestStatus,
+  extra: { submitted?: boolean; chain?: PlannedStep[] } = {},
+) {
+  await db
+    .updateTable('purchase_requests')
+    .set({
+      status,
+      updated_at: new Date(),
+      ...(extra.submitted ? { submitted_at: new Date() } : {}),
+      ...(extra.chain === undefined ? {} : { chain: JSON.stringify(extra.chain) }),
+    })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute()
+}
+
+/** What a request may refer to: the location's currency and departments, the named currency, the vendors. */
+export async function references(
+  db: Kysely<DB>,
+  tenantId: number,
+  locationId: number,
+  currency: string | undefined,
+  vendorIds: number[],
+) {
+  const [location, departments, currencyRow, vendors] = await Promise.all([
+    db
+      .selectFrom('locations')
+      .select(['id', 'currency_id'])
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', locationId)
+      .executeTakeFirst(),
+    db
+      .selectFrom('departments')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .where('location_id', '=', locationId)
+      .execute(),
+    currency === undefined
+      ? undefined
+      : db
+          .selectFrom('currencies')
+          .select('id')
+          .where('tenant_id', '=', tenantId)
+          .where('name', '=', currency)
+          .executeTakeFirst(),
+    vendorIds.length === 0
+      ? []
+      : db.selectFrom('vendors').select('id').where('tenant_id', '=', tenantId).where('id', 'in', vendorIds).execute(),
+  ])
+  return {
+    location,
+    departments: new Set(departments.map((d) => d.id)),
+    currencyId: currencyRow?.id,
+    vendors: new Set(vendors.map((v) => v.id)),
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * Purchase request rules (DECISIONS, "Purchase requests and approvals"): creating, editing and submitting
+ * need `nav_request` at the request's location; only a draft may be edited or submitted; the requester (or a
+ * superuser) edits, submits and cancels; the total is computed here with exact decimals. Who sees a request:
+ * its requester, its approvals' candidates (and delegatees), and anyone holding `nav_approval`,
+ * `nav_purchase` or `superuser` at its location; anyone else gets 404, as for another tenant's.
+ */
+import type { Kysely } from 'kysely'
+import { actingUser, type Actor } from '../access/actor.ts'
+import { actorLocationAccess, requestScope, requireAnyAt } from '../access/location-permissions.ts'
+import { approvalsByRequest, cancelChain, startChain } from '../approvals/service.ts'
+import { planChain } from '../approvals/rules.service.ts'
+import { audit } from '../audit/service.ts'
+import { lineTotal, parseDecimal, trimDecimal } from '../core/decimal.ts'
+import type { Page } from '../core/list-query.ts'
+import { conflict, forbidden, notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
+import type { DB } from '../db/schema.ts'
+import { inTransaction } from '../db/transaction.ts'
+import * as repo from './repository.ts'
+import type { LineInput, PurchaseRequest, RequestInput, RequestListQuery, RequestPatch } from './schema.ts'
+
+type Approvals = Awaited<ReturnType<typeof approvalsByRequest>>
+
+function toRequest(row: repo.RequestRow, approvals: Approvals): PurchaseRequest {
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    status: row.status,
+    requester: row.requester,
+    location: { id: row.location_id, name: row.location_name },
+    department: row.department_id === null ? null : { id: row.department_id, name: row.department_name ?? '' },
+    currency: row.currency,
+    description: row.description,
+    needed_by: row.needed_by,
+    lines: row.lines.map((l) => ({ ...l, quantity: trimDecimal(l.quantity), unit_price: trimDecimal(l.unit_price) })),
+    total: row.total,
+    approvals: approvals.get(row.id) ?? [],
+    submitted_at: row.submitted_at === null ? null : row.submitted_at.toISOString(),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  }
+}
+
+async function withApprovals(db: Kysely<DB>, actor: Actor, rows: repo.RequestRow[]) {
+  const approvals = await approvalsByRequest(
+    db,
+    actor.tenantId,
+    rows.map((r) => r.id),
+  )
+  return rows.map((row) => toRequest(row, approvals))
+}
+
+export async function listRequests(
+  db: Kysely<DB>,
+  actor: Actor,
+  query: RequestListQuery,
+): Promise<Page<PurchaseRequest>> {
+  const page = await repo.pageOfRequests(db, actor.tenantId, query, await requestScope(db, actor))
+  return { ...page, rows: await withApprovals(db, actor, page.rows) }
+}
+
+/** The request if the actor may see it (locked for a write when `lock`); 404 otherwise. */
+async function visibleRequest(db: Kysely<DB>, actor: Actor, id: number, lock = false) {
+  const scope = await requestScope(db, actor)
+  if (scope !== undefined && !(await repo.isVisible(db, actor.tenantId, id, scope[0], scope[1])))
+    throw notFound(`No request ${id}.`)
+  const row = await repo.findRequest(db, actor.tenantId, id, lock)
+  if (row === undefined) throw notFound(`No request ${id}.`)
+  return row
+}
+
+export async function getRequest(db: Kysely<DB>, actor: Actor, id: number): Promise<PurchaseRequest> {
+  const row = await visibleRequest(db, actor, id)
+  return (await withApprovals(db, actor, [row]))[0]!
+}
+
+const idOf = (value: number | { id: number } | null | undefined) =>
+  value === null || value === undefined ? value : typeof value === 'number' ? value : value.id
+
+/** The columns of a request body, checked against the tenant's data; 400 naming each field that is wrong. */
+interface Body {
+  location: number | { id: number }
+  department?: number | { id: number } | null | undefined
+  currency?: string | undefined
+  description?: string | undefined
+  needed_by?: string | null | undefined
+  lines: LineInput[]
+}
+
+async function valuesOf(db: Kysely<DB>, actor: Actor, input: Body) {
+  const location = idOf(input.location)!
+  const department = idOf(input.department) ?? null
+  const lines = input.lines.map((l) => ({
+    description: l.description ?? '',
+    vendor: l.vendor ?? null,
+    quantity: l.quantity,
+    unit_price: l.unit_price,
+  }))
+  const refs = await repo.references(
+    db,
+    actor.tenantId,
+    location,
+    input.currency,
+    lines.flatMap((l) => (l.vendor === null ? [] : [l.vendor])),
+  )
+  const errors: FieldErrors = {}
+  const add = (field: string, message: string) => (errors[field] ??= []).push(message)
+  if (refs.location === undefined) add('location', `no location ${location}`)
+  else if (department !== null && !refs.departments.has(department))
+    add('department', `no department ${department} at location ${location}`)
+  if (input.currency !== undefined && refs.currencyId === undefined)
+    add('currency', `no currency ${JSON.stringify(input.currency)}`)
+  lines.forEach((l, i) => {
+    if (parseDecimal(l.quantity) === 0n) add(`lines.${i}.quantity`, 'must be greater than 0')
+    if (l.vendor !== null && !refs.vendors.has(l.vendor)) add(`lines.${i}.vendor`, `no vendor ${l.vendor}`)
+  })
+  if (Object.keys(errors).length > 0) throw validationFailed(errors)
+  return {
+    values: {
+      location_id: location,
+      department_id: department,
+      currency_id: refs.currencyId ?? refs.location!.currency_id,
+      description: input.description ?? '',
+      needed_by: input.needed_by ?? null,
+      total: lineTotal(lines),
+    },
+    lines,
+  }
+}
+
+export async function createRequest(db: Kysely<DB>, actor: Actor, input: RequestInput): Promise<PurchaseRequest> {
+  const userId = actingUser(actor)
+  const access = await actorLocationAccess(db, actor)
+  return inTransaction(db, async (tx) => {
+    const { values, lines } = await valuesOf(tx, actor, input)
+    requireAnyAt(access, values.location_id, 'nav_request')
+    const id = await repo.insertRequest(tx, actor.tenantId, userId, values)
+    await repo.replaceLines(tx, actor.tenantId, id, lines)
+    await audit(tx, actor, { action: 'request.create', resourceType: 'request', resourceId: id, changes: input })
+    return (await withApprovals(tx, actor, [(await repo.findRequest(tx, actor.tenantId, id))!]))[0]!
+  })
+}
+
+/** The requester (or a superuser) acts on their request; others who may see it get 403. */
+function requireOwner(actor: Actor, row: repo.RequestRow, action: string) {
+  if (row.requester_id !== actor.userId && !actor.permissions.has('superuser'))
+    throw forbidden(`Only the requester (or a superuser) may ${action} this request.`)
+}
+
+function requireStatus(row: repo.RequestRow, allowed: readonly string[], action: string) {
+  if (!allowed.includes(row.status))
+    throw conflict(`The request is ${row.status}; only a request that is ${allowed.join(' or ')} can be ${action}.`)
+}
+
+export async function updateRequest(
+  db: Kysely<DB>,
+  actor: Actor,
+  id: number,
+  patch: RequestPatch,
+): Promise<PurchaseRequest> {
+  const access = await actorLocationAccess(db, actor)
+  return inTransaction(db, async (tx) => {
+    const row = await visibleRequest(tx, actor, id, true)
+    requireOwner(actor, row, 'edit')
+    requireStatus(row, ['draft'], 'edited')
+    const merged = {
+      ...patch,
+      location: patch.location ?? row.location_id,
+      department:
+        patch.department !== undefined ? patch.department : patch.location !== undefined ? null : row.department_id,
+      currency: patch.currency ?? (patch.location === undefined ? row.currency : undefined),
+      description: patch.description ?? row.description,
+      needed_by: patch.needed_by !== undefined ? patch.needed_by : row.needed_by,
+      lines: patch.lines ?? row.lines,
+    }
+    const { values, lines } = await valuesOf(tx, actor, merged)
+    requireAnyAt(access, values.location_id, 'nav_request')
+    await repo.updateRequest(tx, actor.tenantId, id, values)
+    if (patch.lines !== undefined) await repo.replaceLines(tx, actor.tenantId, id, lines)
+    await audit(tx, actor, { action: 'request.update', resourceType: 'request', resourceId: id, changes: patch })
+    return (await withApprovals(tx, actor, [(await repo.findRequest(tx, actor.tenantId, id))!]))[0]!
+  })
+}
+
+export async function submitRequest(db: Kysely<DB>, actor: Actor, id: number): Promise<PurchaseRequest> {
+  const access = await actorLocationAccess(db, actor)
+  return inTransaction(db, async (tx) => {
+    const row = await visibleRequest(tx, actor, id, true)
+    requireOwner(actor, row, 'submit')
+    requireStatus(row, ['draft'], 'submitted')
+    requireAnyAt(access, row.location_id, 'nav_request')
+    const chain = await planChain(tx, actor.tenantId, {
+      locationId: row.location_id,
+      total: row.total,
+      requesterId: row.requester_id,
+    })
+    await repo.setStatus(tx, actor.tenantId, id, chain.length === 0 ? 'approved' : 'pending', {
+      submitted: true,
+      chain,
+    })
+    if (chain.length > 0) await startChain(tx, actor, id, chain)
+    await audit(tx, actor, { action: 'request.submit', resourceType: 'request', resourceId: id })
+    return (await withApprovals(tx, actor, [(await repo.findRequest(tx, actor.tenantId, id))!]))[0]!
+  })
+}
+
+export async function cancelRequest(db: Kysely<DB>, actor: Actor, id: number): Promise<PurchaseRequest> {
+  return inTransaction(db, async (tx) => {
+    const row = await visibleRequest(tx, actor, id, true)
+    requireOwner(actor, row, 'cancel')
+    requireStatus(row, ['draft', 'pending'], 'cancelled')
+    await repo.setStatus(tx, actor.tenantId, id, 'cancelled')
+    await cancelChain(tx, actor, id)
+    await audit(tx, actor, { action: 'request.cancel', resourceType: 'request', resourceId: id })
+    return (await withApprovals(tx, actor, [(await repo.findRequest(tx, actor.tenantId, id))!]))[0]!
+  })
+}
