@@ -25,7 +25,10 @@ describe('item 5: state-changing console requests from a foreign or null origin'
     await adminBrowser(ctx, tenant)
     for (const headers of [
       { origin: 'null' },
+      { origin: 'null', 'sec-fetch-site': 'cross-site' },
+      { origin: 'null', 'sec-fetch-site': 'same-site' },
       { origin: 'https://evil.example' },
+      { origin: 'https://evil.example', 'sec-fetch-site': 'same-origin' },
       { 'sec-fetch-site': 'cross-site' },
     ]) {
       const b = browser(ctx, tenant.host)
@@ -33,6 +36,21 @@ describe('item 5: state-changing console requests from a foreign or null origin'
       assert.equal(response.statusCode, 403, JSON.stringify(headers))
       assert.equal(b.cookie, '', 'no session was started')
     }
+  })
+
+  test('a browser’s own form sent with Origin: null under no-referrer, marked same-origin by the browser, is accepted', async () => {
+    // What Chromium sends for a same-origin form POST when the page's referrer policy is no-referrer.
+    const tenant = await newTenant(ctx)
+    await adminBrowser(ctx, tenant)
+    const b = browser(ctx, tenant.host)
+    const response = await b.post(
+      '/console/sign-in',
+      { email: tenant.email, password: PASSWORD },
+      { origin: 'null', 'sec-fetch-site': 'same-origin' },
+    )
+    assert.equal(response.statusCode, 303, response.body)
+    const page = await b.get('/console/account')
+    assert.equal(page.headers['referrer-policy'], 'same-origin', 'console pages let the browser send its Origin')
   })
 
   test('a signed-in form (invite) posted from Origin: null → 403, nobody invited', async () => {

@@ -121,12 +121,16 @@ export const consoleRoutes =
     // Before validation, so a signed-out or forged request is answered as such, not as a bad form.
     app.addHook('preValidation', async (request, reply) => {
       // A form posted from another site is refused whatever else it carries (login CSRF included).
-      // `Origin: null` (a sandboxed frame, a data: URL, a redirect across sites) is as foreign as any other.
+      // `Origin: null` (a sandboxed frame, a data: URL, a redirect across sites) is as foreign as any other —
+      // unless the browser itself says the request is same-origin (Sec-Fetch-Site): a browser sends
+      // `Origin: null` on its own forms' POSTs too when the page's referrer policy is no-referrer.
       const origin = request.headers.origin
+      const site = request.headers['sec-fetch-site']
       const changes = !['GET', 'HEAD', 'OPTIONS'].includes(request.method)
       const foreign =
-        (origin !== undefined && !sameOrigin(origin, request.host)) ||
-        request.headers['sec-fetch-site'] === 'cross-site'
+        site === 'cross-site' ||
+        site === 'same-site' ||
+        (origin !== undefined && !(origin === 'null' && site === 'same-origin') && !sameOrigin(origin, request.host))
       if (changes && foreign)
         throw new Problem(403, 'Forbidden', 'This form was sent from another site; it was not accepted.')
       if (request.routeOptions.config.publicPage === true) return

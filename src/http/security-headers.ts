@@ -1,5 +1,5 @@
 /**
- * Headers every response carries: `nosniff` and no referrer everywhere; `no-store` on API and token
+ * Headers every response carries: `nosniff` and no referrer (same-origin only on console pages); `no-store` on API and token
  * responses (they carry tenant data or credentials, which no cache may keep); on HTML pages a strict
  * Content-Security-Policy that also forbids framing. Browser integrations get CORS only for the origins
  * listed in `CORS_ORIGINS`; without it, no CORS headers at all.
@@ -20,8 +20,10 @@ export const HTML_CSP = [
 export async function securityHeaders(app: FastifyInstance, corsOrigins: string | undefined): Promise<void> {
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff')
-    reply.header('referrer-policy', 'no-referrer')
     const path = request.url
+    // The console's own forms need the browser to send their real Origin (checked against CSRF), which it
+    // sends only under a policy that allows a same-origin referrer; nothing leaves for another origin.
+    reply.header('referrer-policy', path.startsWith('/console') ? 'same-origin' : 'no-referrer')
     if ((path.startsWith('/api/') || path.startsWith('/oauth/')) && !reply.hasHeader('cache-control')) {
       reply.header('cache-control', 'no-store')
     }
