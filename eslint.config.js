@@ -41,7 +41,15 @@ export default tseslint.config(
   // The console's one script runs in the browser.
   {
     files: ['src/console/assets/*.js'],
-    languageOptions: { globals: { document: 'readonly', navigator: 'readonly', Element: 'readonly', location: 'readonly', Intl: 'readonly' } },
+    languageOptions: {
+      globals: {
+        document: 'readonly',
+        navigator: 'readonly',
+        Element: 'readonly',
+        location: 'readonly',
+        Intl: 'readonly',
+      },
+    },
   },
   // Layout is Prettier's business (npm run format); lint keeps to what can be wrong.
   prettier,
