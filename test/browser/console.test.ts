@@ -146,7 +146,7 @@ test(
     for (const view of ['account', 'users', 'locations', 'vendors', 'settings/applications'])
       await accessible(context, `${base}/console/${view}`)
 
-    await page.getByRole('link', { name: 'Settings → Applications' }).click()
+    await page.getByRole('link', { name: 'Applications', exact: true }).click()
     await page.getByLabel('Description').fill('ERP integration')
     await page.getByRole('button', { name: 'Create application' }).click()
     const clientId = (await page.getByTestId('client-id').textContent())!.trim()
