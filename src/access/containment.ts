@@ -35,7 +35,8 @@ export function requireMayGrant(actor: Actor, grants: Iterable<Grant>): void {
   }
 }
 
-export type TargetAction = 'create' | 'edit' | 'deactivate' | 're-activate' | 'grant roles to'
+export type TargetAction =
+  'create' | 'edit' | 'deactivate' | 're-activate' | 'grant roles to' | 're-invite' | 'send a set-password link to'
 
 /**
  * Throws 403 unless the actor may act on a user who holds `target` (every permission of the user's profile
