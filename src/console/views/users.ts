@@ -96,7 +96,7 @@ export function usersView(view: UsersView, { actor, csrf }: Frame): string {
           ${postForm(
             '/console/users/invite',
             csrf,
-            html`<label for="invite-email">E-mail</label><input id="invite-email" name="email" type="email" required />
+            html`<label for="invite-email">Email</label><input id="invite-email" name="email" type="email" required />
               <label for="invite-first">First name</label><input id="invite-first" name="first_name" type="text" />
               <label for="invite-last">Last name</label><input id="invite-last" name="last_name" type="text" />
               <label for="invite-role">Role</label>
@@ -145,7 +145,7 @@ export function userView(view: UserDetailView, { actor, csrf }: Frame): string {
   const delegatee = user.approval_delegatee
   const body = html`${view.flash === undefined ? '' : notice('status', view.flash)}
     ${view.sent === undefined ? '' : sentNotice(view.sent.what, user.email, view.sent.smtp, view.sent.link)}
-    <p class="actions">${actions} <a href="/console/users">All users</a></p>
+    <div class="actions">${actions} <a href="/console/users">All users</a></div>
     <section aria-labelledby="details">
       <h2 id="details">Details</h2>
       <dl>
