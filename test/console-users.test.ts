@@ -335,6 +335,20 @@ test('containment in the console: a user manager touches no superuser and grants
   assert.equal((await profileOf(admin, buyer.profileId)).firstName, 'Bo')
 })
 
+test('someone without Settings reads a user but sees no actions, and the edit form is refused', async () => {
+  const { tenant, admin, roles } = await setUp()
+  await createUser(admin, 'reader@read.test', roles.Requester)
+  const other = await createUser(admin, 'other@read.test', roles.Requester)
+  const r = await userBrowser(ctx, tenant, 'reader@read.test')
+  const page = await r.get(`/console/users/${other.profileId}`)
+  assert.equal(page.statusCode, 200)
+  assert.doesNotMatch(page.body, /\/edit"|Roles at locations|set-password-link|Deactivate/)
+  assert.equal((await r.get(`/console/users/${other.profileId}/edit`)).statusCode, 403)
+  const csrf = r.csrfOf(page.body)!
+  for (const path of ['edit', 'location-roles', 'set-password-link', 'deactivate'])
+    assert.equal((await r.post(`/console/users/${other.profileId}/${path}`, { _csrf: csrf })).statusCode, 403, path)
+})
+
 test('hostile addresses and forms get a 4xx page, never a 5xx, and write nothing', async () => {
   const { tenant, admin, b, roles } = await setUp()
   const { profileId } = await createUser(admin, 'target@hostile.test', roles.Requester)

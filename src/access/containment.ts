@@ -2,7 +2,8 @@
  * Privilege containment (DECISIONS, "Who may do what"): nobody grants a role or permission they do not hold,
  * and only a `superuser` creates, edits, deactivates, re-activates or promotes a `superuser`. One rule, called
  * by every path that writes users or grants roles — API single and batch create, PUT, DELETE, the console's
- * invite and deactivate, and the per-location grant and role endpoints — so no channel can hand out more
+ * invite, edit, deactivate, reactivate, re-sent invitation and set-password link, and the per-location grant
+ * and role endpoints — so no channel can hand out more
  * than its actor holds. The functions here are pure; `grants.repository.ts` loads what they compare.
  */
 import type { Kysely } from 'kysely'

@@ -6,6 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { requireAny } from '../../access/actor.ts'
 import { Problem } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
 import { listeningPort, mailBase } from '../../http/public-url.ts'
@@ -85,6 +86,8 @@ export function userEditPages(app: ConsoleApp, deps: ConsoleDeps): void {
   }
 
   app.get('/users/:id/edit', { schema: { hide: true, params: Id } }, async (request, reply) => {
+    // The form is for those who may save it (the service says the same on POST).
+    requireAny(request.session.actor, 'superuser', 'nav_setting')
     const user = await getUserWithState(db, request.session.actor, request.params.id)
     return sendPage(reply, await showForm(request.session, user, { values: valuesOfUser(user), errors: {} }))
   })
@@ -92,6 +95,7 @@ export function userEditPages(app: ConsoleApp, deps: ConsoleDeps): void {
   app.post('/users/:id/edit', { schema: { hide: true, params: Id, body: FormBody } }, async (request, reply) => {
     const { id } = request.params
     const { actor } = request.session
+    requireAny(actor, 'superuser', 'nav_setting')
     const user = await getUserWithState(db, actor, id)
     const values = valuesOf(request.body, FIELDS)
     const checked = check(bodyOf(values))

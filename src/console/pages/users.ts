@@ -4,7 +4,7 @@
  * API's. Edits and the set-password links are in user-edit.ts.
  */
 import { Type } from 'typebox'
-import type { Actor } from '../../access/actor.ts'
+import { requireAny, type Actor } from '../../access/actor.ts'
 import { Problem } from '../../core/problem.ts'
 import { listeningPort, mailBase } from '../../http/public-url.ts'
 import { listLocations } from '../../locations/service.ts'
@@ -157,6 +157,8 @@ export function userPages(app: ConsoleApp, deps: ConsoleDeps): void {
     { schema: { hide: true, params: Id, body: FormBody } },
     async (request, reply) => {
       const { id } = request.params
+      // Refused before the form is read: someone without the permission learns nothing from its errors.
+      requireAny(request.session.actor, 'superuser', 'nav_setting')
       const values: Record<string, string> = {}
       const errors: Record<string, string[]> = {}
       const grants: { location: number; role: number }[] = []
