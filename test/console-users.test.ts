@@ -271,7 +271,7 @@ test('without a mail server: re-send an invitation and send a set-password link,
 })
 
 test('containment in the console: a user manager touches no superuser and grants nothing they lack', async () => {
-  const { tenant, admin, roles, hq, adminProfile } = await setUp()
+  const { tenant, admin, b: a, roles, hq, adminProfile } = await setUp()
   const managerRole = await roleWith(ctx, tenant, 'User manager', ['nav_setting', 'nav_request'])
   await createUser(admin, 'manager@contain.test', managerRole)
   const requester = await createUser(admin, 'req@contain.test', roles.Requester)
@@ -323,6 +323,20 @@ test('containment in the console: a user manager touches no superuser and grants
   assert.equal((await admin({ method: 'DELETE', url: `/api/v3/users/${other.profileId}/` })).statusCode, 204)
   assert.equal((await m.post(`/console/users/${other.profileId}/activate`, { _csrf: csrf })).statusCode, 403)
   assert.equal((await userRow(ctx, other.userId)).is_active, false)
+
+  // A superuser's set-password link, made by the administrator, is not readable by the manager.
+  const root3 = await createUser(admin, 'root3@contain.test', roles.Administrator)
+  const made = await a.submit(
+    `/console/users/${root3.profileId}`,
+    `/console/users/${root3.profileId}/set-password-link`,
+    {},
+  )
+  assert.equal(made.statusCode, 303)
+  const rootLink = shownLink((await a.get(made.headers.location!)).body)
+  assert.ok(rootLink, 'the superuser who made it sees it')
+  assert.ok((await a.get('/console/outbox')).body.includes(rootLink))
+  assert.ok(!(await m.get('/console/outbox')).body.includes(rootLink), 'the outbox hides it from the manager')
+  assert.ok(!(await m.get(made.headers.location!)).body.includes(rootLink), 'and so does the user page')
 
   // Renaming a Buyer grants nothing: the manager may, though they lack Purchase.
   const rename = await m.post(`/console/users/${buyer.profileId}/edit`, {
