@@ -23,6 +23,7 @@ import * as outbox from '../src/console/views/outbox.ts'
 import * as userForms from '../src/console/views/user-forms.ts'
 import * as users from '../src/console/views/users.ts'
 import * as vendors from '../src/console/views/vendors.ts'
+import * as webhooks from '../src/console/views/webhooks.ts'
 
 const { html, safeHref } = htmlModule
 
@@ -163,6 +164,26 @@ const application = {
   revoked_at: null,
 }
 
+const endpoint = {
+  id: 3,
+  url: HOSTILE,
+  event_types: [HOSTILE],
+  description: HOSTILE,
+  enabled: false,
+  created_at: '2026-11-25T10:00:00.000Z',
+  disabled_reason: HOSTILE,
+  disabled_at: '2026-11-25T10:00:00.000Z',
+}
+const delivery = {
+  id: 4,
+  event: HOSTILE,
+  event_type: HOSTILE,
+  status: 'failed' as const,
+  attempts: [{ at: HOSTILE, response_status: null, duration_ms: 5, response_body: HOSTILE, error: HOSTILE }],
+  next_attempt_at: null,
+  created_at: HOSTILE,
+}
+
 /** What each view writes with hostile input everywhere it takes text. */
 const CASES: Record<string, () => string | htmlModule.Html> = {
   'account.accountView': () =>
@@ -285,6 +306,10 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
   'user-forms.grantFields': () => html`${userForms.grantFields(grantsEditorOf().form, 1)}`,
   'user-forms.grantLabels': () => html`${Object.values(userForms.grantLabels(grantsEditorOf()))}`,
   'user-forms.grantsEditor': () => userForms.grantsEditor(7, grantsEditorOf(), HOSTILE),
+  'webhooks.secretView': () => webhooks.secretView(HOSTILE, HOSTILE),
+  'webhooks.webhooksView': () => webhooks.webhooksView([endpoint], form, frame, HOSTILE),
+  'webhooks.webhookView': () => webhooks.webhookView(endpoint, pageOf([delivery]), frame, HOSTILE),
+  'webhooks.deleteWebhookView': () => webhooks.deleteWebhookView(endpoint, frame),
 }
 
 const MODULES = {
@@ -302,6 +327,7 @@ const MODULES = {
   users,
   'user-forms': userForms,
   vendors,
+  webhooks,
 }
 
 test('every view module is listed here, and every function it exports has a hostile case', () => {

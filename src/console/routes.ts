@@ -1,7 +1,7 @@
 /**
  * The web console at /console/: server-rendered pages on the same services as the API (no second set of
  * rules), for the people of a tenant — sign-in, set-password links, their account and sessions, users,
- * locations, vendors, and Settings → Applications. Forms post with a session-bound CSRF token, and any POST
+ * locations, vendors, and Settings → Applications and Webhooks. Forms post with a session-bound CSRF token, and any POST
  * from another origin is refused.
  */
 import fs from 'node:fs'
@@ -36,6 +36,7 @@ import { userEditPages } from './pages/user-edit.ts'
 import { vendorPages } from './pages/vendors.ts'
 import { locationPages } from './pages/locations.ts'
 import { outboxPages } from './pages/outbox.ts'
+import { webhookPages } from './pages/webhooks.ts'
 import { errorView } from './views/errors.ts'
 
 const ASSETS = new Map(
@@ -179,4 +180,5 @@ export const consoleRoutes =
     vendorPages(typed, deps)
     locationPages(typed, deps)
     outboxPages(typed, deps)
+    webhookPages(typed, deps)
   }

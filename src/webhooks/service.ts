@@ -83,6 +83,30 @@ export async function listEndpoints(
   return { rows: all.slice(page.offset, page.offset + page.pageSize).map(toEndpoint), count: all.length, page }
 }
 
+/** An endpoint with why and when it was disabled, for the console (the API's shape does not carry them). */
+export interface EndpointState extends WebhookEndpoint {
+  disabled_reason: string | null
+  disabled_at: string | null
+}
+
+const toState = (row: repo.EndpointRow): EndpointState => ({
+  ...toEndpoint(row),
+  disabled_reason: row.enabled ? null : row.disabled_reason,
+  disabled_at: row.enabled || row.disabled_at === null ? null : row.disabled_at.toISOString(),
+})
+
+/** Every endpoint of the tenant, oldest first, with its state: the console's list. */
+export async function listEndpointStates(db: Kysely<DB>, actor: Actor): Promise<EndpointState[]> {
+  requireAny(actor, ...MANAGERS)
+  return (await repo.listEndpoints(db, actor.tenantId)).map(toState)
+}
+
+/** One endpoint with its state: the console's page. */
+export async function getEndpointState(db: Kysely<DB>, actor: Actor, id: number): Promise<EndpointState> {
+  requireAny(actor, ...MANAGERS)
+  return toState(await endpointOf(db, actor, id))
+}
+
 export async function getEndpoint(db: Kysely<DB>, actor: Actor, id: number): Promise<WebhookEndpoint> {
   requireAny(actor, ...MANAGERS)
   return toEndpoint(await endpointOf(db, actor, id))

@@ -23,6 +23,12 @@ const NAV: readonly { href: string; label: string; key: string; needs?: readonly
     key: 'applications',
     needs: ['superuser', 'nav_setting'],
   },
+  {
+    href: '/console/settings/webhooks',
+    label: 'Webhooks',
+    key: 'webhooks',
+    needs: ['superuser', 'nav_setting'],
+  },
   { href: '/console/outbox', label: 'Outbox', key: 'outbox', needs: ['superuser', 'nav_setting'] },
 ]
 
