@@ -29,6 +29,7 @@ import {
   type StartFailure,
 } from './cluster.ts'
 import { ConfigError, type Config } from './config.ts'
+import { releaseMemoryWhenIdle } from './core/idle-memory.ts'
 import { serveControl } from './control.ts'
 import { metricsHost } from './http/metrics.ts'
 import { publicBase } from './http/public-url.ts'
@@ -43,6 +44,8 @@ import { countTenants } from './tenants/service.ts'
 import { CHANNEL as WEBHOOKS_CHANNEL, startWebhookWorker } from './webhooks/worker.service.ts'
 
 const SHUTDOWN_GRACE_MS = 10_000
+/** After this long without a request, the heap's garbage is collected once (core/idle-memory.ts). */
+const IDLE_RELEASE_MS = 20_000
 
 /** Migrates; on a database with no tenant at all, seeds the demo tenant when configured to (config.demoSeed). */
 export async function prepareDatabase(database: Database, config: Readonly<Config>): Promise<void> {
@@ -181,6 +184,7 @@ async function run(
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT
   // Signals are handled from the moment the port is open, so a stop right after start is a graceful one too.
   const stopMaintenance = startMaintenance(database, app.log)
+  const stopIdleRelease = releaseMemoryWhenIdle(app.server, IDLE_RELEASE_MS)
   const stopMailer =
     config.SMTP_URL === undefined
       ? async () => {}
@@ -201,7 +205,10 @@ async function run(
     force.unref()
     app
       .close()
-      .then(() => Promise.all([stopMailer(), stopMaintenance(), webhooks.stop()]))
+      .then(() => {
+        stopIdleRelease()
+        return Promise.all([stopMailer(), stopMaintenance(), webhooks.stop()])
+      })
       .then(() => database.close())
       .then(() => process.exit(0))
       .catch((error: unknown) => {
