@@ -22,6 +22,7 @@ import * as lists from '../src/console/views/lists.ts'
 import * as outbox from '../src/console/views/outbox.ts'
 import * as userForms from '../src/console/views/user-forms.ts'
 import * as users from '../src/console/views/users.ts'
+import * as vendorImport from '../src/console/views/vendor-import.ts'
 import * as vendors from '../src/console/views/vendors.ts'
 import * as webhooks from '../src/console/views/webhooks.ts'
 
@@ -306,6 +307,19 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
   'user-forms.grantFields': () => html`${userForms.grantFields(grantsEditorOf().form, 1)}`,
   'user-forms.grantLabels': () => html`${Object.values(userForms.grantLabels(grantsEditorOf()))}`,
   'user-forms.grantsEditor': () => userForms.grantsEditor(7, grantsEditorOf(), HOSTILE),
+  'vendor-import.importView': () => vendorImport.importView(HOSTILE, frame, HOSTILE),
+  'vendor-import.previewView': () =>
+    vendorImport.previewView(
+      [
+        { line: 2, values: { name: HOSTILE, email: HOSTILE }, errors: { [HOSTILE]: [HOSTILE] } },
+        { line: 3, values: { [HOSTILE]: HOSTILE }, errors: {} },
+      ],
+      HOSTILE,
+      frame,
+      HOSTILE,
+    ),
+  'vendor-import.previewView (ready)': () =>
+    vendorImport.previewView([{ line: 2, values: { name: HOSTILE }, errors: {} }], HOSTILE, frame),
   'webhooks.secretView': () => webhooks.secretView(HOSTILE, HOSTILE),
   'webhooks.webhooksView': () => webhooks.webhooksView([endpoint], form, frame, HOSTILE),
   'webhooks.webhookView': () => webhooks.webhookView(endpoint, pageOf([delivery]), frame, HOSTILE),
@@ -327,6 +341,7 @@ const MODULES = {
   users,
   'user-forms': userForms,
   vendors,
+  'vendor-import': vendorImport,
   webhooks,
 }
 

@@ -33,6 +33,7 @@ import {
 } from './context.ts'
 import { userPages } from './pages/users.ts'
 import { userEditPages } from './pages/user-edit.ts'
+import { vendorImportPages } from './pages/vendor-import.ts'
 import { vendorPages } from './pages/vendors.ts'
 import { locationPages } from './pages/locations.ts'
 import { outboxPages } from './pages/outbox.ts'
@@ -178,6 +179,7 @@ export const consoleRoutes =
     userPages(typed, deps)
     userEditPages(typed, deps)
     vendorPages(typed, deps)
+    vendorImportPages(typed, deps)
     locationPages(typed, deps)
     outboxPages(typed, deps)
     webhookPages(typed, deps)

@@ -5,7 +5,7 @@ import { audit } from '../audit/service.ts'
 import { type Page } from '../core/list-query.ts'
 import type { DB, NewVendor, VendorUpdate } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
-import { notFound, validationFailed } from '../core/problem.ts'
+import { notFound, Problem, validationFailed } from '../core/problem.ts'
 import { recordEvent } from '../events/service.ts'
 import type { LookupCache, Lookups } from '../lookups/cache.ts'
 import { missingLookups } from '../lookups/service.ts'
@@ -162,6 +162,33 @@ export async function createVendor(
     const vendor = (await withLookups(tx, lookups, actor.tenantId, [row]))[0]!
     await recordEvent(tx, actor.tenantId, 'vendor.created', vendor)
     return vendor
+  })
+}
+
+/**
+ * Several vendors at once (an import), all or none, in one transaction: each made exactly as `createVendor`
+ * makes one (the same checks, audit and event). A refused one undoes the lot: the 400 carries one entry of
+ * field errors per input, in order, the refused one's filled in.
+ */
+export async function createVendors(
+  db: Kysely<DB>,
+  lookups: LookupCache,
+  actor: Actor,
+  inputs: readonly VendorInput[],
+): Promise<Vendor[]> {
+  requireAny(actor, ...WRITERS)
+  return inTransaction(db, async (tx) => {
+    const made: Vendor[] = []
+    for (const [at, input] of inputs.entries()) {
+      try {
+        made.push(await createVendor(tx, lookups, actor, input))
+      } catch (error) {
+        if (!(error instanceof Problem) || error.status !== 400) throw error
+        const errors = inputs.map((_, i) => (i === at ? ([error.extra.errors ?? []].flat()[0] ?? {}) : {}))
+        throw validationFailed(errors, `Vendor ${at + 1} of ${inputs.length} was refused; nothing was imported.`)
+      }
+    }
+    return made
   })
 }
 

@@ -16,6 +16,8 @@ import type {
 } from './schema.ts'
 import { newSecret } from './signing.ts'
 
+export type { Policy } from './destinations.ts'
+
 /** How long the previous secret keeps signing after a rotation. */
 export const PREVIOUS_SECRET_HOURS = 24
 

@@ -29,3 +29,15 @@ for (const time of document.querySelectorAll('time[datetime]')) {
 
 // After a failed submit, the error summary takes the focus so it is read out first.
 document.getElementById('error-summary')?.focus()
+
+// A file input with data-fills puts the chosen file's text into the named box (the form posts the text).
+for (const picker of document.querySelectorAll('input[type="file"][data-fills]')) {
+  picker.addEventListener('change', () => {
+    const box = document.getElementById(picker.getAttribute('data-fills'))
+    const file = picker.files?.[0]
+    if (box === null || file === undefined) return
+    file.text().then((text) => {
+      box.value = text
+    })
+  })
+}

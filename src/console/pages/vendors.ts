@@ -18,13 +18,14 @@ const flash = flashOf({
   saved: 'Your changes are saved.',
   deactivated: 'The vendor is deactivated: it stays on record but is no longer offered.',
   activated: 'The vendor is active again.',
+  imported: 'The vendors are imported: every row of the file.',
 })
 
 const checkCreate = bodyChecker(VendorInput)
 const checkEdit = bodyChecker(VendorPatch)
 
-/** The API body a vendor form stands for: text as typed (trimmed), numbers and ids as numbers, e-mails as a list. */
-function bodyOf(values: Values): Record<string, unknown> {
+/** The API body a vendor form (or a CSV row) stands for: text as typed (trimmed), numbers and ids as numbers, e-mails as a list. */
+export function vendorBodyOf(values: Values): Record<string, unknown> {
   const body: Record<string, unknown> = {}
   for (const name of FIELDS) body[name] = (values[name] ?? '').trim()
   const number = (text: string) => (/^\d{1,10}$/.test(text) ? Number(text) : text)
@@ -120,7 +121,7 @@ export function vendorPages(app: ConsoleApp, deps: ConsoleDeps): void {
 
   app.post('/vendors/new', { schema: { hide: true, body: FormBody } }, async (request, reply) => {
     const values = valuesOf(request.body, FIELDS)
-    const checked = checkCreate(bodyOf(values))
+    const checked = checkCreate(vendorBodyOf(values))
     const result = checked.ok
       ? await attempt(values, FIELDS, () => createVendor(db, lookups, request.session.actor, checked.value))
       : { ok: false as const, form: { values, errors: errorsFor(checked.errors, FIELDS) } }
@@ -151,7 +152,7 @@ export function vendorPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const { actor } = request.session
     const current = await getVendor(db, lookups, actor, id)
     const values = valuesOf(request.body, FIELDS)
-    const checked = checkEdit(bodyOf(values))
+    const checked = checkEdit(vendorBodyOf(values))
     const result = checked.ok
       ? await attempt(values, FIELDS, () => updateVendor(db, lookups, actor, id, checked.value, false))
       : { ok: false as const, form: { values, errors: errorsFor(checked.errors, FIELDS) } }

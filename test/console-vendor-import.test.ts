@@ -1,0 +1,157 @@
+/**
+ * Vendors imported from CSV in the console over HTTP: the template, a preview that names every row's problems
+ * (the API's own validation) and imports nothing, then all rows or none — a row the vendor service refuses
+ * undoes the lot and is shown at its line; unreadable files, unknown columns and too many rows are said
+ * plainly; someone without Purchase is refused.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { useTestApp } from './helpers/app.ts'
+import { browser, CONSOLE_PASSWORD, signedInAdmin } from './helpers/console.ts'
+
+const BASE_DOMAIN = 'example.test'
+const ctx = useTestApp({ BASE_DOMAIN, LOG_LEVEL: 'warn' })
+const IMPORT = '/console/vendors/import'
+
+const vendorCount = async (tenantId: number) =>
+  (await ctx.database.db.selectFrom('vendors').select('id').where('tenant_id', '=', tenantId).execute()).length
+
+const csvOf = (count: number, prefix: string) =>
+  [
+    'name,external_id,email,city,type',
+    ...Array.from(
+      { length: count },
+      (_, i) => `"${prefix} ${i + 1}, Ltd",X-${i + 1},orders${i + 1}@${prefix.toLowerCase()}.test,Leeds,3`,
+    ),
+  ].join('\n')
+
+test('the template, a preview that writes nothing, then 50 vendors imported at once', async () => {
+  const { tenant, b } = await signedInAdmin(ctx, BASE_DOMAIN)
+  const form = await b.get(IMPORT)
+  assert.equal(form.statusCode, 200)
+  assert.match(form.body, /<label for="csv-file">CSV file<\/label>/)
+  assert.match(form.body, /<label for="f-csv">CSV text<\/label>/)
+  assert.match((await b.get('/console/vendors')).body, /href="\/console\/vendors\/import"/, 'the list links to it')
+  const template = await b.get(`${IMPORT}/template.csv`)
+  assert.equal(template.statusCode, 200)
+  assert.match(String(template.headers['content-type']), /text\/csv/)
+  assert.match(template.body, /^name,external_id,type,/)
+  const csrf = b.csrfOf(form.body)!
+
+  const before = await vendorCount(tenant.tenantId)
+  const csv = csvOf(50, 'Acme')
+  const preview = await b.post(IMPORT, { _csrf: csrf, csv })
+  assert.equal(preview.statusCode, 200, preview.body)
+  assert.match(preview.body, /50 vendors are ready to import/)
+  assert.match(preview.body, /Acme 50, Ltd/)
+  assert.match(preview.body, /Import 50 vendors/)
+  assert.equal(await vendorCount(tenant.tenantId), before, 'a preview writes nothing')
+
+  const imported = await b.post(`${IMPORT}/confirm`, { _csrf: csrf, csv })
+  assert.equal(imported.statusCode, 303, imported.body)
+  assert.match((await b.get(imported.headers.location!)).body, /The vendors are imported/)
+  assert.equal(await vendorCount(tenant.tenantId), before + 50)
+  const one = await ctx.database.db
+    .selectFrom('vendors')
+    .select(['name', 'external_id', 'city', 'type'])
+    .where('tenant_id', '=', tenant.tenantId)
+    .where('external_id', '=', 'X-7')
+    .executeTakeFirstOrThrow()
+  assert.deepEqual(one, { name: 'Acme 7, Ltd', external_id: 'X-7', city: 'Leeds', type: 3 })
+
+  // The template itself imports.
+  const fromTemplate = await b.post(`${IMPORT}/confirm`, { _csrf: csrf, csv: template.body })
+  assert.equal(fromTemplate.statusCode, 303, fromTemplate.body)
+  assert.equal(await vendorCount(tenant.tenantId), before + 51)
+})
+
+test('rows with problems are named at their lines, and nothing is imported — all rows or none', async () => {
+  const { tenant, b } = await signedInAdmin(ctx, BASE_DOMAIN)
+  const csrf = b.csrfOf((await b.get(IMPORT)).body)!
+  const before = await vendorCount(tenant.tenantId)
+  const bad = ['name,email,type', 'Good One,good@one.test,3', ',nobody@x.test,3', 'Bad Mail,not-an-address,3'].join(
+    '\n',
+  )
+  const preview = await b.post(IMPORT, { _csrf: csrf, csv: bad })
+  assert.equal(preview.statusCode, 400)
+  assert.match(preview.body, /2 of 3 rows have problems/)
+  assert.match(preview.body, /<td>3<\/td>[\s\S]*?Name:/, 'line 3 (the empty name) is named')
+  assert.match(preview.body, /<td>4<\/td>[\s\S]*?E-mail addresses:/, 'line 4 (the bad e-mail) is named')
+  assert.doesNotMatch(preview.body, /Import \d+ vendor/, 'no import button')
+  assert.match(preview.body, /Bad Mail/, 'the text is kept to fix')
+  assert.equal((await b.post(`${IMPORT}/confirm`, { _csrf: csrf, csv: bad })).statusCode, 400, 'forcing it fails too')
+
+  // Valid to the schema, refused by the service: a currency that is not the tenant's undoes every row.
+  const refused = ['name,currency', 'First Fine,', 'Second Fine,', 'Foreign Money,2000000000'].join('\n')
+  assert.equal((await b.post(IMPORT, { _csrf: csrf, csv: refused })).statusCode, 200)
+  const undone = await b.post(`${IMPORT}/confirm`, { _csrf: csrf, csv: refused })
+  assert.equal(undone.statusCode, 400)
+  assert.match(undone.body, /Vendor 3 of 3 was refused; nothing was imported/)
+  assert.match(undone.body, /<td>4<\/td>[\s\S]*?Currency: does not exist/)
+  assert.equal(await vendorCount(tenant.tenantId), before, 'all or none: none')
+})
+
+test('unreadable files, unknown columns, too many rows and hostile text are refused plainly', async () => {
+  const { tenant, b } = await signedInAdmin(ctx, BASE_DOMAIN)
+  const csrf = b.csrfOf((await b.get(IMPORT)).body)!
+  const before = await vendorCount(tenant.tenantId)
+  const cases: [string, RegExp][] = [
+    ['name,city\n"Unclosed,Leeds', /not valid CSV/],
+    ['name,city\nOne,Leeds,Extra', /not valid CSV/],
+    ['name,__proto__\nOne,x', /Unknown columns: __proto__/],
+    ['name,constructor\nOne,x', /Unknown columns: constructor/],
+    ['city\nLeeds', /no name column/],
+    ['name,name\nA,B', /named twice/],
+    ['name', /no vendors/],
+    ['', /no vendors|required/],
+    [csvOf(1001, 'Many'), /at most 1000|at most 1,000/],
+  ]
+  for (const [csv, said] of cases) {
+    const answer = await b.post(IMPORT, { _csrf: csrf, csv })
+    assert.equal(answer.statusCode, 400, csv.slice(0, 40))
+    assert.match(answer.body, said, csv.slice(0, 40))
+  }
+  for (const name of ['\uD800lone', '<script>alert(1)</script>', 'bidi\u202Eevil', 'x'.repeat(5000)]) {
+    const answer = await b.post(IMPORT, { _csrf: csrf, csv: `name\n"${name}"` })
+    assert.ok(answer.statusCode < 500, `${answer.statusCode} for ${JSON.stringify(name.slice(0, 20))}`)
+    assert.doesNotMatch(answer.body, /<script>alert/)
+  }
+  assert.equal(await vendorCount(tenant.tenantId), before)
+})
+
+test('someone without Purchase cannot open or use the import', async () => {
+  const { tenant, b } = await signedInAdmin(ctx, BASE_DOMAIN)
+  const csrf = b.csrfOf((await b.get(IMPORT)).body)!
+  const requester = (
+    await ctx.database.db
+      .selectFrom('roles')
+      .select('id')
+      .where('tenant_id', '=', tenant.tenantId)
+      .where('name', '=', 'Requester')
+      .executeTakeFirstOrThrow()
+  ).id
+  const email = `req@${tenant.domain}.test`
+  assert.equal(
+    (await b.post('/console/users/invite', { _csrf: csrf, email, role_id: String(requester) })).statusCode,
+    303,
+  )
+  const mail = await ctx.database.db
+    .selectFrom('email_outbox')
+    .select('body_text')
+    .where('tenant_id', '=', tenant.tenantId)
+    .where('to_address', '=', email)
+    .executeTakeFirstOrThrow()
+  const r = browser(ctx, tenant.host)
+  const link = /\/console\/setup\/([A-Za-z0-9_-]+)/.exec(mail.body_text)![1]!
+  assert.equal(
+    (await r.post(`/console/setup/${link}`, { password: CONSOLE_PASSWORD, confirm: CONSOLE_PASSWORD })).statusCode,
+    303,
+  )
+  const theirs = r.csrfOf((await r.get('/console/account')).body)!
+  const before = await vendorCount(tenant.tenantId)
+  assert.equal((await r.get(IMPORT)).statusCode, 403)
+  assert.equal((await r.get(`${IMPORT}/template.csv`)).statusCode, 403)
+  assert.equal((await r.post(IMPORT, { _csrf: theirs, csv: 'name\nSneaky' })).statusCode, 403)
+  assert.equal((await r.post(`${IMPORT}/confirm`, { _csrf: theirs, csv: 'name\nSneaky' })).statusCode, 403)
+  assert.equal(await vendorCount(tenant.tenantId), before)
+})
