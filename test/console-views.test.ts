@@ -21,6 +21,7 @@ import * as layout from '../src/console/views/layout.ts'
 import * as locations from '../src/console/views/locations.ts'
 import * as lists from '../src/console/views/lists.ts'
 import * as outbox from '../src/console/views/outbox.ts'
+import * as requestForm from '../src/console/views/request-form.ts'
 import * as requests from '../src/console/views/requests.ts'
 import * as users from '../src/console/views/users.ts'
 import * as vendors from '../src/console/views/vendors.ts'
@@ -209,7 +210,7 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
       frame,
     ),
   'requests.personName': () => html`${requests.personName(person)}`,
-  'requests.requestLabels': () => html`${Object.values(requests.requestLabels(2))}`,
+  'request-form.requestLabels': () => html`${Object.values(requestForm.requestLabels(2))}`,
   'requests.decidedBy': () => requests.decidedBy(approval),
   'requests.requestSummary': () => requests.requestSummary(purchase, vendorNames),
   'requests.approvalChain': () => requests.approvalChain(purchase.approvals, new Set([8])),
@@ -227,8 +228,8 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
       },
       frame,
     ),
-  'requests.requestFormView': () =>
-    requests.requestFormView(
+  'request-form.requestFormView': () =>
+    requestForm.requestFormView(
       lineForm,
       2,
       requestChoices,
@@ -356,6 +357,7 @@ const MODULES = {
   lists,
   locations,
   outbox,
+  'request-form': requestForm,
   requests,
   users,
   vendors,

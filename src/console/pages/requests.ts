@@ -7,8 +7,6 @@ import { Type } from 'typebox'
 import { actorLocationAccess, locationsWithAny } from '../../access/location-permissions.ts'
 import { Problem, validationFailed, type FieldErrors } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
-import { listLocations } from '../../locations/service.ts'
-import { listCurrencies, listDepartments } from '../../lookups/service.ts'
 import { MAX_LINES, RequestInput, RequestPatch, type PurchaseRequest } from '../../requests/schema.ts'
 import {
   cancelRequest,
@@ -20,18 +18,15 @@ import {
 } from '../../requests/service.ts'
 import { myDelegators } from '../../users/delegation.service.ts'
 import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
-import type { FormState, Values } from '../views/forms.ts'
-import {
-  LINE_FIELDS,
-  REQUEST_LABELS,
-  requestFormView,
-  requestsView,
-  requestView,
-  STATUS_NAMES,
-  type RequestChoices,
-} from '../views/requests.ts'
-import { activeVendors, deciderOf, everything } from './request-shared.ts'
+import type { FormState } from '../views/forms.ts'
+import { LINE_FIELDS, requestFormView } from '../views/request-form.ts'
+import { requestsView, requestView, STATUS_NAMES } from '../views/requests.ts'
+import { choices, onRows, readForm, RequestForm, rowsFor, TOP, valuesOfRequest } from './request-form.ts'
+import { activeVendors, deciderOf } from './request-shared.ts'
 import { attempt, Done, errorsFor, flashOf, Id, PAGE_SIZE } from './forms.ts'
+
+const checkCreate = bodyChecker(RequestInput)
+const checkEdit = bodyChecker(RequestPatch)
 
 const flash = flashOf({
   created: 'The draft is saved. Submit it when it is complete.',
@@ -46,111 +41,9 @@ const RequestsQuery = Type.Object({
   status: Type.Optional(Type.Union([Status, Type.Literal('')])),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
 })
-/** The editor's form: text fields only; up to MAX_LINES lines of five fields, and the request's own. */
-const RequestForm = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 2000 }), {
-  maxProperties: MAX_LINES * 5 + 20,
-})
-
-const checkCreate = bodyChecker(RequestInput)
-const checkEdit = bodyChecker(RequestPatch)
-const TOP = Object.keys(REQUEST_LABELS)
-const number = (text: string) => (/^\d{1,10}$/.test(text) ? Number(text) : text)
-
-/** A posted editor: its values (removed lines dropped, the rest renumbered), and the lines that are not blank. */
-function readForm(body: Readonly<Record<string, string>>) {
-  const posted = Math.min(MAX_LINES, Math.max(1, Number.parseInt(body.rows ?? '', 10) || 1))
-  const values: Record<string, string> = {}
-  for (const name of TOP) if (Object.hasOwn(body, name)) values[name] = body[name]!.trim()
-  const kept: Record<string, string>[] = []
-  for (let i = 0; i < posted; i++) {
-    if (body[`lines.${i}.remove`] === 'on') continue
-    kept.push(Object.fromEntries(LINE_FIELDS.map((f) => [f, (body[`lines.${i}.${f}`] ?? '').trim()])))
-  }
-  kept.forEach((line, k) => {
-    for (const f of LINE_FIELDS) values[`lines.${k}.${f}`] = line[f]!
-  })
-  /** For each line sent to the service, its row in the editor. */
-  const rowOf: number[] = []
-  const lines = kept.flatMap((line, k) => {
-    if (LINE_FIELDS.every((f) => line[f] === '')) return []
-    rowOf.push(k)
-    return [
-      {
-        description: line.description!,
-        vendor: line.vendor === '' ? null : number(line.vendor!),
-        quantity: line.quantity!,
-        unit_price: line.unit_price!,
-      },
-    ]
-  })
-  const body_ = {
-    location: number(values.location ?? ''),
-    department: values.department === undefined || values.department === '' ? null : number(values.department),
-    ...(values.currency === undefined || values.currency === '' ? {} : { currency: values.currency }),
-    description: values.description ?? '',
-    needed_by: values.needed_by === undefined || values.needed_by === '' ? null : values.needed_by,
-    lines,
-  }
-  return { values, rows: kept.length, rowOf, body: body_ }
-}
-
-/** The service's `lines.<i>.…` paths renamed to the editor rows those lines came from. */
-const onRows = (errors: FieldErrors, rowOf: readonly number[]): FieldErrors =>
-  Object.fromEntries(
-    Object.entries(errors).map(([path, messages]) => [
-      path.replace(/^lines\.(\d+)/, (whole, i: string) =>
-        rowOf[Number(i)] === undefined ? whole : `lines.${rowOf[Number(i)]}`,
-      ),
-      messages,
-    ]),
-  )
-
-/** A request as its edit form shows it. */
-function valuesOfRequest(r: PurchaseRequest): Values {
-  const values: Record<string, string> = {
-    location: String(r.location.id),
-    department: r.department === null ? '' : String(r.department.id),
-    currency: r.currency,
-    description: r.description,
-    needed_by: r.needed_by ?? '',
-  }
-  r.lines.forEach((l, i) => {
-    values[`lines.${i}.description`] = l.description
-    values[`lines.${i}.vendor`] = l.vendor === null ? '' : String(l.vendor)
-    values[`lines.${i}.quantity`] = l.quantity
-    values[`lines.${i}.unit_price`] = l.unit_price
-  })
-  return values
-}
-
-/** Rows the editor shows: the lines, at least one empty one, at least three in all. */
-const rowsFor = (lines: number) => Math.min(MAX_LINES, Math.max(3, lines + 1))
 
 export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
   const { db } = deps
-
-  async function choices(session: ConsoleSession, keep?: { location: number; name: string }): Promise<RequestChoices> {
-    const { actor } = session
-    const access = await actorLocationAccess(db, actor)
-    const allowed = locationsWithAny(access, 'nav_request')
-    const may = (id: number) => allowed === 'all' || allowed.includes(id) || id === keep?.location
-    const locations = (
-      await everything((page) => listLocations(db, actor, { page, page_size: 100, active: true, order_by: 'name' }))
-    ).filter((l) => may(l.id))
-    const departments = await everything((page) =>
-      listDepartments(db, actor, { page, page_size: 100, order_by: 'name' }),
-    )
-    const currencies = await everything((page) => listCurrencies(db, actor, { page, page_size: 100, order_by: 'name' }))
-    return {
-      location: locations.map((l) => ({ value: String(l.id), label: l.name })),
-      department: locations.map((l) => ({
-        location: l.name,
-        options: departments.filter((d) => d.branch.id === l.id).map((d) => ({ value: String(d.id), label: d.name })),
-      })),
-      currency: currencies.map((c) => ({ value: c.name, label: c.name })),
-      vendor: (await activeVendors(deps, actor)).map((v) => ({ value: String(v.id), label: v.name })),
-    }
-  }
 
   const newTarget = { action: '/console/requests/new', title: 'New request', cancel: '/console/requests' }
   const editTarget = (id: number) => ({
@@ -176,7 +69,7 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
   })
 
   app.get('/requests/new', { schema: { hide: true } }, async (request, reply) => {
-    const options = await choices(request.session)
+    const options = await choices(deps, request.session)
     const form = { values: { location: options.location.length === 1 ? options.location[0]!.value : '' }, errors: {} }
     return sendPage(reply, requestFormView(form, rowsFor(0), options, newTarget, request.session))
   })
@@ -191,7 +84,7 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
   ) {
     const form = readForm(body)
     const show = async (state: FormState, rows: number, message?: string) =>
-      requestFormView(state, rows, await choices(session, keep), target, session, message)
+      requestFormView(state, rows, await choices(deps, session, keep), target, session, message)
     if (body.intent === 'add')
       return { status: 200, page: await show({ values: form.values, errors: {} }, Math.min(MAX_LINES, form.rows + 1)) }
     const fields = [
@@ -270,7 +163,7 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
       requestFormView(
         form,
         rowsFor(r.lines.length),
-        await choices(request.session, keep),
+        await choices(deps, request.session, keep),
         editTarget(r.id),
         request.session,
       ),

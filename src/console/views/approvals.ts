@@ -48,17 +48,17 @@ export function approvalsView(result: Page<InboxRow>, status: string, { actor, c
               : 'You have not decided any approval of this kind yet.',
           )
         : html`${table(
-            ['Request', 'Description', 'Requester', 'Location', 'Total', 'Step', 'For', 'Since'],
+            ['Request', 'Total', 'For', 'Description', 'Requester', 'Location', 'Step', 'Since'],
             result.rows.map(({ approval: a, request: r, onBehalfOf }) => {
               const href = status === 'pending' ? `/console/approvals/${a.id}` : `/console/requests/${a.request}`
               return html`<tr data-href="${href}">
                 <td><a href="${href}">#${a.request}</a></td>
+                <td class="number">${r === undefined ? '—' : `${r.total} ${r.currency}`}</td>
+                <td>${onBehalfOf === null ? 'You' : html`<strong>On behalf of ${personName(onBehalfOf)}</strong>`}</td>
                 <td>${r?.description || '—'}</td>
                 <td>${personName(r?.requester)}</td>
                 <td>${r?.location.name ?? '—'}</td>
-                <td class="number">${r === undefined ? '—' : `${r.total} ${r.currency}`}</td>
                 <td>${a.step}</td>
-                <td>${onBehalfOf === null ? 'You' : html`<strong>On behalf of ${personName(onBehalfOf)}</strong>`}</td>
                 <td>${when(a.acted_at ?? a.created_at)}</td>
               </tr>`
             }),
