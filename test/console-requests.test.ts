@@ -72,6 +72,12 @@ describe('requests and approvals in the console', () => {
     const mine = (await requester.b.get('/console/account')).body
     assert.match(mine, /href="\/console\/requests"/)
     assert.doesNotMatch(mine, /href="\/console\/approvals"/)
+    // Someone without Request anywhere has no menu entry and is told so at the form.
+    const watcher = await person('wes', s.roles.Approver, null)
+    assert.doesNotMatch((await watcher.b.get('/console/account')).body, /href="\/console\/requests"/)
+    const refused = await watcher.b.get('/console/requests/new')
+    assert.equal(refused.statusCode, 403)
+    assert.match(refused.body, /you hold it at none/)
     const theirs = (await approver.b.get('/console/account')).body
     assert.match(theirs, /href="\/console\/approvals"/)
   })

@@ -45,9 +45,12 @@ export function deciderOf(
   return forWhom === undefined ? undefined : { onBehalfOf: forWhom }
 }
 
-/** What the menu may show the actor (views/layout.ts): tenant-wide keys, keys held at any location, `delegatee`. */
+/**
+ * What the menu's location entries may show the actor (views/layout.ts): the keys held at some location (the
+ * set that authorizes a location's work, DECISIONS "Permissions at a location"), `superuser`, `delegatee`.
+ */
 export async function menuKeysOf(deps: ConsoleDeps, actor: Actor): Promise<ReadonlySet<MenuKey>> {
-  const keys = new Set<MenuKey>(actor.permissions)
+  const keys = new Set<MenuKey>(actor.permissions.has('superuser') ? ['superuser'] : [])
   const [access, delegators] = await Promise.all([actorLocationAccess(deps.db, actor), myDelegators(deps.db, actor)])
   for (const held of access.at.values()) for (const key of held) keys.add(key)
   if (delegators.length > 0) keys.add('delegatee')

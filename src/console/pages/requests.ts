@@ -70,6 +70,12 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
 
   app.get('/requests/new', { schema: { hide: true } }, async (request, reply) => {
     const options = await choices(deps, request.session)
+    if (options.location.length === 0)
+      throw new Problem(
+        403,
+        'Forbidden',
+        'Making a request needs the Request permission at a location; you hold it at none.',
+      )
     const form = { values: { location: options.location.length === 1 ? options.location[0]!.value : '' }, errors: {} }
     return sendPage(reply, requestFormView(form, rowsFor(0), options, newTarget, request.session))
   })
