@@ -209,12 +209,19 @@ describe('requests and approvals in the console', () => {
     assert.equal((await outsider.b.get(approvalUrl)).statusCode, 404)
   })
 
-  test('cancel a draft; the status filter', async () => {
+  test('a deactivated vendor stays on the edit form; cancel a draft; the status filter', async () => {
+    const made = await s.admin({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'Gone Ltd', type: 3 } })
+    const gone = made.json().data.id as number
     const detail = await draftThroughForm(
       requester.b,
-      { 'lines.0.quantity': '1', 'lines.0.unit_price': '9.99' },
+      { 'lines.0.quantity': '1', 'lines.0.unit_price': '9.99', 'lines.0.vendor': String(gone) },
       'To cancel',
     )
+    const off = await s.admin({ method: 'PATCH', url: `/api/v3/vendors/${gone}/`, payload: { active: false } })
+    assert.equal(off.statusCode, 200, off.body)
+    assert.match((await requester.b.get(detail)).body, /Gone Ltd/)
+    const edit = (await requester.b.get(`${detail}/edit`)).body
+    assert.match(edit, new RegExp(`<option value="${gone}"\\s+selected\\s*>Gone Ltd \\(inactive\\)</option>`))
     const token = await csrf(requester.b, detail)
     const cancelled = await requester.b.post(`${detail}/cancel`, { _csrf: token })
     assert.equal(cancelled.statusCode, 303)

@@ -9,13 +9,13 @@ import { Decision, Rejection } from '../../approvals/schema.ts'
 import { approve, getApproval, listApprovals, reject } from '../../approvals/service.ts'
 import { Problem } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
-import { getRequest } from '../../requests/service.ts'
+import { getRequest, requestsByIds } from '../../requests/service.ts'
 import { myDelegators } from '../../users/delegation.service.ts'
 import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
 import type { FormState } from '../views/forms.ts'
 import { approvalsView, decisionView, INBOX_FILTERS, type InboxRow } from '../views/approvals.ts'
 import { errorsFor, flashOf, Id, PAGE_SIZE } from './forms.ts'
-import { activeVendors, deciderOf } from './request-shared.ts'
+import { deciderOf, vendorNamesOf } from './request-shared.ts'
 
 const InboxQuery = Type.Object({
   status: Type.Optional(Type.Union(Object.keys(INBOX_FILTERS).map((s) => Type.Literal(s)))),
@@ -47,14 +47,15 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
       }),
       myDelegators(db, actor),
     ])
-    const requests = new Map<number, Awaited<ReturnType<typeof getRequest>>>()
-    for (const id of new Set(result.rows.map((a) => a.request))) {
-      const found = await getRequest(db, actor, id).catch((error: unknown) => {
-        if (error instanceof Problem && error.status === 404) return undefined
-        throw error
-      })
-      if (found !== undefined) requests.set(id, found)
-    }
+    const requests = new Map(
+      (
+        await requestsByIds(
+          db,
+          actor,
+          result.rows.map((a) => a.request),
+        )
+      ).map((r) => [r.id, r]),
+    )
     const rows: InboxRow[] = result.rows.map((a) => ({
       approval: a,
       request: requests.get(a.request),
@@ -66,16 +67,16 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
 
   async function decisionPage(session: ConsoleSession, id: number, form: FormState, problem?: string) {
     const approval = await getApproval(db, session.actor, id)
-    const [request, vendors, delegators] = await Promise.all([
+    const [request, delegators] = await Promise.all([
       getRequest(db, session.actor, approval.request),
-      activeVendors(deps, session.actor),
       myDelegators(db, session.actor),
     ])
+    const vendors = await vendorNamesOf(deps, session.actor, request)
     return decisionView(
       {
         approval,
         request,
-        vendors: new Map(vendors.map((v) => [v.id, v.name])),
+        vendors,
         onBehalfOf: deciderOf(session.actor, delegators, approval)?.onBehalfOf,
         form,
         problem,

@@ -88,16 +88,23 @@ export function valuesOfRequest(r: PurchaseRequest): Values {
 /** Rows the editor shows: the lines, at least one empty one, at least three in all. */
 export const rowsFor = (lines: number) => Math.min(MAX_LINES, Math.max(3, lines + 1))
 
+/** What an edit keeps on offer: the request's location and vendors, even if no longer offered to new requests. */
+export interface Keep {
+  location: number
+  vendors: ReadonlyMap<number, string>
+}
+
 /** The form's choices: locations where the user may request (and the request's own), departments, currencies, vendors. */
-export async function choices(
-  deps: ConsoleDeps,
-  session: ConsoleSession,
-  keep?: { location: number; name: string },
-): Promise<RequestChoices> {
+export async function choices(deps: ConsoleDeps, session: ConsoleSession, keep?: Keep): Promise<RequestChoices> {
   const { db } = deps
   const { actor } = session
   const access = await actorLocationAccess(db, actor)
   const allowed = locationsWithAny(access, 'nav_request')
+  const vendors = await activeVendors(deps, actor)
+  // A vendor the request names stays on offer after it was deactivated, so saving does not drop it.
+  const kept = [...(keep?.vendors ?? [])]
+    .filter(([id]) => !vendors.some((v) => v.id === id))
+    .map(([id, name]) => ({ id, name: `${name} (inactive)` }))
   const may = (id: number) => allowed === 'all' || allowed.includes(id) || id === keep?.location
   const locations = (
     await everything((page) => listLocations(db, actor, { page, page_size: 100, active: true, order_by: 'name' }))
@@ -111,6 +118,6 @@ export async function choices(
       options: departments.filter((d) => d.branch.id === l.id).map((d) => ({ value: String(d.id), label: d.name })),
     })),
     currency: currencies.map((c) => ({ value: c.name, label: c.name })),
-    vendor: (await activeVendors(deps, actor)).map((v) => ({ value: String(v.id), label: v.name })),
+    vendor: [...vendors, ...kept].map((v) => ({ value: String(v.id), label: v.name })),
   }
 }

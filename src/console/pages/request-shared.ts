@@ -3,7 +3,9 @@ import type { Actor } from '../../access/actor.ts'
 import { actorLocationAccess } from '../../access/location-permissions.ts'
 import type { Approval, Person } from '../../approvals/schema.ts'
 import type { Page } from '../../core/list-query.ts'
-import { listVendors } from '../../vendors/service.ts'
+import { Problem } from '../../core/problem.ts'
+import type { PurchaseRequest } from '../../requests/schema.ts'
+import { getVendor, listVendors } from '../../vendors/service.ts'
 import { myDelegators } from '../../users/delegation.service.ts'
 import type { ConsoleDeps } from '../context.ts'
 import type { MenuKey } from '../views/layout.ts'
@@ -55,4 +57,17 @@ export async function menuKeysOf(deps: ConsoleDeps, actor: Actor): Promise<Reado
   for (const held of access.at.values()) for (const key of held) keys.add(key)
   if (delegators.length > 0) keys.add('delegatee')
   return keys
+}
+
+/** The names of the vendors a request's lines name, read one by one (a request names few). */
+export async function vendorNamesOf(deps: ConsoleDeps, actor: Actor, request: PurchaseRequest) {
+  const names = new Map<number, string>()
+  for (const id of new Set(request.lines.flatMap((l) => (l.vendor === null ? [] : [l.vendor])))) {
+    const vendor = await getVendor(deps.db, deps.lookups, actor, id).catch((error: unknown) => {
+      if (error instanceof Problem && error.status === 404) return undefined
+      throw error
+    })
+    if (vendor !== undefined) names.set(id, vendor.name)
+  }
+  return names
 }

@@ -21,8 +21,8 @@ import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from
 import type { FormState } from '../views/forms.ts'
 import { LINE_FIELDS, requestFormView } from '../views/request-form.ts'
 import { requestsView, requestView, STATUS_NAMES } from '../views/requests.ts'
-import { choices, onRows, readForm, RequestForm, rowsFor, TOP, valuesOfRequest } from './request-form.ts'
-import { activeVendors, deciderOf } from './request-shared.ts'
+import { choices, type Keep, onRows, readForm, RequestForm, rowsFor, TOP, valuesOfRequest } from './request-form.ts'
+import { deciderOf, vendorNamesOf } from './request-shared.ts'
 import { attempt, Done, errorsFor, flashOf, Id, PAGE_SIZE } from './forms.ts'
 
 const checkCreate = bodyChecker(RequestInput)
@@ -86,7 +86,7 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
     body: Readonly<Record<string, string>>,
     target: ReturnType<typeof editTarget>,
     save: (body: Record<string, unknown>) => Promise<number>,
-    keep?: { location: number; name: string },
+    keep?: Keep,
   ) {
     const form = readForm(body)
     const show = async (state: FormState, rows: number, message?: string) =>
@@ -131,7 +131,7 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
 
   async function show(session: ConsoleSession, r: PurchaseRequest, notes: { flash?: string; problem?: string }) {
     const [vendors, delegators] = await Promise.all([
-      activeVendors(deps, session.actor),
+      vendorNamesOf(deps, session.actor, r),
       myDelegators(db, session.actor),
     ])
     const decidable = new Set(
@@ -140,7 +140,7 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
     return requestView(
       {
         request: r,
-        vendors: new Map(vendors.map((v) => [v.id, v.name])),
+        vendors,
         can: allowed(session, r),
         decidable,
         flash: notes.flash,
@@ -162,7 +162,7 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
       const problem = `Only a draft can be edited, by its requester; this request is ${STATUS_NAMES[r.status]?.toLowerCase()}.`
       return sendPage(reply, await show(request.session, r, { problem }), 409)
     }
-    const keep = { location: r.location.id, name: r.location.name }
+    const keep = { location: r.location.id, vendors: await vendorNamesOf(deps, request.session.actor, r) }
     const form = { values: valuesOfRequest(r), errors: {} }
     return sendPage(
       reply,
@@ -180,7 +180,7 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const { actor } = request.session
     const { id } = request.params
     const current = await getRequest(db, actor, id)
-    const keep = { location: current.location.id, name: current.location.name }
+    const keep = { location: current.location.id, vendors: await vendorNamesOf(deps, actor, current) }
     const outcome = await post(
       request.session,
       request.body,
