@@ -53,8 +53,8 @@ function lineFields(i: number, form: FormState, vendors: readonly Option[]): Htm
     <legend>Line ${i + 1}</legend>
     ${input({ name: name('description'), label: 'Item', form, maxlength: 1000 })}
     ${select({ name: name('vendor'), label: 'Vendor', form, options: vendors, empty: 'No vendor' })}
-    ${input({ name: name('quantity'), label: 'Quantity', form, maxlength: 21, hint: 'For example 3 or 2.5' })}
-    ${input({ name: name('unit_price'), label: 'Unit price', form, maxlength: 21, hint: 'For example 19.99' })}
+    ${input({ name: name('quantity'), label: 'Quantity', form, maxlength: 21, hint: 'Needed on a line you fill in, e.g. 3 or 2.5' })}
+    ${input({ name: name('unit_price'), label: 'Unit price', form, maxlength: 21, hint: 'Needed on a line you fill in, e.g. 19.99' })}
     <div class="field checkbox">
       <input type="checkbox" id="f-lines-${i}-remove" name="${name('remove')}" value="on" />
       <label for="f-lines-${i}-remove">Remove line ${i + 1}</label>
