@@ -1,9 +1,17 @@
 /**
- * Cluster mode (WORKERS > 1, PostgreSQL only): the primary process forks the workers, each of which serves
- * the one port (node:cluster hands connections out round-robin) with its own database pool. This file is the
- * primary's side — start the workers, replace one that dies, stop them all on SIGTERM/SIGINT — and the few
- * messages both sides exchange. The primary has done the once-only work (port check, migrations, demo seed)
- * before it forks, and prints the "listening" lines itself once every worker listens (see server.ts).
+ * Cluster mode (WORKERS > 1, PostgreSQL only): the primary process listens on the port and hands each
+ * connection to a worker, round-robin; each worker serves it with its own database pool. This file is the
+ * primary's side — listen, start the workers, replace one that dies, stop them all on SIGTERM/SIGINT — and
+ * the few messages both sides exchange. The primary has done the once-only work (port check, migrations, demo
+ * seed) before it forks, and prints the "listening" lines itself once every worker is ready (see server.ts).
+ *
+ * Why not node:cluster's own round-robin: its primary keeps its copy of a connection until the worker
+ * acknowledges it, so a worker killed (`kill -9`) between receiving and acknowledging leaves that client
+ * waiting forever. Here the primary closes its copy as soon as the connection is written to the worker's
+ * channel; a connection in flight to a worker that dies is then closed by the kernel with the worker, and
+ * one still queued for it is closed by the primary — the client sees a closed connection, never a hang
+ * (docs/security.md, "Cluster workers and kill -9"). Each worker listens on a private socket of its own
+ * only so that its HTTP server runs (and enforces its header and body time limits); nothing connects there.
  *
  * - A worker that dies unexpectedly is replaced, with a log line.
  * - A worker that fails before it listens is tried again a second later; after as many start failures in a
@@ -21,6 +29,7 @@
  *   that came within its time limit, so one worker that is stuck delays it but does not hang it.
  */
 import cluster, { type Worker } from 'node:cluster'
+import net from 'node:net'
 import { ANSWER_MESSAGE, ASK_MESSAGE, GATHER_MESSAGE, GATHERED_MESSAGE, isNumbered, type Workers } from './core/ipc.ts'
 
 export type { Workers } from './core/ipc.ts'
@@ -30,6 +39,10 @@ export type { Workers } from './core/ipc.ts'
 export const STOP_MESSAGE = 'procurement:stop'
 /** Worker → primary, just before it exits: why it could not start (printed by the primary, once). */
 export const START_FAILED_MESSAGE = 'procurement:start-failed'
+/** Worker → primary: ready for connections (sent once its server listens). */
+export const READY_MESSAGE = 'procurement:ready'
+/** Primary → worker, with a connection's socket as the handle: serve it. */
+export const CONNECTION_MESSAGE = 'procurement:connection'
 
 export interface StartFailure {
   /** The error's class name (ConfigError and DatabaseStartError are one-line messages for the operator). */
@@ -46,6 +59,8 @@ export interface Log {
 
 export interface ClusterOptions {
   workers: number
+  /** Where the primary listens (port 0: any free port; the workers get the port chosen as PORT). */
+  listen: { host: string; port: number }
   /** How long a worker takes at most to stop (it exits 1 after that); the primary kills it 2 s later. */
   graceMs: number
   log: Log
@@ -71,6 +86,8 @@ export class ClusterStartError extends Error {
 }
 
 const RETRY_START_AFTER_MS = 1000
+/** Connections kept while no worker is ready (between a crash and its replacement); more are closed. */
+const MAX_WAITING_CONNECTIONS = 1024
 
 function isStartFailure(message: unknown): message is { type: string; error: StartFailure } {
   if (typeof message !== 'object' || message === null) return false
@@ -81,19 +98,101 @@ function isStartFailure(message: unknown): message is { type: string; error: Sta
 }
 
 /**
- * Forks `workers` workers (this must be the primary) and resolves with the port once all of them listen;
- * rejects with a ClusterStartError if they keep failing to start. Signal handlers are installed at once.
+ * Listens, forks `workers` workers (this must be the primary) and resolves with the port once all of them are
+ * ready; rejects with a ClusterStartError if they keep failing to start (or the listen error, if it cannot
+ * listen). Signal handlers are installed once it listens.
  */
-export function startCluster(options: ClusterOptions): Promise<{ port: number }> {
+export async function startCluster(options: ClusterOptions): Promise<{ port: number }> {
+  const dispatcher = new Dispatcher()
+  const server = net.createServer({ pauseOnConnect: true }, (socket) => dispatcher.dispatch(socket))
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen({ ...options.listen, exclusive: true }, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  server.on('error', (error) => options.log.error({ err: { message: error.message } }, 'accept failed'))
+  const address = server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : options.listen.port
+  const stopAccepting = () => {
+    server.close()
+    dispatcher.close()
+  }
   return new Promise((resolve, reject) => {
-    const primary = new Primary(options, resolve, reject)
+    const primary = new Primary(options, port, dispatcher, stopAccepting, resolve, reject)
     process.on('SIGTERM', () => primary.shutdown('SIGTERM'))
     process.on('SIGINT', () => primary.shutdown('SIGINT'))
-    cluster.on('listening', (worker, address) => primary.listened(worker, address.port))
     cluster.on('message', (worker, message: unknown) => primary.received(worker, message))
     cluster.on('exit', (worker, code, signal) => primary.exited(worker, code, signal))
     for (let i = 0; i < options.workers; i++) primary.fork()
   })
+}
+
+/**
+ * Hands connections to the ready workers in turn. The primary's copy of a socket is closed once it is written
+ * to the worker's channel (`keepOpen`, then destroy in the callback) — not when the worker acknowledges it,
+ * as node:cluster does — and the sockets still queued for a worker that exits are closed: a worker's death
+ * never leaves a client waiting. Connections that come while no worker is ready wait (up to a limit).
+ */
+class Dispatcher {
+  readonly #ready: Worker[] = []
+  readonly #queued = new Map<Worker, Set<net.Socket>>()
+  readonly #waiting: net.Socket[] = []
+  #turn = 0
+  #closed = false
+
+  /** A worker is ready: it takes its turn, starting with the connections that waited. */
+  add(worker: Worker): void {
+    if (this.#closed || this.#queued.has(worker)) return
+    this.#ready.push(worker)
+    this.#queued.set(worker, new Set())
+    for (const socket of this.#waiting.splice(0)) this.dispatch(socket)
+  }
+
+  /** A worker exited or is stopping: it gets nothing more, and what was queued for it is closed. */
+  remove(worker: Worker): void {
+    const at = this.#ready.indexOf(worker)
+    if (at !== -1) this.#ready.splice(at, 1)
+    for (const socket of this.#queued.get(worker) ?? []) socket.destroy()
+    this.#queued.delete(worker)
+  }
+
+  dispatch(socket: net.Socket): void {
+    socket.on('error', () => socket.destroy()) // reset by the client while it waited: nothing to do
+    if (this.#closed) return void socket.destroy()
+    const worker = this.#next()
+    if (worker === undefined) {
+      if (this.#waiting.length >= MAX_WAITING_CONNECTIONS) return void socket.destroy()
+      return void this.#waiting.push(socket)
+    }
+    const queued = this.#queued.get(worker)!
+    queued.add(socket)
+    const done = () => {
+      queued.delete(socket)
+      socket.destroy() // sent (the worker has its own copy) or not (the worker is gone): either way, ours closes
+    }
+    try {
+      worker.send({ type: CONNECTION_MESSAGE }, socket, { keepOpen: true }, done)
+    } catch {
+      done()
+    }
+  }
+
+  /** Stops dispatching: the waiting connections are closed. */
+  close(): void {
+    this.#closed = true
+    for (const socket of this.#waiting.splice(0)) socket.destroy()
+  }
+
+  #next(): Worker | undefined {
+    while (this.#ready.length > 0) {
+      const worker = this.#ready[this.#turn++ % this.#ready.length]!
+      if (worker.isConnected()) return worker
+      this.remove(worker)
+    }
+    return undefined
+  }
 }
 
 /** Sends, unless the worker is gone (then `gone`, if given: a worker gone meanwhile answers nothing). */
@@ -121,6 +220,9 @@ class Primary {
 
   constructor(
     readonly options: ClusterOptions,
+    readonly port: number,
+    readonly dispatcher: Dispatcher,
+    readonly stopAccepting: () => void,
     readonly resolve: (value: { port: number }) => void,
     readonly reject: (error: Error) => void,
   ) {
@@ -129,25 +231,28 @@ class Primary {
 
   fork(): void {
     if (this.#closing) return
-    const worker = cluster.fork()
+    const worker = cluster.fork({ PORT: String(this.port) })
     worker.on('error', (error: Error) => this.options.log.error({ err: { message: error.message } }, 'worker error'))
   }
 
-  listened(worker: Worker, port: number): void {
-    if (this.#listening.has(worker)) return
+  /** A worker is ready for connections. */
+  ready(worker: Worker): void {
+    if (this.#closing || this.#listening.has(worker)) return
     this.#listening.add(worker)
+    this.dispatcher.add(worker)
     this.#startFailures = 0
     this.#firstFailure = undefined
     this.options.log.info({ worker_pid: worker.process.pid, workers: this.#listening.size }, 'worker listening')
     if (!this.#started && this.#listening.size === this.options.workers) {
       this.#started = true
-      this.resolve({ port })
+      this.resolve({ port: this.port })
     }
   }
 
   /** A worker's message: why it failed to start, its reply to a gather, or something for the `answer` hook. */
   received(worker: Worker, message: unknown): void {
     if (isStartFailure(message)) return void this.#failures.set(worker, message.error)
+    if ((message as { type?: unknown } | null)?.type === READY_MESSAGE) return this.ready(worker)
     if (isNumbered(message, GATHERED_MESSAGE)) return this.#gathers.replied(worker, message)
     const question = isNumbered(message, ASK_MESSAGE) ? message : undefined
     const workers: Workers = {
@@ -174,6 +279,7 @@ class Primary {
   /** A worker exited: a serving one is replaced; one that failed to start is tried again, up to a limit. */
   exited(worker: Worker, code: number, signal: string | null): void {
     this.#gathers.gone(worker)
+    this.dispatcher.remove(worker)
     const wasListening = this.#listening.delete(worker)
     if (this.#closing) return
     const how = signal !== null ? { signal } : { code }
@@ -209,12 +315,14 @@ class Primary {
       process.exit(1)
     }
     this.#closing = true
+    this.stopAccepting()
     this.options.log.info({ signal, workers: this.#listening.size }, 'shutting down')
     void this.#stopAll().then((clean) => process.exit(clean ? 0 : 1))
   }
 
   #giveUp(failure: StartFailure): void {
     this.#closing = true
+    this.stopAccepting()
     this.options.log.error({ start_failures: this.#startFailures }, 'workers keep failing to start: stopping')
     void this.#stopAll().then(() => {
       if (!this.#started) return this.reject(new ClusterStartError(failure))

@@ -3,11 +3,16 @@
  * (stop accepting, let in-flight requests finish, close the database and release the data directory).
  *
  * With WORKERS > 1 (PostgreSQL only) the process is a cluster primary: it does the once-only work (port
- * check, migrations, demo seed, tenancy check), forks the workers (cluster.ts), and prints the "listening"
- * lines and any demo credentials once, when all of them listen. Each worker opens its own pool and serves.
+ * check, migrations, demo seed, tenancy check), listens and forks the workers (cluster.ts), and prints the
+ * "listening" lines and any demo credentials once, when all of them are ready. Each worker opens its own pool
+ * and serves the connections the primary hands it.
  */
 import cluster from 'node:cluster'
+import { randomUUID } from 'node:crypto'
+import fs from 'node:fs'
 import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import pino from 'pino'
@@ -15,6 +20,8 @@ import { attemptsHost, shareAttemptsWithPrimary } from './access/attempts.ts'
 import { buildApp } from './app.ts'
 import {
   ClusterStartError,
+  CONNECTION_MESSAGE,
+  READY_MESSAGE,
   START_FAILED_MESSAGE,
   startCluster,
   STOP_MESSAGE,
@@ -117,6 +124,13 @@ async function serveOne(config: Readonly<Config>, out: (line: string) => void): 
   return app
 }
 
+/** A cluster worker's side of `run`: where it listens, and how it learns to stop. */
+interface WorkerRole {
+  /** The private socket its server listens on (nothing connects there: the primary hands it connections). */
+  path: string
+  stopWhen: (stop: () => void) => void
+}
+
 /**
  * Builds the app on `database`, listens, starts the background jobs, and stops it all gracefully on
  * SIGTERM/SIGINT — or, in a cluster worker, when `worker.stopWhen` calls the function it is given (the
@@ -127,7 +141,7 @@ async function run(
   database: Database,
   keys: ServerKeys,
   ref: { app?: FastifyInstance },
-  worker?: { stopWhen: (stop: () => void) => void },
+  worker?: WorkerRole,
 ): Promise<{ app: FastifyInstance; port: number }> {
   let app: FastifyInstance | undefined
   // Loaded only when mail is configured (a deployment without SMTP never pays for the mail library), and
@@ -151,7 +165,11 @@ async function run(
       clusterWorker: worker !== undefined,
       subscribers: { [WEBHOOKS_CHANNEL]: webhooks.subscriber },
     })
-    await app.listen({ port: config.PORT, host: config.HOST })
+    await app.listen(
+      worker === undefined
+        ? { port: config.PORT, host: config.HOST }
+        : { path: worker.path, exclusive: true, listenTextResolver: () => 'worker ready' },
+    )
   } catch (error) {
     await app?.close()
     await webhooks.stop()
@@ -159,6 +177,7 @@ async function run(
     throw error
   }
   const address = app.server.address()
+  // A worker's own address is its private socket: the port is the primary's (config.PORT, set by it).
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT
   // Signals are handled from the moment the port is open, so a stop right after start is a graceful one too.
   const stopMaintenance = startMaintenance(database, app.log)
@@ -267,6 +286,7 @@ async function servePrimary(config: Readonly<Config>, out: (line: string) => voi
     await checkTenancy(database, config)
     const { port } = await startCluster({
       workers: config.WORKERS,
+      listen: { host: config.HOST, port: config.PORT },
       graceMs: SHUTDOWN_GRACE_MS,
       log,
       answer: answerWorkers(attemptsHost(config), metricsHost()),
@@ -287,9 +307,19 @@ async function servePrimary(config: Readonly<Config>, out: (line: string) => voi
 }
 
 /**
+ * Where a worker's server listens: an abstract socket on Linux (no file to leave behind), else a socket in a
+ * directory of its own. Private to the worker; it serves the connections the primary sends it.
+ */
+function privateSocketPath(): string {
+  const name = `procurement-worker-${process.pid}-${randomUUID()}`
+  if (process.platform === 'linux') return `\0${name}`
+  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-')), `${name}.sock`)
+}
+
+/**
  * A cluster worker: its own pool (migrations are the primary's business; it only checks it can connect), the
- * app on the shared port, the token brake counted on the primary. A failure to start goes to the primary,
- * which prints it once for all workers, instead of to the terminal.
+ * connections the primary hands it, the token brake counted on the primary. A failure to start goes to the
+ * primary, which prints it once for all workers, instead of to the terminal.
  */
 async function serveWorker(config: Readonly<Config>): Promise<FastifyInstance> {
   let stop: (() => void) | undefined
@@ -314,15 +344,34 @@ async function serveWorker(config: Readonly<Config>): Promise<FastifyInstance> {
       onError: (error) => ref.app?.log.error({ err: { message: error.message } }, 'database connection error'),
     })
     const { app } = await run(config, database, keys, ref, {
+      path: privateSocketPath(),
       stopWhen: (s) => {
         stop = s
         if (stopAsked) s()
       },
     })
+    process.on('message', (message: unknown, handle: unknown) => {
+      if ((message as { type?: unknown } | null)?.type !== CONNECTION_MESSAGE || !(handle instanceof net.Socket)) return
+      if (stopAsked || !app.server.listening) return void handle.destroy()
+      adopt(app.server, handle)
+    })
+    process.send?.({ type: READY_MESSAGE })
     return app
   } catch (error) {
     return reportStartFailure(error)
   }
+}
+
+/**
+ * Serves a connection the primary handed over as if this server had accepted it — including the count that
+ * makes a graceful close wait for it (an emitted 'connection' alone is not counted, and the worker would then
+ * exit under a request still in flight). These are the two fields net.Server's own accept sets.
+ */
+function adopt(server: net.Server, socket: net.Socket): void {
+  const counted = server as unknown as { _connections: number }
+  counted._connections++
+  ;(socket as unknown as { _server: net.Server })._server = server // its close counts it off again
+  server.emit('connection', socket)
 }
 
 async function reportStartFailure(error: unknown): Promise<never> {

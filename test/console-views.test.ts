@@ -23,6 +23,7 @@ import * as lists from '../src/console/views/lists.ts'
 import * as outbox from '../src/console/views/outbox.ts'
 import * as requestForm from '../src/console/views/request-form.ts'
 import * as requests from '../src/console/views/requests.ts'
+import * as userForms from '../src/console/views/user-forms.ts'
 import * as users from '../src/console/views/users.ts'
 import * as vendors from '../src/console/views/vendors.ts'
 
@@ -63,9 +64,16 @@ const profile = {
   firstName: HOSTILE,
   lastName: HOSTILE,
   is_active: true,
+  pending_invite: true,
+  phone: HOSTILE,
+  position: HOSTILE,
   role: { id: 1, name: HOSTILE },
   location: { id: 1, name: HOSTILE },
-} as unknown as Parameters<typeof users.deactivateView>[0]
+  department: { id: 1, name: HOSTILE, location: { id: 1, name: HOSTILE } },
+  approval_delegatee: { id: 9, firstName: HOSTILE, lastName: HOSTILE, email: HOSTILE },
+  expected_return_date: HOSTILE,
+  pending_approvals_count: { order: 1 },
+} as unknown as Parameters<typeof users.userView>[0]['user']
 const me = {
   firstName: HOSTILE,
   lastName: HOSTILE,
@@ -129,6 +137,19 @@ const vendor = {
 } as unknown as Parameters<typeof vendors.vendorView>[0]
 const form = { values: { name: HOSTILE, [HOSTILE]: HOSTILE }, errors: { name: [HOSTILE], [HOSTILE]: [HOSTILE] } }
 const options = [{ value: HOSTILE, label: HOSTILE }]
+/** A roles-at-locations editor with hostile names, values and errors, and two roles at one location. */
+const grantsEditorOf = () => ({
+  locations: [
+    { id: 1, name: HOSTILE },
+    { id: 2, name: HOSTILE },
+  ],
+  roles: options,
+  form: {
+    values: { 'grant.1.0': HOSTILE, 'grant.1.1': HOSTILE, [HOSTILE]: HOSTILE },
+    errors: { 'grant.1.0': [HOSTILE], [HOSTILE]: [HOSTILE] },
+  },
+  general: HOSTILE,
+})
 const choices = {
   currency: options,
   payment_term_ref: options,
@@ -342,6 +363,31 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
       frame,
     ),
   'users.deactivateView': () => users.deactivateView(profile, frame),
+  'users.sentNotice': () =>
+    html`${users.sentNotice('link', HOSTILE, false, HOSTILE)}${users.sentNotice('invitation', HOSTILE, true, undefined)}`,
+  'users.userView': () =>
+    users.userView(
+      {
+        user: profile,
+        role: { id: 1, name: HOSTILE, permissions: [HOSTILE, 'nav_setting'] },
+        canManage: true,
+        flash: HOSTILE,
+        sent: { what: 'invitation', smtp: false, link: HOSTILE },
+        grants: grantsEditorOf(),
+      },
+      frame,
+    ),
+  'user-forms.userFormView': () =>
+    userForms.userFormView(
+      form,
+      { roles: options, locations: options, departments: options },
+      { id: 7, email: HOSTILE, title: HOSTILE },
+      frame,
+      HOSTILE,
+    ),
+  'user-forms.grantFields': () => html`${userForms.grantFields(grantsEditorOf().form, 1)}`,
+  'user-forms.grantLabels': () => html`${Object.values(userForms.grantLabels(grantsEditorOf()))}`,
+  'user-forms.grantsEditor': () => userForms.grantsEditor(7, grantsEditorOf(), HOSTILE),
 }
 
 const MODULES = {
@@ -360,6 +406,7 @@ const MODULES = {
   'request-form': requestForm,
   requests,
   users,
+  'user-forms': userForms,
   vendors,
 }
 

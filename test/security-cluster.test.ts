@@ -1,8 +1,8 @@
 /**
  * `kill -9` of a cluster worker (issue 20 item 12), under a stream of fresh connections: every client must
- * get an answer or see its connection closed — none may be left waiting. In Node's round-robin mode the
- * primary keeps its copy of a connection it handed to a worker until the worker acknowledges it; a worker
- * killed before that leaves the connection open in the primary forever (docs/security.md).
+ * get an answer or see its connection closed — none may be left waiting. In node:cluster's round-robin mode
+ * the primary kept its copy of a connection it handed to a worker until the worker acknowledged it, so a
+ * worker killed before that left the connection open forever; our own dispatcher (src/cluster.ts) does not.
  */
 import assert from 'node:assert/strict'
 import http from 'node:http'
@@ -77,31 +77,26 @@ describe('kill -9 of a worker under load', { skip: engineUnderTest !== 'postgres
     await database?.close()
   })
 
-  // Not fixed yet, so marked todo (it runs and reports, without failing the suite): see docs/security.md,
-  // "Cluster workers and kill -9", for the cause and why cluster.SCHED_NONE was not taken.
-  test(
-    'three kills among hundreds of fresh connections: every client gets an answer or a close',
-    { todo: 'the primary keeps a connection handed to a worker killed before it acknowledged it' },
-    async () => {
-      const outcomes: Outcome[] = []
-      for (let kill = 0; kill < 3; kill++) {
-        const deadline = Date.now() + 60_000
-        while (liveWorkers().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-        const [victim] = liveWorkers()
-        assert.ok(victim !== undefined, server.output())
-        let running = true
-        const streams = Array.from({ length: 16 }, async () => {
-          while (running) outcomes.push(await probe(base))
-        })
-        await new Promise((r) => setTimeout(r, 400))
-        process.kill(victim, 'SIGKILL')
-        await new Promise((r) => setTimeout(r, 1000))
-        running = false
-        await Promise.all(streams)
-      }
-      const hung = outcomes.filter((o) => o === 'hung').length
-      assert.ok(outcomes.length > 300, `enough connections were in flight (${outcomes.length})`)
-      assert.equal(hung, 0, `${hung} of ${outcomes.length} connections were left hanging`)
-    },
-  )
+  // See docs/security.md, "Cluster workers and kill -9", for the cause and the fix.
+  test('three kills among hundreds of fresh connections: every client gets an answer or a close', async () => {
+    const outcomes: Outcome[] = []
+    for (let kill = 0; kill < 3; kill++) {
+      const deadline = Date.now() + 60_000
+      while (liveWorkers().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      const [victim] = liveWorkers()
+      assert.ok(victim !== undefined, server.output())
+      let running = true
+      const streams = Array.from({ length: 16 }, async () => {
+        while (running) outcomes.push(await probe(base))
+      })
+      await new Promise((r) => setTimeout(r, 400))
+      process.kill(victim, 'SIGKILL')
+      await new Promise((r) => setTimeout(r, 1000))
+      running = false
+      await Promise.all(streams)
+    }
+    const hung = outcomes.filter((o) => o === 'hung').length
+    assert.ok(outcomes.length > 300, `enough connections were in flight (${outcomes.length})`)
+    assert.equal(hung, 0, `${hung} of ${outcomes.length} connections were left hanging`)
+  })
 })

@@ -2,7 +2,8 @@
  * Privilege containment (DECISIONS, "Who may do what"): nobody grants a role or permission they do not hold,
  * and only a `superuser` creates, edits, deactivates, re-activates or promotes a `superuser`. One rule, called
  * by every path that writes users or grants roles — API single and batch create, PUT, DELETE, the console's
- * invite and deactivate, and the per-location grant and role endpoints — so no channel can hand out more
+ * invite, edit, deactivate, reactivate, re-sent invitation and set-password link, and the per-location grant
+ * and role endpoints — so no channel can hand out more
  * than its actor holds. The functions here are pure; `grants.repository.ts` loads what they compare.
  */
 import type { Kysely } from 'kysely'
@@ -35,7 +36,8 @@ export function requireMayGrant(actor: Actor, grants: Iterable<Grant>): void {
   }
 }
 
-export type TargetAction = 'create' | 'edit' | 'deactivate' | 're-activate' | 'grant roles to'
+export type TargetAction =
+  'create' | 'edit' | 'deactivate' | 're-activate' | 'grant roles to' | 're-invite' | 'send a set-password link to'
 
 /**
  * Throws 403 unless the actor may act on a user who holds `target` (every permission of the user's profile

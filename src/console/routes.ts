@@ -32,6 +32,7 @@ import {
   type ConsoleSession,
 } from './context.ts'
 import { userPages } from './pages/users.ts'
+import { userEditPages } from './pages/user-edit.ts'
 import { vendorPages } from './pages/vendors.ts'
 import { locationPages } from './pages/locations.ts'
 import { outboxPages } from './pages/outbox.ts'
@@ -179,6 +180,7 @@ export const consoleRoutes =
     accountPages(typed, deps)
     applicationPages(typed, deps)
     userPages(typed, deps)
+    userEditPages(typed, deps)
     vendorPages(typed, deps)
     locationPages(typed, deps)
     outboxPages(typed, deps)

@@ -75,6 +75,46 @@ export async function queueInvitations(
   )
 }
 
+/**
+ * Sends an invited user a fresh invitation: their earlier open invitation links stop working, and a new one
+ * goes out in a new e-mail (queued in the outbox like the first).
+ */
+export async function reissueInvitation(
+  db: Kysely<DB>,
+  tenantId: number,
+  invitee: { userId: number; email: string },
+  base: string,
+): Promise<void> {
+  await repo.closeOpenLinks(db, tenantId, invitee.userId, 'invitation')
+  await queueInvitations(db, tenantId, [invitee], base)
+}
+
+/**
+ * A new set-password link for an active user, e-mailed to them (queued in the outbox): earlier open reset
+ * links stop working; the link works once, within 24 hours.
+ */
+export async function queueSetPasswordLink(
+  db: Kysely<DB>,
+  tenantId: number,
+  user: { userId: number; email: string },
+  base: string,
+): Promise<void> {
+  const token = await issueLink(db, tenantId, user.userId, 'reset')
+  const tenant = await repo.tenantName(db, tenantId)
+  await repo.queueEmails(db, [
+    {
+      tenant_id: tenantId,
+      to_address: user.email,
+      subject: `Choose a new password for ${tenant} on the procurement service`,
+      body_text:
+        `An administrator of ${tenant} has sent you a link to choose a new password.\n\n` +
+        `Within ${SETUP_HOURS} hours, open this link and choose a password:\n` +
+        `${base}${setupPath(token)}\n\n` +
+        'If you did not expect this, tell your administrator; your current password keeps working until the link is used.\n',
+    },
+  ])
+}
+
 /** What an open link is for and whose it is; undefined when it is unknown, used or expired. Changes nothing. */
 export async function openLink(db: Kysely<DB>, token: string) {
   const link = await repo.findOpen(db, hashToken(token))

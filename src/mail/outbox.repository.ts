@@ -35,8 +35,22 @@ export const markFailed = (db: Kysely<DB>, id: number, error: string, retryAt: D
     .where('id', '=', id)
     .execute()
 
-/** Queued e-mail (with `all`, sent and failed too), oldest first; of one tenant, or of every one. */
-export const listOutbox = (db: Kysely<DB>, all: boolean, tenantId?: number) => {
+/**
+ * E-mail to a user of its tenant who holds `superuser` (through their role or any grant): its links let the
+ * holder in as a superuser, so only a superuser may read it.
+ */
+const toSuperuser = sql<boolean>`exists (select 1 from users su
+  join role_permissions srp on srp.role_id in (
+    select up.role_id from user_profiles up where up.user_id = su.id
+    union select g.role_id from role_grants g where g.user_id = su.id)
+  join permissions sp on sp.id = srp.permission_id and sp.key = 'superuser'
+  where su.tenant_id = m.tenant_id and lower(su.email) = lower(m.to_address))`
+
+/**
+ * Queued e-mail (with `all`, sent and failed too), oldest first; of one tenant, or of every one; with
+ * `hideSuperusers`, without the e-mail to superusers.
+ */
+export const listOutbox = (db: Kysely<DB>, all: boolean, tenantId?: number, hideSuperusers = false) => {
   let q = db
     .selectFrom('email_outbox as m')
     .innerJoin('tenants as t', 't.id', 'm.tenant_id')
@@ -55,5 +69,6 @@ export const listOutbox = (db: Kysely<DB>, all: boolean, tenantId?: number) => {
     .orderBy('m.id')
   if (!all) q = q.where('m.status', '=', 'queued')
   if (tenantId !== undefined) q = q.where('m.tenant_id', '=', tenantId)
+  if (hideSuperusers) q = q.where(sql<boolean>`not ${toSuperuser}`)
   return q.execute()
 }

@@ -12,9 +12,10 @@ export const listOutbox = (db: Kysely<DB>, all: boolean) => outbox.listOutbox(db
 
 /**
  * The tenant's e-mail, newest first, for the people who manage users (superuser or nav_setting): without an
- * SMTP server it is where invitations and set-password links wait, to be handed over by hand.
+ * SMTP server it is where invitations and set-password links wait, to be handed over by hand. E-mail to a
+ * superuser is shown to superusers only (containment: its link would let a nav_setting holder in as one).
  */
 export async function tenantOutbox(db: Kysely<DB>, actor: Actor, all: boolean) {
   requireAny(actor, 'superuser', 'nav_setting')
-  return (await outbox.listOutbox(db, all, actor.tenantId)).reverse()
+  return (await outbox.listOutbox(db, all, actor.tenantId, !actor.permissions.has('superuser'))).reverse()
 }

@@ -152,3 +152,15 @@ export function usersByEmail(db: Kysely<DB>, email: string, domain?: string) {
   if (domain !== undefined) query = query.where('t.domain', '=', domain)
   return query.execute()
 }
+
+/** The ids of the user's legal entities (an edit that does not change them keeps them). */
+export const legalEntitiesOf = async (db: Kysely<DB>, tenantId: number, userId: number) =>
+  (
+    await db
+      .selectFrom('user_legal_entities')
+      .select('legal_entity_id')
+      .where('tenant_id', '=', tenantId)
+      .where('user_id', '=', userId)
+      .orderBy('legal_entity_id')
+      .execute()
+  ).map((r) => r.legal_entity_id)

@@ -338,3 +338,118 @@ test('a request with two lines: create, submit, approve from the inbox', { skip,
     fs.rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test(
+  'an administrator invites someone without SMTP, edits them, grants a role at a location, deactivates and reactivates',
+  { skip, timeout: 300_000 },
+  async () => {
+    // Single-tenant mode: the company of the journey above, or made here when this test runs alone.
+    await stopServer()
+    const created = await runToEnd(
+      [
+        'tenants',
+        'create',
+        '--domain',
+        'acme',
+        '--name',
+        'Acme Manufacturing',
+        '--admin-email',
+        'admin@acme.test',
+        '--json',
+      ],
+      env(),
+    )
+    await startServer()
+    const context = await browser!.newContext()
+    const page = await context.newPage()
+    if (created.code === 0) {
+      await setPassword(
+        page,
+        (JSON.parse(created.output.trim().split('\n').at(-1)!) as { setup_url: string }).setup_url,
+      )
+    } else {
+      assert.match(created.output, /already has a tenant \(acme\)|acme is taken/, created.output)
+      await page.goto(`${base}/console/sign-in`)
+      await page.getByLabel('Email').fill('admin@acme.test')
+      await page.getByLabel('Password').fill(PASSWORD)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.waitForURL(/\/console\/account/)
+    }
+
+    // Invite: no mail server, so the page shows the link; a second browser opens it and sets a password.
+    await page.getByRole('link', { name: 'Users' }).click()
+    await page.getByLabel('Email').fill('nia@acme.test')
+    await page.getByLabel('First name').fill('Nia')
+    await page.getByLabel('Role').selectOption({ label: 'Requester' })
+    await page.getByRole('button', { name: 'Send invitation' }).click()
+    await page.waitForURL(/invited=/)
+    assert.match(await page.locator('main').innerText(), /No e-mail was sent/)
+    await accessible(context, page.url())
+    const link = (await page.locator('#invite-link').textContent())!.trim()
+    const invitee = await browser!.newContext()
+    await setPassword(await invitee.newPage(), link)
+    await invitee.close()
+
+    // The list says Active now; the row leads to Nia's page.
+    await page.goto(`${base}/console/users`)
+    assert.match(await page.locator('tr', { hasText: 'nia@acme.test' }).innerText(), /Active/)
+    await page.getByRole('link', { name: 'Nia', exact: true }).click()
+    await page.waitForURL(/\/console\/users\/\d+$/)
+    const userUrl = page.url()
+    await accessible(context, userUrl)
+
+    // Edit: a mistake first (no last name), shown at its field; then saved.
+    await page.getByRole('link', { name: 'Edit', exact: true }).click()
+    await accessible(context, page.url())
+    await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Buyer' })
+    await page.getByLabel('Home location').selectOption({ label: 'Headquarters' })
+    await page.getByRole('button', { name: 'Save user' }).click()
+    assert.match(await page.locator('#error-summary').innerText(), /Last name/)
+    assert.equal(await page.getByLabel('Role', { exact: true }).inputValue(), await roleValue(page, 'Buyer'))
+    await page.getByLabel('Last name').fill('Okafor')
+    await page.getByRole('button', { name: 'Save user' }).click()
+    await page.waitForURL(/done=saved/)
+    assert.match(await page.locator('main').innerText(), /Your changes are saved[\s\S]*Buyer/)
+
+    // A role at a location, edited on the user's page.
+    await page.getByLabel('Role at Headquarters').selectOption({ label: 'Approver' })
+    await page.getByRole('button', { name: 'Save roles at locations' }).click()
+    await page.waitForURL(/done=grants/)
+    assert.match(await page.locator('main').innerText(), /Their roles at locations are saved/)
+    const chosen = await page.getByLabel('Role at Headquarters').inputValue()
+    assert.equal(chosen, await roleValue(page, 'Approver'))
+    await accessible(context, page.url())
+
+    // On a phone: nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(userUrl)
+    const wide = await page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement
+          .scrollWidth,
+    )
+    assert.ok(wide <= 390, `the page is ${wide} px wide at 390 px`)
+    await page.screenshot({ path: path.join(shots, 'console-user-390.png'), fullPage: true })
+    await page.setViewportSize({ width: 1280, height: 900 })
+
+    // Deactivate (after a question), then reactivate from the user's page.
+    await page.getByRole('link', { name: 'Deactivate', exact: true }).click()
+    await accessible(context, page.url())
+    await page.getByRole('button', { name: 'Deactivate user' }).click()
+    await page.waitForURL(/deactivated=1/)
+    assert.match(await page.locator('tr', { hasText: 'nia@acme.test' }).innerText(), /Deactivated/)
+    await page.goto(userUrl)
+    await page.getByRole('button', { name: 'Reactivate' }).click()
+    await page.waitForURL(/done=activated/)
+    assert.match(await page.locator('main').innerText(), /The user is active again/)
+    await accessible(context, `${base}/console/outbox`)
+    await context.close()
+  },
+)
+
+/** The value of the option labelled `label` in the page's first role select. */
+const roleValue = (page: Page, label: string) =>
+  page
+    .locator('select option', { hasText: new RegExp(`^${label}$`) })
+    .first()
+    .getAttribute('value')

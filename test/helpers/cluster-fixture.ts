@@ -9,6 +9,7 @@ if (cluster.isPrimary) {
   const line = (level: string) => (obj: object, msg: string) => console.log(JSON.stringify({ level, ...obj, msg }))
   startCluster({
     workers: 2,
+    listen: { host: '127.0.0.1', port: 0 },
     graceMs: 5000,
     log: { info: line('info'), warn: line('warn'), error: line('error') },
   }).then(

@@ -63,3 +63,17 @@ export async function attempt<T>(
     return { ok: false, form: { values, errors: errorsFor(errors, fields) }, message: error.detail }
   }
 }
+
+/** Every row of a list, read 100 at a time (up to `pages` pages): for a form's choices. */
+export async function allRows<T>(
+  read: (query: { page: number; page_size: number; order_by: 'name' }) => Promise<{ rows: T[]; count: number }>,
+  pages = 100,
+): Promise<T[]> {
+  const rows: T[] = []
+  for (let page = 1; page <= pages; page++) {
+    const result = await read({ page, page_size: 100, order_by: 'name' })
+    rows.push(...result.rows)
+    if (rows.length >= result.count || result.rows.length === 0) break
+  }
+  return rows
+}
