@@ -11,6 +11,7 @@ import type { Actor } from '../src/access/actor.ts'
 import type { Page } from '../src/core/list-query.ts'
 import * as account from '../src/console/views/account.ts'
 import * as applications from '../src/console/views/applications.ts'
+import * as approvals from '../src/console/views/approvals.ts'
 import * as auth from '../src/console/views/auth.ts'
 import * as format from '../src/console/views/format.ts'
 import * as forms from '../src/console/views/forms.ts'
@@ -20,6 +21,8 @@ import * as layout from '../src/console/views/layout.ts'
 import * as locations from '../src/console/views/locations.ts'
 import * as lists from '../src/console/views/lists.ts'
 import * as outbox from '../src/console/views/outbox.ts'
+import * as requestForm from '../src/console/views/request-form.ts'
+import * as requests from '../src/console/views/requests.ts'
 import * as userForms from '../src/console/views/user-forms.ts'
 import * as users from '../src/console/views/users.ts'
 import * as vendorImport from '../src/console/views/vendor-import.ts'
@@ -185,6 +188,50 @@ const delivery = {
   created_at: HOSTILE,
 }
 
+const person = { id: 4, first_name: HOSTILE, last_name: HOSTILE, email: HOSTILE }
+const approval = {
+  id: 8,
+  request: 9,
+  kind: 'order',
+  step: 1,
+  status: 'approved',
+  candidates: [person],
+  approver: person,
+  acted_by: person,
+  on_behalf_of: person,
+  comment: HOSTILE,
+  created_at: '2026-11-25T10:00:00.000Z',
+  acted_at: HOSTILE,
+} as unknown as Parameters<typeof requests.decidedBy>[0]
+const purchase = {
+  id: 9,
+  uuid: HOSTILE,
+  status: HOSTILE,
+  requester: person,
+  location: { id: 1, name: HOSTILE },
+  department: { id: 2, name: HOSTILE },
+  currency: HOSTILE,
+  description: HOSTILE,
+  needed_by: HOSTILE,
+  lines: [{ id: 1, description: HOSTILE, vendor: 3, quantity: '2', unit_price: '1.5' }],
+  total: HOSTILE,
+  approvals: [approval, { ...approval, status: 'pending', acted_by: null, on_behalf_of: null }],
+  submitted_at: HOSTILE,
+  created_at: '2026-11-25T10:00:00.000Z',
+  updated_at: HOSTILE,
+} as unknown as Parameters<typeof requests.requestSummary>[0]
+const vendorNames = new Map([[3, HOSTILE]])
+const requestChoices = {
+  location: options,
+  department: [{ location: HOSTILE, options }],
+  currency: options,
+  vendor: options,
+}
+const lineForm = {
+  values: { ...form.values, department: HOSTILE, 'lines.0.quantity': HOSTILE, 'lines.1.vendor': HOSTILE },
+  errors: { ...form.errors, department: [HOSTILE], lines: [HOSTILE], 'lines.0.quantity': [HOSTILE] },
+}
+
 /** What each view writes with hostile input everywhere it takes text. */
 const CASES: Record<string, () => string | htmlModule.Html> = {
   'account.accountView': () =>
@@ -196,6 +243,62 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
         welcome: true,
         revoked: true,
         locationNames: new Map([[HOSTILE, HOSTILE]]),
+        delegation: {
+          current: { delegatee: person, expected_return_date: HOSTILE },
+          users: options,
+          form,
+          flash: HOSTILE,
+        },
+      },
+      frame,
+    ),
+  'requests.personName': () => html`${requests.personName(person)}`,
+  'request-form.requestLabels': () => html`${Object.values(requestForm.requestLabels(2))}`,
+  'requests.decidedBy': () => requests.decidedBy(approval),
+  'requests.requestSummary': () => requests.requestSummary(purchase, vendorNames),
+  'requests.approvalChain': () => requests.approvalChain(purchase.approvals, new Set([8])),
+  'requests.requestsView': () =>
+    requests.requestsView(pageOf([purchase]), { search: HOSTILE, status: HOSTILE }, frame, true),
+  'requests.requestView': () =>
+    requests.requestView(
+      {
+        request: purchase,
+        vendors: vendorNames,
+        can: { edit: true, submit: true, cancel: true },
+        decidable: new Set([8]),
+        flash: HOSTILE,
+        problem: HOSTILE,
+      },
+      frame,
+    ),
+  'request-form.requestFormView': () =>
+    requestForm.requestFormView(
+      lineForm,
+      2,
+      requestChoices,
+      { action: HOSTILE, title: HOSTILE, cancel: HOSTILE },
+      frame,
+      HOSTILE,
+    ),
+  'approvals.approvalsView': () =>
+    approvals.approvalsView(
+      pageOf([
+        { approval, request: purchase, onBehalfOf: person },
+        { approval, request: undefined, onBehalfOf: null },
+      ]),
+      HOSTILE,
+      frame,
+      HOSTILE,
+    ),
+  'approvals.decisionView': () =>
+    approvals.decisionView(
+      {
+        approval: { ...approval, status: 'pending' },
+        request: purchase,
+        vendors: vendorNames,
+        onBehalfOf: person,
+        form: { values: { comment: HOSTILE }, errors: { comment: [HOSTILE] } },
+        problem: HOSTILE,
       },
       frame,
     ),
@@ -329,6 +432,7 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
 const MODULES = {
   account,
   applications,
+  approvals,
   auth,
   errors,
   format,
@@ -338,6 +442,8 @@ const MODULES = {
   lists,
   locations,
   outbox,
+  'request-form': requestForm,
+  requests,
   users,
   'user-forms': userForms,
   vendors,

@@ -39,6 +39,10 @@ import { locationPages } from './pages/locations.ts'
 import { outboxPages } from './pages/outbox.ts'
 import { webhookPages } from './pages/webhooks.ts'
 import { errorView } from './views/errors.ts'
+import { approvalPages } from './pages/approvals.ts'
+import { menuKeysOf } from './pages/request-shared.ts'
+import { requestPages } from './pages/requests.ts'
+import { menuKeys } from './views/layout.ts'
 
 const ASSETS = new Map(
   ['console.css', 'console.js'].map((name) => [
@@ -147,6 +151,7 @@ export const consoleRoutes =
         return reply.redirect(`/console/sign-in${next}`, 303)
       }
       request.session = { id: live.id, token, actor: live.actor, csrf: csrfFor(keys, token) }
+      menuKeys.set(live.actor, await menuKeysOf(deps, live.actor))
       if (request.method === 'POST' && !csrfMatches(request.session.csrf, formField(request.body, '_csrf'))) {
         throw new Problem(
           403,
@@ -183,4 +188,6 @@ export const consoleRoutes =
     locationPages(typed, deps)
     outboxPages(typed, deps)
     webhookPages(typed, deps)
+    requestPages(typed, deps)
+    approvalPages(typed, deps)
   }

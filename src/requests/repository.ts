@@ -68,6 +68,14 @@ export function findRequest(db: Kysely<DB>, tenantId: number, id: number, lock =
   return q.executeTakeFirst()
 }
 
+/** The requests among `ids` that `scope` (user id and locations; undefined: everything) lets the caller see. */
+export function findRequests(db: Kysely<DB>, tenantId: number, ids: number[], scope?: readonly [number, number[]]) {
+  if (ids.length === 0) return Promise.resolve([])
+  let q = selectRequests(db).where('r.tenant_id', '=', tenantId).where('r.id', 'in', ids)
+  if (scope !== undefined) q = q.where(requestVisible(scope[0], scope[1]))
+  return q.execute()
+}
+
 /** Whether the user (with nav_approval/nav_purchase at `locations`) may see the request. */
 export async function isVisible(db: Kysely<DB>, tenantId: number, id: number, user: number, locations: number[]) {
   const row = await db

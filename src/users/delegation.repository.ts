@@ -63,3 +63,18 @@ export async function notPast(db: Kysely<DB>, date: string): Promise<boolean> {
   const row = await sql<{ ok: boolean }>`select ${date}::date >= (now() at time zone 'UTC')::date as ok`.execute(db)
   return row.rows[0]!.ok
 }
+
+/** The users whose delegation in force names `delegateeId`: whose approvals the delegatee decides now. */
+export async function delegatorsOf(db: Kysely<DB>, tenantId: number, delegateeId: number) {
+  const rows = await db
+    .selectFrom('delegations as d')
+    .innerJoin('user_profiles as p', 'p.user_id', 'd.user_id')
+    .innerJoin('users as u', 'u.id', 'd.user_id')
+    .select(['p.id', 'p.first_name', 'p.last_name', 'u.email'])
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.delegatee_id', '=', delegateeId)
+    .where(delegationActive('d'))
+    .orderBy('p.id')
+    .execute()
+  return rows satisfies DelegationRow['delegatee'][]
+}

@@ -56,6 +56,10 @@ export async function setDelegation(
   })
 }
 
+/** The people whose approvals the acting user decides now as their delegatee (none for the operator). */
+export const myDelegators = (db: Kysely<DB>, actor: Actor): Promise<NonNullable<Delegation['delegatee']>[]> =>
+  actor.userId === null ? Promise.resolve([]) : repo.delegatorsOf(db, actor.tenantId, actor.userId)
+
 export async function endDelegation(db: Kysely<DB>, actor: Actor, profileId: number): Promise<void> {
   await inTransaction(db, async (tx) => {
     const userId = await ownerOf(tx, actor, profileId, true)

@@ -216,6 +216,129 @@ test(
   },
 )
 
+/**
+ * A purchase request from draft to approved, in a real browser, on a server of its own: the administrator
+ * (a superuser, so a requester anywhere) makes a request with two lines in the lines editor and submits it;
+ * the approver (invited through the API with the Approver role at every location, named by an approval rule)
+ * sets a password, finds it in the Approvals inbox and approves it. axe-core on every page on the way;
+ * 390 px screenshots of the request and of the inbox for docs/approvals.md.
+ */
+test('a request with two lines: create, submit, approve from the inbox', { skip, timeout: 300_000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-requests-'))
+  const own = await freePort()
+  const site = `http://127.0.0.1:${own}`
+  const ownEnv = { DATA_DIR: dir, DEMO_SEED: 'false', PORT: String(own), LOG_LEVEL: 'warn' }
+  let serving: Running | undefined
+  try {
+    const created = await runToEnd(
+      ['tenants', 'create', '--domain', 'shop', '--name', 'Shop', '--admin-email', 'admin@shop.test', '--json'],
+      ownEnv,
+    )
+    assert.equal(created.code, 0, created.output)
+    const { setup_url } = JSON.parse(created.output.trim().split('\n').at(-1)!) as { setup_url: string }
+    serving = run(['serve'], ownEnv)
+    await serving.waitFor(/listening on http:\/\/\S+/, 60_000)
+
+    // The administrator's set-up through the API: an approver, a rule naming them, a vendor.
+    const client = await runToEnd(
+      ['clients', 'create', '--domain', 'shop', '--email', 'admin@shop.test', '--json'],
+      ownEnv,
+    )
+    assert.equal(client.code, 0, client.output)
+    const creds = JSON.parse(client.output.trim().split('\n').at(-1)!) as { client_id: string; client_secret: string }
+    const issued = await fetch(`${site}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...creds, audience: AUDIENCE, grant_type: 'client_credentials' }),
+    })
+    assert.equal(issued.status, 200, await issued.clone().text())
+    const { access_token } = (await issued.json()) as { access_token: string }
+    const api = async (method: string, url: string, body?: unknown) => {
+      const response = await fetch(`${site}${url}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${access_token}`,
+          'x-service-client': 'api',
+          'content-type': 'application/json',
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+      assert.ok(response.status < 300, `${method} ${url} → ${response.status} ${await response.clone().text()}`)
+      return ((await response.json()) as { data: unknown }).data
+    }
+    const roles = (await api('GET', '/api/v3/roles/?page_size=100')) as { id: number; name: string }[]
+    const [approver] = (await api('POST', '/api/v3/users/', [
+      {
+        email: 'approver@shop.test',
+        first_name: 'Abe',
+        last_name: 'Approver',
+        role_id: roles.find((r) => r.name === 'Approver')!.id,
+        all_locations: true,
+        send_invitation_email: true,
+      },
+    ])) as { id: number }[]
+    await api('POST', '/api/v3/approval-rules/', { step: 1, approvers: [approver!.id] })
+    await api('POST', '/api/v3/vendors/', { name: 'Chairs & Co', type: 3 })
+
+    // The administrator makes the request with two lines and submits it.
+    const admin = await browser!.newContext()
+    const page = await admin.newPage()
+    await setPassword(page, setup_url)
+    await page.getByRole('link', { name: 'Requests', exact: true }).click()
+    await accessible(admin, page.url())
+    await page.getByRole('link', { name: 'New request' }).click()
+    await accessible(admin, page.url())
+    await page.getByLabel('Description').fill('Chairs for the new hires')
+    await page.locator('#f-lines-0-description').fill('Desk chair')
+    await page.locator('#f-lines-0-vendor').selectOption({ label: 'Chairs & Co' })
+    await page.locator('#f-lines-0-quantity').fill('4')
+    await page.locator('#f-lines-0-unit-price').fill('120.50')
+    await page.locator('#f-lines-1-description').fill('Footrest')
+    await page.locator('#f-lines-1-quantity').fill('2')
+    await page.locator('#f-lines-1-unit-price').fill('15')
+    await page.getByRole('button', { name: 'Save draft' }).click()
+    await page.waitForURL(/\/console\/requests\/\d+\?done=created/)
+    assert.equal((await page.getByTestId('total').textContent())!.trim(), '512.00 USD')
+    await accessible(admin, page.url())
+    await page.getByRole('button', { name: 'Submit for approval' }).click()
+    await page.waitForURL(/done=submitted/)
+    assert.match(await page.locator('main').innerText(), /Waiting for approval[\s\S]*Abe Approver/)
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.screenshot({ path: path.join(shots, 'console-request.png'), fullPage: true })
+    const requestUrl = page.url().split('?')[0]!
+
+    // The approver's invitation waits in the outbox (no mail server); they set a password and approve.
+    await page.goto(`${site}/console/outbox`)
+    const outbox = await page.locator('article', { hasText: 'approver@shop.test' }).innerText()
+    const link = /https?:\/\/\S+\/console\/setup\/[A-Za-z0-9_-]+/.exec(outbox)![0]
+    const approverPage = await (await browser!.newContext({ viewport: { width: 390, height: 844 } })).newPage()
+    await setPassword(approverPage, link)
+    await approverPage.getByRole('link', { name: 'Approvals', exact: true }).click()
+    await accessible(approverPage.context(), approverPage.url())
+    await approverPage.screenshot({ path: path.join(shots, 'console-approvals.png'), fullPage: true })
+    await approverPage
+      .getByRole('link', { name: /^#\d+$/ })
+      .first()
+      .click()
+    await accessible(approverPage.context(), approverPage.url())
+    await approverPage.getByRole('button', { name: 'Reject' }).click()
+    assert.match(await approverPage.locator('#error-summary').innerText(), /Comment: is required to reject/)
+    await approverPage.getByLabel('Comment').fill('Within budget.')
+    await approverPage.getByRole('button', { name: 'Approve' }).click()
+    await approverPage.waitForURL(/done=approved/)
+    assert.match(await approverPage.locator('main').innerText(), /Nothing is waiting for your approval/)
+
+    await page.goto(requestUrl)
+    assert.match(await page.locator('main').innerText(), /Approved[\s\S]*Abe Approver[\s\S]*Within budget\./)
+    await admin.close()
+    await approverPage.context().close()
+  } finally {
+    serving?.child.kill('SIGTERM')
+    await serving?.exited
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+
 test(
   'an administrator invites someone without SMTP, edits them, grants a role at a location, deactivates and reactivates',
   { skip, timeout: 300_000 },

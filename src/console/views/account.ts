@@ -1,8 +1,9 @@
 /** My account: profile, roles and permissions per location, pending approvals, and where I am signed in. */
 import type { Actor } from '../../access/actor.ts'
-import type { Me } from '../../users/schema.ts'
+import type { Delegation, Me } from '../../users/schema.ts'
 import { browserOf, permissionNames, when } from './format.ts'
-import { html } from './html.ts'
+import { errorSummary, input, select, type FormState, type Option } from './forms.ts'
+import { html, type Html } from './html.ts'
 import { notice, page, postForm } from './layout.ts'
 
 const KINDS: Readonly<Record<string, string>> = {
@@ -29,6 +30,49 @@ export interface AccountView {
   revoked: boolean
   /** Names of the locations the access table mentions, by id. */
   locationNames: ReadonlyMap<string, string>
+  /** The out-of-office delegation in force, and the form that sets one. */
+  delegation?: DelegationPart
+}
+
+export interface DelegationPart {
+  current: Delegation
+  /** Active users who may stand in (everyone active but the user). */
+  users: readonly Option[]
+  form: FormState
+  /** What just happened (set, ended), or why the form was refused. */
+  flash?: string | undefined
+}
+
+export const DELEGATION_LABELS = { delegatee: 'Who decides for you', expected_return_date: 'Last day away' }
+
+/** While away: who decides your approvals, until when; set, replace or end it. */
+function delegationSection(part: DelegationPart, csrf: string): Html {
+  const { current, form } = part
+  const who = current.delegatee
+  return html`<section aria-labelledby="away">
+    <h2 id="away">Out of office</h2>
+    ${part.flash === undefined ? '' : notice('status', part.flash)} ${errorSummary(form, DELEGATION_LABELS)}
+    ${
+      who === null
+        ? html`<p>You are not away: your approvals come to you.</p>`
+        : html`<p data-testid="delegation">
+              Your approvals go to <strong>${`${who.first_name} ${who.last_name}`.trim() || who.email}</strong>
+              (${who.email})
+              ${current.expected_return_date === null ? 'until you end it' : html`until the end of ${current.expected_return_date} (UTC)`}.
+            </p>
+            ${postForm('/console/account/delegation/end', csrf, html`<button type="submit" class="secondary">End the delegation</button>`)}`
+    }
+    ${postForm(
+      '/console/account/delegation',
+      csrf,
+      html`${select({ name: 'delegatee', label: DELEGATION_LABELS.delegatee, form, options: part.users, empty: 'Choose a person', required: true, hint: 'They see, count and decide your pending approvals while you are away.' })}
+        ${input({ name: 'expected_return_date', label: DELEGATION_LABELS.expected_return_date, form, type: 'date', hint: 'The delegation ends by itself after this day (UTC). Leave it empty to end it yourself.' })}
+        <p class="actions">
+          <button type="submit">${who === null ? 'Set the delegation' : 'Replace the delegation'}</button>
+        </p>`,
+      html`novalidate`,
+    )}
+  </section>`
 }
 
 export function accountView(view: AccountView, frame: { actor: Actor; csrf: string }): string {
@@ -89,6 +133,7 @@ export function accountView(view: AccountView, frame: { actor: Actor; csrf: stri
         )}
       </dl>
     </section>
+    ${view.delegation === undefined ? '' : delegationSection(view.delegation, frame.csrf)}
     <section aria-labelledby="sessions">
       <h2 id="sessions">Where you are signed in</h2>
       <div class="table-wrap">

@@ -11,9 +11,32 @@ export interface PageOptions {
   current?: string
 }
 
-/** The menu; an entry with `needs` shows only to someone who holds one of those permissions. */
-const NAV: readonly { href: string; label: string; key: string; needs?: readonly PermissionKey[] }[] = [
+/**
+ * What the menu may show beyond the tenant-wide permissions: the keys a user holds at any location, and
+ * `delegatee` while someone's approvals are delegated to them. Set for each signed-in request (routes.ts).
+ */
+export type MenuKey = PermissionKey | 'delegatee'
+export const menuKeys = new WeakMap<Actor, ReadonlySet<MenuKey>>()
+
+/**
+ * The menu; an entry with `needs` shows only to someone who holds one of those permissions tenant-wide, and
+ * one with `anywhere` to someone who holds one of those at some location (or is a delegatee).
+ */
+const NAV: readonly {
+  href: string
+  label: string
+  key: string
+  needs?: readonly PermissionKey[]
+  anywhere?: readonly MenuKey[]
+}[] = [
   { href: '/console/account', label: 'My account', key: 'me' },
+  { href: '/console/requests', label: 'Requests', key: 'requests', anywhere: ['superuser', 'nav_request'] },
+  {
+    href: '/console/approvals',
+    label: 'Approvals',
+    key: 'approvals',
+    anywhere: ['superuser', 'nav_approval', 'delegatee'],
+  },
   { href: '/console/users', label: 'Users', key: 'users' },
   { href: '/console/locations', label: 'Locations', key: 'locations' },
   { href: '/console/vendors', label: 'Vendors', key: 'vendors' },
@@ -33,8 +56,14 @@ const NAV: readonly { href: string; label: string; key: string; needs?: readonly
 ]
 
 /** The menu entries `actor` may use. */
-const menuFor = (actor: Actor) =>
-  NAV.filter((n) => n.needs === undefined || n.needs.some((p) => actor.permissions.has(p)))
+function menuFor(actor: Actor) {
+  const held = menuKeys.get(actor) ?? actor.permissions
+  return NAV.filter(
+    (n) =>
+      (n.needs === undefined || n.needs.some((p) => actor.permissions.has(p))) &&
+      (n.anywhere === undefined || n.anywhere.some((p) => held.has(p))),
+  )
+}
 
 export function page(options: PageOptions, body: Html): string {
   const { actor, csrf } = options

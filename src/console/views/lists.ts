@@ -10,11 +10,16 @@ export function searchForm(path: string, label: string, search: string | undefin
   </form>`
 }
 
-/** "Page 2 of 5" with previous/next links that keep the search. */
-export function pager(path: string, result: Page<unknown>, search: string | undefined): Html {
+/** "Page 2 of 5" with previous/next links that keep the search (and any other filters in `keep`). */
+export function pager(
+  path: string,
+  result: Page<unknown>,
+  search: string | undefined,
+  keep: Readonly<Record<string, string>> = {},
+): Html {
   const pages = Math.max(1, Math.ceil(result.count / result.page.pageSize))
   const link = (n: number) =>
-    `${path}?${new URLSearchParams({ ...(search ? { search } : {}), page: String(n) }).toString()}`
+    `${path}?${new URLSearchParams({ ...keep, ...(search ? { search } : {}), page: String(n) }).toString()}`
   const current = result.page.page
   return html`<nav class="pager" aria-label="Pages">
     ${current > 1 ? html`<a href="${link(current - 1)}" rel="prev">Previous page</a>` : ''}

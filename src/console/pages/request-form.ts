@@ -1,0 +1,123 @@
+/** The request editor's form as the pages read and fill it: posted lines to an API body, a request to values. */
+import { Type } from 'typebox'
+import { actorLocationAccess, locationsWithAny } from '../../access/location-permissions.ts'
+import type { FieldErrors } from '../../core/problem.ts'
+import { listLocations } from '../../locations/service.ts'
+import { listCurrencies, listDepartments } from '../../lookups/service.ts'
+import { MAX_LINES, type PurchaseRequest } from '../../requests/schema.ts'
+import type { ConsoleDeps, ConsoleSession } from '../context.ts'
+import type { Values } from '../views/forms.ts'
+import { LINE_FIELDS, REQUEST_LABELS, type RequestChoices } from '../views/request-form.ts'
+import { activeVendors, everything } from './request-shared.ts'
+
+/** The editor's form: text fields only; up to MAX_LINES lines of five fields, and the request's own. */
+export const RequestForm = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 2000 }), {
+  maxProperties: MAX_LINES * 5 + 20,
+})
+
+export const TOP = Object.keys(REQUEST_LABELS)
+const number = (text: string) => (/^\d{1,10}$/.test(text) ? Number(text) : text)
+
+/** A posted editor: its values (removed lines dropped, the rest renumbered), and the lines that are not blank. */
+export function readForm(body: Readonly<Record<string, string>>) {
+  const posted = Math.min(MAX_LINES, Math.max(1, Number.parseInt(body.rows ?? '', 10) || 1))
+  const values: Record<string, string> = {}
+  for (const name of TOP) if (Object.hasOwn(body, name)) values[name] = body[name]!.trim()
+  const kept: Record<string, string>[] = []
+  for (let i = 0; i < posted; i++) {
+    if (body[`lines.${i}.remove`] === 'on') continue
+    kept.push(Object.fromEntries(LINE_FIELDS.map((f) => [f, (body[`lines.${i}.${f}`] ?? '').trim()])))
+  }
+  kept.forEach((line, k) => {
+    for (const f of LINE_FIELDS) values[`lines.${k}.${f}`] = line[f]!
+  })
+  /** For each line sent to the service, its row in the editor. */
+  const rowOf: number[] = []
+  const lines = kept.flatMap((line, k) => {
+    if (LINE_FIELDS.every((f) => line[f] === '')) return []
+    rowOf.push(k)
+    return [
+      {
+        description: line.description!,
+        vendor: line.vendor === '' ? null : number(line.vendor!),
+        quantity: line.quantity!,
+        unit_price: line.unit_price!,
+      },
+    ]
+  })
+  const body_ = {
+    location: number(values.location ?? ''),
+    department: values.department === undefined || values.department === '' ? null : number(values.department),
+    ...(values.currency === undefined || values.currency === '' ? {} : { currency: values.currency }),
+    description: values.description ?? '',
+    needed_by: values.needed_by === undefined || values.needed_by === '' ? null : values.needed_by,
+    lines,
+  }
+  return { values, rows: kept.length, rowOf, body: body_ }
+}
+
+/** The service's `lines.<i>.…` paths renamed to the editor rows those lines came from. */
+export const onRows = (errors: FieldErrors, rowOf: readonly number[]): FieldErrors =>
+  Object.fromEntries(
+    Object.entries(errors).map(([path, messages]) => [
+      path.replace(/^lines\.(\d+)/, (whole, i: string) =>
+        rowOf[Number(i)] === undefined ? whole : `lines.${rowOf[Number(i)]}`,
+      ),
+      messages,
+    ]),
+  )
+
+/** A request as its edit form shows it. */
+export function valuesOfRequest(r: PurchaseRequest): Values {
+  const values: Record<string, string> = {
+    location: String(r.location.id),
+    department: r.department === null ? '' : String(r.department.id),
+    currency: r.currency,
+    description: r.description,
+    needed_by: r.needed_by ?? '',
+  }
+  r.lines.forEach((l, i) => {
+    values[`lines.${i}.description`] = l.description
+    values[`lines.${i}.vendor`] = l.vendor === null ? '' : String(l.vendor)
+    values[`lines.${i}.quantity`] = l.quantity
+    values[`lines.${i}.unit_price`] = l.unit_price
+  })
+  return values
+}
+
+/** Rows the editor shows: the lines, at least one empty one, at least three in all. */
+export const rowsFor = (lines: number) => Math.min(MAX_LINES, Math.max(3, lines + 1))
+
+/** What an edit keeps on offer: the request's location and vendors, even if no longer offered to new requests. */
+export interface Keep {
+  location: number
+  vendors: ReadonlyMap<number, string>
+}
+
+/** The form's choices: locations where the user may request (and the request's own), departments, currencies, vendors. */
+export async function choices(deps: ConsoleDeps, session: ConsoleSession, keep?: Keep): Promise<RequestChoices> {
+  const { db } = deps
+  const { actor } = session
+  const access = await actorLocationAccess(db, actor)
+  const allowed = locationsWithAny(access, 'nav_request')
+  const vendors = await activeVendors(deps, actor)
+  // A vendor the request names stays on offer after it was deactivated, so saving does not drop it.
+  const kept = [...(keep?.vendors ?? [])]
+    .filter(([id]) => !vendors.some((v) => v.id === id))
+    .map(([id, name]) => ({ id, name: `${name} (inactive)` }))
+  const may = (id: number) => allowed === 'all' || allowed.includes(id) || id === keep?.location
+  const locations = (
+    await everything((page) => listLocations(db, actor, { page, page_size: 100, active: true, order_by: 'name' }))
+  ).filter((l) => may(l.id))
+  const departments = await everything((page) => listDepartments(db, actor, { page, page_size: 100, order_by: 'name' }))
+  const currencies = await everything((page) => listCurrencies(db, actor, { page, page_size: 100, order_by: 'name' }))
+  return {
+    location: locations.map((l) => ({ value: String(l.id), label: l.name })),
+    department: locations.map((l) => ({
+      location: l.name,
+      options: departments.filter((d) => d.branch.id === l.id).map((d) => ({ value: String(d.id), label: d.name })),
+    })),
+    currency: currencies.map((c) => ({ value: c.name, label: c.name })),
+    vendor: [...vendors, ...kept].map((v) => ({ value: String(v.id), label: v.name })),
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The form that creates or edits a draft request, with its lines editor. It works without JavaScript: each
+ * line is a group of fields, blank lines are ignored, a box removes a line, and "Add a line" posts the form
+ * back to be shown again with one more empty line (nothing is written).
+ */
+import type { Actor } from '../../access/actor.ts'
+import { errorSummary, input, select, textarea, type FormState, type Option } from './forms.ts'
+import { html, type Html } from './html.ts'
+import { page, postForm } from './layout.ts'
+
+interface Frame {
+  actor: Actor
+  csrf: string
+}
+
+/** The request's own fields and what people call them (lines are `lines.<n>.<field>`). */
+export const REQUEST_LABELS: Readonly<Record<string, string>> = {
+  location: 'Location',
+  department: 'Department',
+  currency: 'Currency',
+  description: 'Description',
+  needed_by: 'Needed by',
+  lines: 'Lines',
+}
+export const LINE_FIELDS = ['description', 'vendor', 'quantity', 'unit_price'] as const
+const LINE_LABELS: Readonly<Record<(typeof LINE_FIELDS)[number], string>> = {
+  description: 'Item',
+  vendor: 'Vendor',
+  quantity: 'Quantity',
+  unit_price: 'Unit price',
+}
+
+/** The labels of a form with `rows` lines, for its error summary. */
+export function requestLabels(rows: number): Record<string, string> {
+  const labels: Record<string, string> = { ...REQUEST_LABELS }
+  for (let i = 0; i < rows; i++)
+    for (const f of LINE_FIELDS) labels[`lines.${i}.${f}`] = `Line ${i + 1}, ${LINE_LABELS[f].toLowerCase()}`
+  return labels
+}
+
+/** The choices the form offers: where the user may request, the departments by location, currencies, vendors. */
+export interface RequestChoices {
+  location: readonly Option[]
+  department: readonly { location: string; options: readonly Option[] }[]
+  currency: readonly Option[]
+  vendor: readonly Option[]
+}
+
+/** One line of the editor: its four fields and a box that removes it, in a group named "Line n". */
+function lineFields(i: number, form: FormState, vendors: readonly Option[]): Html {
+  const name = (f: string) => `lines.${i}.${f}`
+  return html`<fieldset class="line">
+    <legend>Line ${i + 1}</legend>
+    ${input({ name: name('description'), label: 'Item', form, maxlength: 1000 })}
+    ${select({ name: name('vendor'), label: 'Vendor', form, options: vendors, empty: 'No vendor' })}
+    ${input({ name: name('quantity'), label: 'Quantity', form, maxlength: 21, hint: 'Needed on a line you fill in, e.g. 3 or 2.5' })}
+    ${input({ name: name('unit_price'), label: 'Unit price', form, maxlength: 21, hint: 'Needed on a line you fill in, e.g. 19.99' })}
+    <div class="field checkbox">
+      <input type="checkbox" id="f-lines-${i}-remove" name="${name('remove')}" value="on" />
+      <label for="f-lines-${i}-remove">Remove line ${i + 1}</label>
+    </div>
+  </fieldset>`
+}
+
+/** The create or edit form of a draft with `rows` lines in the editor. */
+export function requestFormView(
+  form: FormState,
+  rows: number,
+  choices: RequestChoices,
+  target: { action: string; title: string; cancel: string },
+  { actor, csrf }: Frame,
+  message?: string,
+): string {
+  const departments = html`<div class="field">
+    <label for="f-department">Department <span class="muted">(optional)</span></label>
+    <p class="hint" id="f-department-hint">It must belong to the location chosen above.</p>
+    ${(form.errors.department ?? []).length === 0 ? '' : html`<p class="field-error" id="f-department-error">${form.errors.department!.join('; ')}</p>`}
+    <select
+      id="f-department"
+      name="department"
+      aria-describedby="f-department-hint${(form.errors.department ?? []).length === 0 ? '' : ' f-department-error'}"
+      ${(form.errors.department ?? []).length === 0 ? '' : html`aria-invalid="true"`}
+    >
+      <option value="">None</option>
+      ${choices.department.map(
+        (group) =>
+          html`<optgroup label="${group.location}">
+            ${group.options.map((o) => html`<option value="${o.value}" ${o.value === form.values.department ? html`selected` : ''}>${o.label}</option>`)}
+          </optgroup>`,
+      )}
+    </select>
+  </div>`
+  const body = html`${errorSummary(form, requestLabels(rows), message)}
+  ${postForm(
+    target.action,
+    csrf,
+    html`<input type="hidden" name="rows" value="${rows}" />
+      <fieldset>
+        <legend>Request</legend>
+        ${select({ name: 'location', label: 'Location', form, options: choices.location, required: true })}
+        ${departments}
+        ${select({ name: 'currency', label: 'Currency', form, options: choices.currency, empty: 'The location’s currency' })}
+        ${textarea({ name: 'description', label: 'Description', form, rows: 2 })}
+        ${input({ name: 'needed_by', label: 'Needed by', form, type: 'date' })}
+      </fieldset>
+      <fieldset>
+        <legend>Lines</legend>
+        <p class="hint">Lines left empty are ignored. Quantities and prices take up to 4 decimals.</p>
+        ${(form.errors.lines ?? []).length === 0 ? '' : html`<p class="field-error" id="f-lines">${form.errors.lines!.join('; ')}</p>`}
+        ${Array.from({ length: rows }, (_, i) => lineFields(i, form, choices.vendor))}
+      </fieldset>
+      <p class="actions">
+        <button type="submit" name="intent" value="save">Save draft</button>
+        <button type="submit" name="intent" value="add" class="secondary">Add a line</button>
+        <a href="${target.cancel}">Cancel</a>
+      </p>`,
+    html`novalidate`,
+  )}`
+  return page({ title: target.title, actor, csrf, current: 'requests' }, body)
+}
