@@ -302,6 +302,7 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
   await setDelegation(tx, operator, buyer!.id, { delegatee: adminProfileId, expected_return_date: inTwoWeeks })
 
   const lookups = new LookupCache()
+  const [usd, cad] = [await currencyId(tx, tenantId, 'USD'), await currencyId(tx, tenantId, 'CAD')]
   const vendors: number[] = []
   for (const [i, vendorName] of VENDOR_NAMES.entries()) {
     const vendor = await createVendor(tx, lookups, operator, {
@@ -317,7 +318,7 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
       email: [`orders@${vendorName.toLowerCase().replace(/[^a-z]+/g, '')}.example.com`],
       contact: 'Sales desk',
       external_id: `V-${1000 + i}`,
-      currency: await currencyId(tx, tenantId, i % 5 === 4 ? 'CAD' : 'USD'),
+      currency: i % 5 === 4 ? cad : usd,
       payment_term_ref: refs.payment_term_ref,
       shipping_term_ref: refs.shipping_term_ref,
       payment_method_ref: refs.payment_method_ref,
