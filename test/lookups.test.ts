@@ -325,7 +325,7 @@ describe('GET /api/v3/roles/', () => {
       {
         id: admin,
         name: 'Administrator',
-        type: 7,
+        type: 4,
         tier: 'Pro',
         permissions: [
           'nav_approval',

@@ -425,7 +425,7 @@ describe('current user', () => {
     assert.match(me.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
     assert.equal(me.is_approval_delegatee, false)
     assert.equal(me.approval_delegatee.email, 'admin@example.com')
-    assert.deepEqual(me.approval_delegatee.role, { name: 'Administrator', type: 7 })
+    assert.deepEqual(me.approval_delegatee.role, { name: 'Administrator', type: 4 })
     const cache = me.systemaccess_cache
     // The set at a location: the profile role at each of the buyer's locations, plus the grants there.
     assert.deepEqual(Object.keys(cache.structured).sort(), [...p.locations.map(String), 'system'].sort())

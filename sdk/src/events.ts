@@ -16,6 +16,14 @@ export interface EventObjects {
   'user.created': Schemas['UserProfile']
   'user.updated': Schemas['UserProfile']
   'user.deactivated': Schemas['UserProfile']
+  'request.created': Schemas['PurchaseRequest']
+  'request.submitted': Schemas['PurchaseRequest']
+  'request.approved': Schemas['PurchaseRequest']
+  'request.rejected': Schemas['PurchaseRequest']
+  'request.cancelled': Schemas['PurchaseRequest']
+  'approval.created': Schemas['Approval']
+  'approval.approved': Schemas['Approval']
+  'approval.rejected': Schemas['Approval']
 }
 
 export type EventType = keyof EventObjects

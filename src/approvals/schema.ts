@@ -128,3 +128,11 @@ export const ApprovalRuleListQuery = listQuery(['id', 'step'], {
 })
 export type ApprovalRuleListQuery = Static<typeof ApprovalRuleListQuery>
 export const IdParams = Type.Object({ id: Id })
+
+declare module '../events/schema.ts' {
+  interface EventObjects {
+    'approval.created': Approval
+    'approval.approved': Approval
+    'approval.rejected': Approval
+  }
+}

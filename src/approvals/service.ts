@@ -13,23 +13,11 @@ import type { Page } from '../core/list-query.ts'
 import { conflict, forbidden, notFound } from '../core/problem.ts'
 import type { DB, PlannedStep } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
+import { recordEvent } from '../events/service.ts'
+import { requestView } from '../requests/view.service.ts'
 import * as repo from './repository.ts'
 import type { Approval, ApprovalListQuery, ApprovalListSql } from './schema.ts'
-
-export const toApproval = (row: repo.ApprovalRow): Approval => ({
-  id: row.id,
-  request: row.request_id,
-  kind: 'order',
-  step: row.step,
-  status: row.status,
-  candidates: row.candidates,
-  approver: row.status === 'approved' || row.status === 'rejected' ? row.acted_by : null,
-  acted_by: row.acted_by,
-  on_behalf_of: row.on_behalf_of,
-  comment: row.comment,
-  created_at: row.created_at.toISOString(),
-  acted_at: row.acted_at === null ? null : row.acted_at.toISOString(),
-})
+import { toApproval } from './view.service.ts'
 
 export async function listApprovals(db: Kysely<DB>, actor: Actor, query: ApprovalListQuery): Promise<Page<Approval>> {
   const scope = await requestScope(db, actor)
@@ -45,18 +33,10 @@ export async function getApproval(db: Kysely<DB>, actor: Actor, id: number): Pro
   return toApproval(row)
 }
 
-/** The approvals of these requests, by request id, in step order (for the requests' `approvals`). */
-export async function approvalsByRequest(db: Kysely<DB>, tenantId: number, requestIds: number[]) {
-  const byRequest = new Map<number, Approval[]>()
-  for (const row of await repo.approvalsOfRequests(db, tenantId, requestIds)) {
-    const list = byRequest.get(row.request_id) ?? []
-    list.push(toApproval(row))
-    byRequest.set(row.request_id, list)
-  }
-  return byRequest
-}
-
-/** Opens the chain of a submitted request: its first planned step becomes a pending approval. */
+/**
+ * Opens the chain of a submitted request: its first planned step becomes a pending approval. The caller
+ * records `approval.created` after its `request.submitted`, with the approval as the request shows it.
+ */
 export async function startChain(tx: Kysely<DB>, actor: Actor, requestId: number, chain: PlannedStep[]) {
   await repo.insertApproval(tx, actor.tenantId, requestId, chain[0]!)
 }
@@ -64,6 +44,23 @@ export async function startChain(tx: Kysely<DB>, actor: Actor, requestId: number
 /** Ends a cancelled request's chain: its pending approval is cancelled. */
 export const cancelChain = (tx: Kysely<DB>, actor: Actor, requestId: number) =>
   repo.cancelPending(tx, actor.tenantId, requestId)
+
+/** What a decision leads to, after the decided approval's own event. */
+type Sequel = 'approval.created' | 'request.approved' | 'request.rejected'
+
+/**
+ * Records a decision's events, in the order a reader should see them: the decided approval, then what it led
+ * to — the next step's approval, or the request approved or rejected. Each object is read after the whole
+ * write, as GET returns it once the transaction commits. Returns the decided approval.
+ */
+async function recordDecision(tx: Kysely<DB>, tenantId: number, approvalId: number, requestId: number, sequel: Sequel) {
+  const request = await requestView(tx, tenantId, requestId)
+  const decided = request.approvals.find((a) => a.id === approvalId)!
+  await recordEvent(tx, tenantId, decided.status === 'approved' ? 'approval.approved' : 'approval.rejected', decided)
+  if (sequel === 'approval.created') await recordEvent(tx, tenantId, sequel, request.approvals.at(-1)!)
+  else await recordEvent(tx, tenantId, sequel, request)
+  return decided
+}
 
 async function decide(
   db: Kysely<DB>,
@@ -86,20 +83,20 @@ async function decide(
       if (now.requester_id === userId) throw forbidden('Nobody approves their own request.')
       throw forbidden('You are not a candidate for this approval, nor the delegatee of an away candidate.')
     }
-    if (outcome === 'rejected') {
-      await repo.setRequestStatus(tx, actor.tenantId, decided.request_id, 'rejected')
-    } else {
-      const next = request.chain.find((s) => s.step > decided.step)
-      if (next === undefined) await repo.setRequestStatus(tx, actor.tenantId, decided.request_id, 'approved')
-      else await repo.insertApproval(tx, actor.tenantId, decided.request_id, next)
-    }
+    const next = outcome === 'approved' ? request.chain.find((s) => s.step > decided.step) : undefined
+    if (outcome === 'rejected') await repo.setRequestStatus(tx, actor.tenantId, decided.request_id, 'rejected')
+    else if (next === undefined) await repo.setRequestStatus(tx, actor.tenantId, decided.request_id, 'approved')
+    else await repo.insertApproval(tx, actor.tenantId, decided.request_id, next)
+    const sequel: Sequel =
+      outcome === 'rejected' ? 'request.rejected' : next === undefined ? 'request.approved' : 'approval.created'
+    const approval = await recordDecision(tx, actor.tenantId, id, decided.request_id, sequel)
     await audit(tx, actor, {
       action: outcome === 'approved' ? 'approval.approve' : 'approval.reject',
       resourceType: 'approval',
       resourceId: id,
       changes: { status: outcome, comment },
     })
-    return toApproval((await repo.findApproval(tx, actor.tenantId, id))!)
+    return approval
   })
 }
 

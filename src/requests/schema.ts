@@ -119,3 +119,13 @@ export const RequestListQuery = listQuery(['id', 'created_at', 'total'], {
 })
 export type RequestListQuery = Static<typeof RequestListQuery>
 export const RequestParams = Type.Object({ id: Id })
+
+declare module '../events/schema.ts' {
+  interface EventObjects {
+    'request.created': PurchaseRequest
+    'request.submitted': PurchaseRequest
+    'request.approved': PurchaseRequest
+    'request.rejected': PurchaseRequest
+    'request.cancelled': PurchaseRequest
+  }
+}

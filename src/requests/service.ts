@@ -8,47 +8,18 @@
 import type { Kysely } from 'kysely'
 import { actingUser, type Actor } from '../access/actor.ts'
 import { actorLocationAccess, requestScope, requireAnyAt } from '../access/location-permissions.ts'
-import { approvalsByRequest, cancelChain, startChain } from '../approvals/service.ts'
+import { cancelChain, startChain } from '../approvals/service.ts'
 import { planChain } from '../approvals/rules.service.ts'
 import { audit } from '../audit/service.ts'
-import { lineTotal, parseDecimal, trimDecimal } from '../core/decimal.ts'
+import { lineTotal, parseDecimal } from '../core/decimal.ts'
 import type { Page } from '../core/list-query.ts'
 import { conflict, forbidden, notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
+import { recordEvent } from '../events/service.ts'
 import * as repo from './repository.ts'
+import { requestView, toRequests } from './view.service.ts'
 import type { LineInput, PurchaseRequest, RequestInput, RequestListQuery, RequestPatch } from './schema.ts'
-
-type Approvals = Awaited<ReturnType<typeof approvalsByRequest>>
-
-function toRequest(row: repo.RequestRow, approvals: Approvals): PurchaseRequest {
-  return {
-    id: row.id,
-    uuid: row.uuid,
-    status: row.status,
-    requester: row.requester,
-    location: { id: row.location_id, name: row.location_name },
-    department: row.department_id === null ? null : { id: row.department_id, name: row.department_name ?? '' },
-    currency: row.currency,
-    description: row.description,
-    needed_by: row.needed_by,
-    lines: row.lines.map((l) => ({ ...l, quantity: trimDecimal(l.quantity), unit_price: trimDecimal(l.unit_price) })),
-    total: row.total,
-    approvals: approvals.get(row.id) ?? [],
-    submitted_at: row.submitted_at === null ? null : row.submitted_at.toISOString(),
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  }
-}
-
-async function withApprovals(db: Kysely<DB>, actor: Actor, rows: repo.RequestRow[]) {
-  const approvals = await approvalsByRequest(
-    db,
-    actor.tenantId,
-    rows.map((r) => r.id),
-  )
-  return rows.map((row) => toRequest(row, approvals))
-}
 
 export async function listRequests(
   db: Kysely<DB>,
@@ -56,7 +27,7 @@ export async function listRequests(
   query: RequestListQuery,
 ): Promise<Page<PurchaseRequest>> {
   const page = await repo.pageOfRequests(db, actor.tenantId, query, await requestScope(db, actor))
-  return { ...page, rows: await withApprovals(db, actor, page.rows) }
+  return { ...page, rows: await toRequests(db, actor.tenantId, page.rows) }
 }
 
 /** The requests among `ids` the actor may see (the rest are left out), in one query whatever their number. */
@@ -77,7 +48,7 @@ async function visibleRequest(db: Kysely<DB>, actor: Actor, id: number, lock = f
 
 export async function getRequest(db: Kysely<DB>, actor: Actor, id: number): Promise<PurchaseRequest> {
   const row = await visibleRequest(db, actor, id)
-  return (await withApprovals(db, actor, [row]))[0]!
+  return (await toRequests(db, actor.tenantId, [row]))[0]!
 }
 
 const idOf = (value: number | { id: number } | null | undefined) =>
@@ -143,7 +114,9 @@ export async function createRequest(db: Kysely<DB>, actor: Actor, input: Request
     const id = await repo.insertRequest(tx, actor.tenantId, userId, values)
     await repo.replaceLines(tx, actor.tenantId, id, lines)
     await audit(tx, actor, { action: 'request.create', resourceType: 'request', resourceId: id, changes: input })
-    return (await withApprovals(tx, actor, [(await repo.findRequest(tx, actor.tenantId, id))!]))[0]!
+    const request = await requestView(tx, actor.tenantId, id)
+    await recordEvent(tx, actor.tenantId, 'request.created', request)
+    return request
   })
 }
 
@@ -184,7 +157,8 @@ export async function updateRequest(
     await repo.updateRequest(tx, actor.tenantId, id, values)
     if (patch.lines !== undefined) await repo.replaceLines(tx, actor.tenantId, id, lines)
     await audit(tx, actor, { action: 'request.update', resourceType: 'request', resourceId: id, changes: patch })
-    return (await withApprovals(tx, actor, [(await repo.findRequest(tx, actor.tenantId, id))!]))[0]!
+    // No event: editing a draft has no event type (docs/webhooks.md).
+    return requestView(tx, actor.tenantId, id)
   })
 }
 
@@ -206,7 +180,11 @@ export async function submitRequest(db: Kysely<DB>, actor: Actor, id: number): P
     })
     if (chain.length > 0) await startChain(tx, actor, id, chain)
     await audit(tx, actor, { action: 'request.submit', resourceType: 'request', resourceId: id })
-    return (await withApprovals(tx, actor, [(await repo.findRequest(tx, actor.tenantId, id))!]))[0]!
+    const request = await requestView(tx, actor.tenantId, id)
+    await recordEvent(tx, actor.tenantId, 'request.submitted', request)
+    if (chain.length === 0) await recordEvent(tx, actor.tenantId, 'request.approved', request)
+    else await recordEvent(tx, actor.tenantId, 'approval.created', request.approvals[0]!)
+    return request
   })
 }
 
@@ -218,6 +196,9 @@ export async function cancelRequest(db: Kysely<DB>, actor: Actor, id: number): P
     await repo.setStatus(tx, actor.tenantId, id, 'cancelled')
     await cancelChain(tx, actor, id)
     await audit(tx, actor, { action: 'request.cancel', resourceType: 'request', resourceId: id })
-    return (await withApprovals(tx, actor, [(await repo.findRequest(tx, actor.tenantId, id))!]))[0]!
+    // Its pending approval, now cancelled, shows in the object; an approval's cancellation has no event type.
+    const request = await requestView(tx, actor.tenantId, id)
+    await recordEvent(tx, actor.tenantId, 'request.cancelled', request)
+    return request
   })
 }

@@ -1,8 +1,8 @@
 /**
- * The demo's purchase requests and approvals, made through the services as an administrator would (no
- * table writes): the Approver role, the buyer granted it at the East Warehouse only, approval rules, and a
- * few requests in each state — so a newcomer sees a full inbox on first start. The admin's inbox holds the
- * Head Office request and, while the buyer is away (delegated to the admin), the East Warehouse one.
+ * The demo's approval rules, purchase requests and approvals, made through the services as an administrator
+ * would (no table writes): rules, and a few requests in each state — so a newcomer sees a full inbox on first
+ * start. The admin's inbox holds the Head Office request and, while the buyer (the East Warehouse's approver)
+ * is away (delegated to the admin), the East Warehouse one.
  */
 import type { Kysely } from 'kysely'
 import { operatorActor, type Actor } from '../access/actor.ts'
@@ -10,9 +10,6 @@ import { approve, reject } from '../approvals/service.ts'
 import { createRule } from '../approvals/rules.service.ts'
 import { PERMISSION_KEYS, type DB, type PermissionKey } from '../db/schema.ts'
 import { cancelRequest, createRequest, getRequest, submitRequest } from '../requests/service.ts'
-import { createRole } from '../roles/service.ts'
-import { APPROVER } from '../tenants/service.ts'
-import { getLocationRoles, replaceLocationRoles } from '../users/grants.service.ts'
 
 export interface DemoPeople {
   tenantId: number
@@ -37,9 +34,6 @@ export async function seedRequests(tx: Kysely<DB>, p: DemoPeople): Promise<void>
   const rita = personActor(operator, p.requester, ['nav_request'])
   const [headOffice, east, berlin] = p.locations as [number, number, number]
 
-  const approverRole = await createRole(tx, operator, { ...APPROVER, permissions: [...APPROVER.permissions] })
-  const grants = await getLocationRoles(tx, operator, p.buyer.profileId)
-  await replaceLocationRoles(tx, operator, p.buyer.profileId, [...grants, { location: east, role: approverRole.id }])
   await createRule(tx, operator, { location: headOffice, step: 1, approvers: [p.admin.profileId] })
   await createRule(tx, operator, { location: east, step: 1, approvers: [p.buyer.profileId] })
   await createRule(tx, operator, { location: null, step: 2, min_total: '1000', approvers: [p.admin.profileId] })

@@ -1,19 +1,29 @@
 /**
- * The demo tenant: enough data to try every endpoint right after `npm start`. Created in one transaction,
- * so it is either whole or absent; running it again when the tenant exists changes nothing.
+ * The demo tenant: enough data to try every endpoint right after `npm start`. Made as an operator and an
+ * administrator would make it — `tenants create` (the standard roles, the headquarters, the first
+ * administrator), then the locations, users, grants, delegation, vendors, rules and requests through the
+ * same services the API uses, so it is checked by the same rules and records the same audit entries and
+ * events. Only what no service writes yet (extra currencies, departments, the vendor look-ups, the legal
+ * entity's name, the administrator's access to the later locations) is written directly. Created in one transaction, so it is either whole or absent; running
+ * it again when the tenant exists changes nothing.
  */
 import type { Kysely, Transaction } from 'kysely'
+import { operatorActor, type Actor } from '../access/actor.ts'
 import type { DB } from '../db/schema.ts'
+import { LookupCache } from '../lookups/cache.ts'
+import type { LocationInput } from '../locations/schema.ts'
+import { createLocation, replaceLocation } from '../locations/service.ts'
+import { createTenant } from '../tenants/service.ts'
+import { setDelegation } from '../users/delegation.service.ts'
+import { replaceLocationRoles } from '../users/grants.service.ts'
+import { createBatch, updateUser } from '../users/service.ts'
+import { createVendor } from '../vendors/service.ts'
 import { seedRequests } from './demo-requests.ts'
-import { ADMINISTRATOR, BUYER, REQUESTER, type StandardRole } from '../tenants/service.ts'
 
 export const DEMO_DOMAIN = 'demo'
 export const DEMO_ADMIN_EMAIL = 'admin@example.com'
 
 type Tx = Transaction<DB>
-
-/** The standard roles but Approver, the Administrator with the Superuser role type. */
-const ROLES: StandardRole[] = [{ ...ADMINISTRATOR, type: 7 }, BUYER, REQUESTER]
 
 const LOCATIONS = [
   {
@@ -86,214 +96,254 @@ export async function seedDemo(db: Kysely<DB>): Promise<boolean> {
   })
 }
 
+const slug = (name: string) => name.toLowerCase().replace(/\W+/g, '.')
+
+function locationInput(place: (typeof LOCATIONS)[number], index: number, legalEntity: number): LocationInput {
+  const street = `${100 + index * 10} Main Street`
+  const address = (name: string, addressLineOne = street) => ({
+    name,
+    addressLineOne,
+    city: place.city,
+    postalCode: place.postal,
+    state_province: place.state,
+    country: place.country,
+  })
+  return {
+    name: place.name,
+    currency: place.currency,
+    phoneOne: `+1 312 555 01${index}0`,
+    email: `${slug(place.name)}@example.com`,
+    locationTimezone: place.tz,
+    legal_entity: legalEntity,
+    external_id: `LOC-${index + 1}`,
+    primary_billing_address: address(`${place.name} billing`),
+    primary_shipping_address: address(`${place.name} receiving`),
+    shipping_addresses: [
+      address(`${place.name} loading dock`, `${200 + index} Dock Road`),
+      ...(index === 0 ? [address('Head Office annex', '12 Annex Lane')] : []),
+    ],
+  }
+}
+
+/** Reference data that no service writes yet: named as a data import would name it. */
+async function referenceData(tx: Tx, tenant_id: number) {
+  await tx
+    .updateTable('currencies')
+    .set({ description: 'US Dollar' })
+    .where('tenant_id', '=', tenant_id)
+    .where('name', '=', 'USD')
+    .execute()
+  await tx
+    .insertInto('currencies')
+    .values([
+      { tenant_id, name: 'CAD', description: 'Canadian Dollar', rate: '1.350000' },
+      { tenant_id, name: 'EUR', description: 'Euro', rate: '0.920000' },
+    ])
+    .execute()
+  const { id: legalEntity } = await tx
+    .updateTable('legal_entities')
+    .set({ name: 'Demo Company Inc.' })
+    .where('tenant_id', '=', tenant_id)
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const lookup = async (
+    table: 'payment_terms' | 'shipping_terms' | 'payment_methods' | 'shipping_methods',
+    name: string,
+  ) => (await tx.insertInto(table).values({ tenant_id, name }).returning('id').executeTakeFirstOrThrow()).id
+  return {
+    legalEntity,
+    payment_term_ref: await lookup('payment_terms', 'Net 30'),
+    shipping_term_ref: await lookup('shipping_terms', 'FOB Destination'),
+    payment_method_ref: await lookup('payment_methods', 'Cheque'),
+    shipping_method_ref: await lookup('shipping_methods', 'Ground'),
+  }
+}
+
+const DEPARTMENTS = ['Operations', 'Finance', 'IT']
+
+/**
+ * The departments of the location at `index` (no service writes departments yet); the headquarters'
+ * first one is the department `tenants create` made, renamed. Returns their ids in DEPARTMENTS order.
+ */
+async function departments(tx: Tx, tenant_id: number, location_id: number, index: number): Promise<number[]> {
+  const externalId = (name: string) => `${name.slice(0, 3).toUpperCase()}-${index + 1}`
+  const existing = await tx
+    .updateTable('departments')
+    .set({ name: DEPARTMENTS[0]!, external_id: externalId(DEPARTMENTS[0]!) })
+    .where('tenant_id', '=', tenant_id)
+    .where('location_id', '=', location_id)
+    .returning('id')
+    .execute()
+  const added = await tx
+    .insertInto('departments')
+    .values(
+      DEPARTMENTS.slice(existing.length).map((name) => ({
+        tenant_id,
+        location_id,
+        name,
+        external_id: externalId(name),
+      })),
+    )
+    .returning('id')
+    .execute()
+  return [...existing, ...added].map((d) => d.id)
+}
+
+/** The tenant's role ids by name (the standard roles `tenants create` made). */
+async function roleIds(tx: Tx, tenant_id: number) {
+  const rows = await tx.selectFrom('roles').select(['id', 'name']).where('tenant_id', '=', tenant_id).execute()
+  const id = (name: string) => rows.find((r) => r.name === name)!.id
+  return {
+    Administrator: id('Administrator'),
+    Buyer: id('Buyer'),
+    Requester: id('Requester'),
+    Approver: id('Approver'),
+  }
+}
+
+async function createLocations(tx: Tx, operator: Actor, legalEntity: number) {
+  const [headquarters] = await tx
+    .selectFrom('locations')
+    .select('id')
+    .where('tenant_id', '=', operator.tenantId)
+    .execute()
+  const locations: number[] = []
+  const departmentIds: number[] = []
+  for (const [index, place] of LOCATIONS.entries()) {
+    const input = locationInput(place, index, legalEntity)
+    const id =
+      index === 0
+        ? (await replaceLocation(tx, operator, headquarters!.id, input, undefined)).view.id
+        : (await createLocation(tx, operator, input)).view.id
+    locations.push(id)
+    departmentIds.push(...(await departments(tx, operator.tenantId, id, index)))
+  }
+  return { locations, departments: departmentIds }
+}
+
 /**
  * A tenant with the full sample data set (the demo tenant's contents) under `domain`; returns its id.
  * Users are admin@example.com, buyer@example.com and requester@example.com (e-mail is unique per tenant).
  */
 export async function createSampleTenant(tx: Tx, domain: string, name: string): Promise<number> {
-  const { id: tenant_id } = await tx
-    .insertInto('tenants')
-    .values({ domain, name })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-
-  const currencies = await tx
-    .insertInto('currencies')
-    .values([
-      { tenant_id, name: 'USD', description: 'US Dollar', rate: '1.000000', base: true },
-      { tenant_id, name: 'CAD', description: 'Canadian Dollar', rate: '1.350000' },
-      { tenant_id, name: 'EUR', description: 'Euro', rate: '0.920000' },
-    ])
-    .returning(['id', 'name'])
-    .execute()
-  const currencyId = (name: string) => currencies.find((c) => c.name === name)!.id
-
-  const { id: legal_entity_id } = await tx
-    .insertInto('legal_entities')
-    .values({ tenant_id, name: 'Demo Company Inc.' })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-
-  const locationIds: number[] = []
-  const departmentIds: number[] = []
-  for (const [index, place] of LOCATIONS.entries()) {
-    const { id: location_id } = await tx
-      .insertInto('locations')
-      .values({
-        tenant_id,
-        name: place.name,
-        currency_id: currencyId(place.currency),
-        phone_one: `+1 312 555 01${index}0`,
-        email: `${place.name.toLowerCase().replace(/\W+/g, '.')}@example.com`,
-        timezone: place.tz,
-        legal_entity_id,
-        external_id: `LOC-${index + 1}`,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    locationIds.push(location_id)
-    const street = `${100 + index * 10} Main Street`
-    const address = {
-      tenant_id,
-      location_id,
-      city: place.city,
-      state_province: place.state,
-      country: place.country,
-      postal_code: place.postal,
-    }
-    await tx
-      .insertInto('addresses')
-      .values([
-        { ...address, kind: 'billing', name: `${place.name} billing`, address_line_one: street },
-        { ...address, kind: 'shipping', name: `${place.name} receiving`, address_line_one: street },
-        {
-          ...address,
-          kind: 'alternate',
-          name: `${place.name} loading dock`,
-          address_line_one: `${200 + index} Dock Road`,
-        },
-        ...(index === 0
-          ? [{ ...address, kind: 'alternate' as const, name: 'Head Office annex', address_line_one: '12 Annex Lane' }]
-          : []),
-      ])
-      .execute()
-    const departments = await tx
-      .insertInto('departments')
-      .values(
-        ['Operations', 'Finance', 'IT'].map((name) => ({
-          tenant_id,
-          location_id,
-          name,
-          external_id: `${name.slice(0, 3).toUpperCase()}-${index + 1}`,
-        })),
-      )
-      .returning('id')
-      .execute()
-    departmentIds.push(...departments.map((d) => d.id))
-  }
-
-  const permissionIds = new Map(
-    (await tx.selectFrom('permissions').select(['id', 'key']).execute()).map((p) => [p.key, p.id] as const),
-  )
-  const roleIds = new Map<string, number>()
-  for (const role of ROLES) {
-    const { id } = await tx
-      .insertInto('roles')
-      .values({ tenant_id, name: role.name, type: role.type, tier: role.tier })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    roleIds.set(role.name, id)
-    await tx
-      .insertInto('role_permissions')
-      .values(role.permissions.map((key) => ({ tenant_id, role_id: id, permission_id: permissionIds.get(key)! })))
-      .execute()
-  }
-
-  const people = [
-    { email: DEMO_ADMIN_EMAIL, first: 'Ada', last: 'Admin', role: 'Administrator', position: 'Controller', dept: 1 },
-    { email: 'buyer@example.com', first: 'Bo', last: 'Buyer', role: 'Buyer', position: 'Purchasing Agent', dept: 0 },
-    {
-      email: 'requester@example.com',
-      first: 'Rita',
-      last: 'Requester',
-      role: 'Requester',
-      position: 'Analyst',
-      dept: 2,
-    },
-  ]
-  const userIds: number[] = []
-  for (const person of people) {
-    const { id: user_id } = await tx
-      .insertInto('users')
-      .values({ tenant_id, email: person.email })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    userIds.push(user_id)
-    const role_id = roleIds.get(person.role)!
-    await tx
-      .insertInto('user_profiles')
-      .values({
-        tenant_id,
-        user_id,
-        first_name: person.first,
-        last_name: person.last,
-        position: person.position,
-        phone: '+1 312 555 0199',
-        role_id,
-        location_id: locationIds[0]!,
-        department_id: departmentIds[person.dept]!,
-        all_locations: person.role === 'Administrator',
-      })
-      .execute()
-    await tx.insertInto('role_grants').values({ tenant_id, user_id, location_id: null, role_id }).execute()
-    await tx
-      .insertInto('user_locations')
-      .values(locationIds.map((location_id) => ({ tenant_id, user_id, location_id, all_departments: true })))
-      .execute()
-    await tx.insertInto('user_legal_entities').values({ tenant_id, user_id, legal_entity_id }).execute()
-  }
-  const [adminId, buyerId] = userIds as [number, number, number]
-  // Per-location roles: the buyer also approves at the East Warehouse.
-  await tx
-    .insertInto('role_grants')
-    .values({ tenant_id, user_id: buyerId, location_id: locationIds[1]!, role_id: roleIds.get('Requester')! })
-    .execute()
-
-  const inTwoWeeks = new Date(Date.now() + 14 * 86400_000).toISOString().slice(0, 10)
-  await tx
-    .insertInto('delegations')
-    .values({ tenant_id, user_id: buyerId, delegatee_id: adminId, expected_return_date: inTwoWeeks })
-    .execute()
-
-  const lookup = async (
-    table: 'payment_terms' | 'shipping_terms' | 'payment_methods' | 'shipping_methods',
-    name: string,
-  ) => (await tx.insertInto(table).values({ tenant_id, name }).returning('id').executeTakeFirstOrThrow()).id
-  const payment_term_id = await lookup('payment_terms', 'Net 30')
-  const shipping_term_id = await lookup('shipping_terms', 'FOB Destination')
-  const payment_method_id = await lookup('payment_methods', 'Cheque')
-  const shipping_method_id = await lookup('shipping_methods', 'Ground')
-  const vendors = await tx
-    .insertInto('vendors')
-    .values(
-      VENDOR_NAMES.map((name, i) => ({
-        tenant_id,
-        name,
-        active: i % 9 !== 8,
-        type: i % 4 === 3 ? 4 : 3,
-        address_line_one: `${10 + i} Commerce Way`,
-        city: 'Springfield',
-        state_province: 'IL',
-        country: 'United States',
-        postal_code: `627${String(i).padStart(2, '0')}`,
-        phone_one: `+1 217 555 ${String(1000 + i)}`,
-        emails: [`orders@${name.toLowerCase().replace(/[^a-z]+/g, '')}.example.com`],
-        contact: 'Sales desk',
-        external_id: `V-${1000 + i}`,
-        currency_id: currencyId(i % 5 === 4 ? 'CAD' : 'USD'),
-        payment_term_id,
-        shipping_term_id,
-        payment_method_id,
-        shipping_method_id,
-      })),
-    )
-    .returning('id')
-    .execute()
-  const profiles = await tx
-    .selectFrom('user_profiles as p')
-    .innerJoin('users as u', 'u.id', 'p.user_id')
-    .select(['p.id as profileId', 'u.id as userId', 'u.email'])
-    .where('p.tenant_id', '=', tenant_id)
-    .execute()
-  const person = (email: string) => profiles.find((x) => x.email === email)!
-  await seedRequests(tx, {
-    tenantId: tenant_id,
+  const { tenantId, adminUserId } = await createTenant(tx, {
     domain,
-    locations: locationIds,
-    vendors: vendors.map((v) => v.id),
-    admin: person(DEMO_ADMIN_EMAIL),
-    buyer: person('buyer@example.com'),
-    requester: person('requester@example.com'),
+    name,
+    adminEmail: DEMO_ADMIN_EMAIL,
+    adminFirstName: 'Ada',
+    adminLastName: 'Admin',
+    currency: 'USD',
   })
-  return tenant_id
+  const operator = operatorActor({ id: tenantId, domain })
+  const refs = await referenceData(tx, tenantId)
+  const { locations, departments: departmentIds } = await createLocations(tx, operator, refs.legalEntity)
+  const roles = await roleIds(tx, tenantId)
+  const [headOffice, east] = locations as [number, number, number]
+
+  const { id: adminProfileId } = await tx
+    .selectFrom('user_profiles')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', adminUserId)
+    .executeTakeFirstOrThrow()
+  // The administrator's access to the locations made after it (no service changes a user's locations yet).
+  await tx
+    .insertInto('user_locations')
+    .values(
+      locations
+        .slice(1)
+        .map((location_id) => ({ tenant_id: tenantId, user_id: adminUserId, location_id, all_departments: true })),
+    )
+    .execute()
+  const contact = { phone: '+1 312 555 0199', legal_entities: [refs.legalEntity] }
+  await updateUser(tx, operator, adminProfileId, {
+    email: DEMO_ADMIN_EMAIL,
+    firstName: 'Ada',
+    lastName: 'Admin',
+    position: 'Controller',
+    role_id: roles.Administrator,
+    location: headOffice,
+    department: departmentIds[1]!,
+    ...contact,
+  })
+  const [buyer, requester] = await createBatch(
+    tx,
+    operator,
+    [
+      {
+        email: 'buyer@example.com',
+        first_name: 'Bo',
+        last_name: 'Buyer',
+        role_id: roles.Buyer,
+        position: 'Purchasing Agent',
+        dept: 0,
+      },
+      {
+        email: 'requester@example.com',
+        first_name: 'Rita',
+        last_name: 'Requester',
+        role_id: roles.Requester,
+        position: 'Analyst',
+        dept: 2,
+      },
+    ].map(({ dept, ...person }) => ({
+      ...person,
+      ...contact,
+      home_location: headOffice,
+      home_department: departmentIds[dept]!,
+      locations,
+    })),
+    '',
+  )
+  // Approvers are granted at some locations only: the buyer approves at the East Warehouse.
+  await replaceLocationRoles(tx, operator, buyer!.id, [{ location: east, role: roles.Approver }])
+  // The buyer is away for two weeks; the admin decides the buyer's approvals meanwhile.
+  const inTwoWeeks = new Date(Date.now() + 14 * 86400_000).toISOString().slice(0, 10)
+  await setDelegation(tx, operator, buyer!.id, { delegatee: adminProfileId, expected_return_date: inTwoWeeks })
+
+  const lookups = new LookupCache()
+  const [usd, cad] = [await currencyId(tx, tenantId, 'USD'), await currencyId(tx, tenantId, 'CAD')]
+  const vendors: number[] = []
+  for (const [i, vendorName] of VENDOR_NAMES.entries()) {
+    const vendor = await createVendor(tx, lookups, operator, {
+      name: vendorName,
+      active: i % 9 !== 8,
+      type: i % 4 === 3 ? 4 : 3,
+      addressLineOne: `${10 + i} Commerce Way`,
+      city: 'Springfield',
+      state_province: 'IL',
+      country: 'United States',
+      postalCode: `627${String(i).padStart(2, '0')}`,
+      phoneOne: `+1 217 555 ${String(1000 + i)}`,
+      email: [`orders@${vendorName.toLowerCase().replace(/[^a-z]+/g, '')}.example.com`],
+      contact: 'Sales desk',
+      external_id: `V-${1000 + i}`,
+      currency: i % 5 === 4 ? cad : usd,
+      payment_term_ref: refs.payment_term_ref,
+      shipping_term_ref: refs.shipping_term_ref,
+      payment_method_ref: refs.payment_method_ref,
+      shipping_method_ref: refs.shipping_method_ref,
+    })
+    vendors.push(vendor.id)
+  }
+  await seedRequests(tx, {
+    tenantId,
+    domain,
+    locations,
+    vendors,
+    admin: { userId: adminUserId, profileId: adminProfileId, email: DEMO_ADMIN_EMAIL },
+    buyer: { userId: buyer!.user, profileId: buyer!.id, email: buyer!.email },
+    requester: { userId: requester!.user, profileId: requester!.id, email: requester!.email },
+  })
+  return tenantId
 }
+
+const currencyId = async (tx: Tx, tenant_id: number, name: string) =>
+  (
+    await tx
+      .selectFrom('currencies')
+      .select('id')
+      .where('tenant_id', '=', tenant_id)
+      .where('name', '=', name)
+      .executeTakeFirstOrThrow()
+  ).id
