@@ -208,7 +208,25 @@ await main(async () => {
       linkBase,
     }
   }
+  // BENCH_EXPLAIN=1: the plans of the statements that hold the answers (EXPLAIN ANALYZE, with their values);
+  // BENCH_EXPLAIN=only: then stop.
+  if (process.env.BENCH_EXPLAIN !== undefined && process.env.BENCH_EXPLAIN !== '')
+    for (const t of tenants)
+      for (const path of [INBOX, ME, USERS, USERS_NO_COUNTS]) {
+        const p = pages[path]![t.id]!
+        const s = p.statements[p.page]!
+        const explained = await db.connection().execute(async (c) =>
+          c.executeQuery<{ 'QUERY PLAN': string }>({
+            sql: `explain (analyze, buffers) ${s.sql}`,
+            parameters: s.parameters,
+            query: sql``.toOperationNode(),
+            queryId: { queryId: 'explain' },
+          }),
+        )
+        console.log(`\n${path} at ${fmt(sizeOf(t))} requests:\n${explained.rows.map((r) => r['QUERY PLAN']).join('\n')}`)
+      }
   await recorded.database.close()
+  if (process.env.BENCH_EXPLAIN === 'only') return
 
   const spec: FloorSpec = {
     engine: 'postgres',
