@@ -331,6 +331,9 @@ export async function load(options: Load): Promise<LoadResult> {
     path.join(ROOT, 'node_modules/autocannon/autocannon.js'),
     '--json',
     '-n',
+    // Seconds before an unanswered request counts as an error (autocannon's default, 10, unless set).
+    '-t',
+    String(envNumber('BENCH_REQUEST_TIMEOUT_SECONDS', 10)),
     '-c',
     String(options.connections),
     ...(options.amount !== undefined ? ['-a', String(options.amount)] : ['-d', String(options.seconds)]),

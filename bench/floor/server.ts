@@ -20,6 +20,11 @@ import type { VendorLookupTable } from '../../src/lookups/repository.ts'
 import type { VendorLookup } from '../../src/lookups/schema.ts'
 import type { VendorRow } from '../../src/vendors/repository.ts'
 import { toVendor } from '../../src/vendors/service.ts'
+import type { ApprovalRow } from '../../src/approvals/repository.ts'
+import { toApproval } from '../../src/approvals/service.ts'
+import { DEFAULT_PAGE_SIZE } from '../../src/core/list-query.ts'
+import type { ProfileRow } from '../../src/users/repository.ts'
+import { toProfile } from '../../src/users/service.ts'
 import type { FloorSpec, Statement } from './spec.ts'
 
 const spec = JSON.parse(fs.readFileSync(process.argv[2]!, 'utf8'), (_key, value: unknown) => {
@@ -198,6 +203,50 @@ async function listVendors(request: http.IncomingMessage, url: URL) {
   }
 }
 
+/** A list page or `me` (spec.pages): the same token check, the request's statements, the same JSON. */
+async function page(request: http.IncomingMessage, url: URL) {
+  const byTenant = spec.pages?.[`${url.pathname}${url.search}`]
+  if (byTenant === undefined) throw new Answer(404, 'not found')
+  const tenant = byTenant[await tenantOf(request)]
+  if (tenant === undefined) throw new Answer(401, 'tenant')
+  const results = await run(tenant.statements, (i) => tenant.statements[i]!.parameters)
+  const rows = results[tenant.page]!
+  if (tenant.map === 'me') {
+    const body = structuredClone(tenant.body) as { data: { pending_approvals_count: unknown } }
+    const pending = (rows[0] as { pending?: object } | undefined)?.pending
+    if (pending === undefined) throw new Answer(401, 'no profile')
+    body.data.pending_approvals_count = { order: 0, expense: 0, travel: 0, bill: 0, payment: 0, ...pending }
+    return { status: 200, body }
+  }
+  const count = Number(rows[0]?.total_count ?? 0)
+  for (const row of rows) delete row.total_count
+  const pageSize = DEFAULT_PAGE_SIZE
+  const numPages = Math.max(1, Math.ceil(count / pageSize))
+  const link = (n: number) => {
+    const u = new URL(url)
+    u.searchParams.set('page', String(n))
+    return `${tenant.linkBase}${u.pathname}${u.search}`
+  }
+  const map = (row: Row): unknown =>
+    tenant.map === 'approval' ? toApproval(row as unknown as ApprovalRow) : toProfile(row as unknown as ProfileRow)
+  return {
+    status: 200,
+    body: {
+      metadata: {
+        pagination: {
+          count,
+          next: numPages > 1 ? link(2) : null,
+          previous: null,
+          page_size: pageSize,
+          num_pages: numPages,
+          current_page: 1,
+        },
+      },
+      data: rows.map(map),
+    },
+  }
+}
+
 async function createVendor(request: http.IncomingMessage) {
   const tenant = spec.create?.tenants[await tenantOf(request)]
   if (tenant === undefined) throw new Answer(401, 'tenant')
@@ -276,9 +325,11 @@ const server = http.createServer((request, response) => {
         ? createVendor(request)
         : route === 'POST /oauth/token'
           ? issueToken(request)
-          : route === 'GET /readyz'
-            ? ping().then(() => ({ status: 200, body: { status: 'ok' } }))
-            : Promise.reject(new Answer(404, 'not found'))
+          : request.method === 'GET' && spec.pages?.[`${url.pathname}${url.search}`] !== undefined
+            ? page(request, url)
+            : route === 'GET /readyz'
+              ? ping().then(() => ({ status: 200, body: { status: 'ok' } }))
+              : Promise.reject(new Answer(404, 'not found'))
   handle.then(
     (answer: { status: number; body: unknown; location?: string }) => {
       const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json; charset=utf-8' }

@@ -35,6 +35,20 @@ export interface FloorSpec {
       { statements: Statement[]; insert: number; select: number; capturedId: number; linkBase: string }
     >
   }
+  /**
+   * Other GET pages, by path with query (as the load generator sends it), then tenant id: the request's
+   * statements, replayed in order. `map` says how the answer is written: `approval` and `profile` are list
+   * pages (statement `page` holds the rows and their `total_count`, mapped with the service's `toApproval` /
+   * `toProfile`); `me` writes `body` (the service's captured answer) with `pending_approvals_count` taken from
+   * the `pending` column of statement `page` (the profile row), so the live part comes from this request's SQL.
+   */
+  pages?: Record<
+    string,
+    Record<
+      string,
+      { statements: Statement[]; page: number; map: 'approval' | 'profile' | 'me'; linkBase: string; body?: unknown }
+    >
+  >
   /** POST /oauth/token: the statements, with the captured client id replaced by the request's; `lookup` finds the client. */
   token?: { statements: Statement[]; lookup: number; clientId: string }
 }
