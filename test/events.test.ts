@@ -173,10 +173,7 @@ describe('the feed', () => {
     assert.equal((await feed(api, '&type=user.updated', start)).events.length, 0)
     const big = (await api({ method: 'GET', url: `/api/v3/events/?page_size=5000${from(start)}` })).json()
     assert.equal(big.data.length, 13)
-    assert.equal(
-      (await api({ method: 'GET', url: `/api/v3/events/?${from(start).slice(1)}` })).json().data.length,
-      13,
-    )
+    assert.equal((await api({ method: 'GET', url: `/api/v3/events/?${from(start).slice(1)}` })).json().data.length, 13)
     for (const query of [
       'after=1',
       'after=evt_zz',

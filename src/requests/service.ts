@@ -33,7 +33,7 @@ export async function listRequests(
 /** The requests among `ids` the actor may see (the rest are left out), in one query whatever their number. */
 export async function requestsByIds(db: Kysely<DB>, actor: Actor, ids: readonly number[]): Promise<PurchaseRequest[]> {
   const rows = await repo.findRequests(db, actor.tenantId, [...new Set(ids)], await requestScope(db, actor))
-  return withApprovals(db, actor, rows)
+  return toRequests(db, actor.tenantId, rows)
 }
 
 /** The request if the actor may see it (locked for a write when `lock`); 404 otherwise. */
