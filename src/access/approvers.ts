@@ -25,11 +25,20 @@ export const decidesFor = (user: RawBuilder<number>, a = 'a', r = 'r'): RawBuild
       select dd.user_id from delegations dd where dd.delegatee_id = ${user} and ${delegationActive('dd')})))`
 }
 
-/** The count of pending order approvals the user `user` (users.id expression) sees in their inbox. */
-export const pendingOrderCount = (user: RawBuilder<number>): RawBuilder<number> =>
+/**
+ * The count of pending order approvals the user `user` (users.id expression) of tenant `tenant` sees in their
+ * inbox. The tenant's own rows only, and first the approvals whose candidates include the user or someone
+ * away who delegated to them (`&&` on the candidates, which the partial GIN index on pending approvals
+ * answers) — a superset that `decidesFor` then narrows exactly: the count reads the user's few approvals, not
+ * every pending one.
+ */
+export const pendingOrderCount = (user: RawBuilder<number>, tenant: RawBuilder<number>): RawBuilder<number> =>
   sql<number>`(select count(*)::int from request_approvals a
     join purchase_requests r on r.tenant_id = a.tenant_id and r.id = a.request_id
-    where a.status = 'pending' and ${decidesFor(user)})`
+    where a.tenant_id = ${tenant} and a.status = 'pending'
+      and a.candidates && (array[${user}]::int[] || array(
+        select dd.user_id from delegations dd where dd.delegatee_id = ${user} and ${delegationActive('dd')}))
+      and ${decidesFor(user)})`
 
 /**
  * Whether the request aliased `r` is visible to the user `user` whose locations with `nav_approval`,

@@ -12,7 +12,7 @@ type Department = Static<typeof DepartmentSummary>
 type Counts = Static<typeof PendingApprovals>
 
 /** Pending approvals per kind, live (access/approvers.ts): only order approvals exist so far. */
-const pendingCounts = sql<Counts>`json_build_object('order', ${pendingOrderCount(sql.ref('u.id'))},
+const pendingCounts = sql<Counts>`json_build_object('order', ${pendingOrderCount(sql.ref('u.id'), sql.ref('u.tenant_id'))},
   'expense', 0, 'travel', 0, 'bill', 0, 'payment', 0)`
 
 function selectProfiles(db: Kysely<DB>, tenantId: number) {
