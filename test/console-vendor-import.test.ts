@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { useTestApp } from './helpers/app.ts'
-import { browser, CONSOLE_PASSWORD, signedInAdmin } from './helpers/console.ts'
+import { signedInAdmin, signedInRequester } from './helpers/console.ts'
 
 const BASE_DOMAIN = 'example.test'
 const ctx = useTestApp({ BASE_DOMAIN, LOG_LEVEL: 'warn' })
@@ -121,32 +121,7 @@ test('unreadable files, unknown columns, too many rows and hostile text are refu
 
 test('someone without Purchase cannot open or use the import', async () => {
   const { tenant, b } = await signedInAdmin(ctx, BASE_DOMAIN)
-  const csrf = b.csrfOf((await b.get(IMPORT)).body)!
-  const requester = (
-    await ctx.database.db
-      .selectFrom('roles')
-      .select('id')
-      .where('tenant_id', '=', tenant.tenantId)
-      .where('name', '=', 'Requester')
-      .executeTakeFirstOrThrow()
-  ).id
-  const email = `req@${tenant.domain}.test`
-  assert.equal(
-    (await b.post('/console/users/invite', { _csrf: csrf, email, role_id: String(requester) })).statusCode,
-    303,
-  )
-  const mail = await ctx.database.db
-    .selectFrom('email_outbox')
-    .select('body_text')
-    .where('tenant_id', '=', tenant.tenantId)
-    .where('to_address', '=', email)
-    .executeTakeFirstOrThrow()
-  const r = browser(ctx, tenant.host)
-  const link = /\/console\/setup\/([A-Za-z0-9_-]+)/.exec(mail.body_text)![1]!
-  assert.equal(
-    (await r.post(`/console/setup/${link}`, { password: CONSOLE_PASSWORD, confirm: CONSOLE_PASSWORD })).statusCode,
-    303,
-  )
+  const r = await signedInRequester(ctx, tenant, b)
   const theirs = r.csrfOf((await r.get('/console/account')).body)!
   const before = await vendorCount(tenant.tenantId)
   assert.equal((await r.get(IMPORT)).statusCode, 403)

@@ -9,7 +9,7 @@ import { test } from 'node:test'
 import { loadConfig } from '../src/config.ts'
 import { startWebhookWorker } from '../src/webhooks/worker.service.ts'
 import { useTestApp } from './helpers/app.ts'
-import { browser, CONSOLE_PASSWORD, signedInAdmin } from './helpers/console.ts'
+import { signedInAdmin, signedInRequester } from './helpers/console.ts'
 import { startReceiver } from './helpers/receiver.ts'
 
 const BASE_DOMAIN = 'example.test'
@@ -135,30 +135,7 @@ test('someone without Settings is refused on every webhook page and writes nothi
   const csrf = b.csrfOf((await b.get(BASE)).body)!
   const made = await b.post(BASE, { _csrf: csrf, url: 'http://127.0.0.1:9/x' })
   const self = made.headers.location!
-  const requester = (
-    await ctx.database.db
-      .selectFrom('roles')
-      .select('id')
-      .where('tenant_id', '=', tenant.tenantId)
-      .where('name', '=', 'Requester')
-      .executeTakeFirstOrThrow()
-  ).id
-  const invited = await b.post('/console/users/invite', {
-    _csrf: csrf,
-    email: `req@${tenant.domain}.test`,
-    role_id: String(requester),
-  })
-  assert.equal(invited.statusCode, 303, invited.body)
-  const mail = await ctx.database.db
-    .selectFrom('email_outbox')
-    .select('body_text')
-    .where('tenant_id', '=', tenant.tenantId)
-    .where('to_address', '=', `req@${tenant.domain}.test`)
-    .executeTakeFirstOrThrow()
-  const link = /\/console\/setup\/([A-Za-z0-9_-]+)/.exec(mail.body_text)![1]!
-  const r = browser(ctx, tenant.host)
-  const set = await r.post(`/console/setup/${link}`, { password: CONSOLE_PASSWORD, confirm: CONSOLE_PASSWORD })
-  assert.equal(set.statusCode, 303)
+  const r = await signedInRequester(ctx, tenant, b)
   const account = await r.get('/console/account')
   assert.doesNotMatch(account.body, /href="\/console\/settings\/webhooks"/, 'the menu leaves it out')
   const theirs = r.csrfOf(account.body)!

@@ -75,3 +75,35 @@ export async function signedInAdmin(ctx: TestContext, baseDomain: string) {
   assert.equal(set.statusCode, 303, set.body)
   return { tenant, b }
 }
+
+/**
+ * A Requester of the admin's tenant (`admin` is signedInAdmin's browser), invited through the console and
+ * signed in through the invitation's link (read off the outbox): their own browser.
+ */
+export async function signedInRequester(
+  ctx: TestContext,
+  tenant: Awaited<ReturnType<typeof newTenant>>,
+  admin: ReturnType<typeof browser>,
+) {
+  const role = await ctx.database.db
+    .selectFrom('roles')
+    .select('id')
+    .where('tenant_id', '=', tenant.tenantId)
+    .where('name', '=', 'Requester')
+    .executeTakeFirstOrThrow()
+  const email = `req${++counter}@${tenant.domain}.test`
+  const csrf = admin.csrfOf((await admin.get('/console/users')).body)!
+  const invited = await admin.post('/console/users/invite', { _csrf: csrf, email, role_id: String(role.id) })
+  assert.equal(invited.statusCode, 303, invited.body)
+  const mail = await ctx.database.db
+    .selectFrom('email_outbox')
+    .select('body_text')
+    .where('tenant_id', '=', tenant.tenantId)
+    .where('to_address', '=', email)
+    .executeTakeFirstOrThrow()
+  const link = /\/console\/setup\/([A-Za-z0-9_-]+)/.exec(mail.body_text)![1]!
+  const b = browser(ctx, tenant.host)
+  const set = await b.post(`/console/setup/${link}`, { password: CONSOLE_PASSWORD, confirm: CONSOLE_PASSWORD })
+  assert.equal(set.statusCode, 303, set.body)
+  return b
+}
