@@ -3,8 +3,8 @@
  * `procurement` command on an embedded database: the administrator adds an endpoint for a local receiver,
  * copies its signing secret off the page, creates a vendor, sees the delivery arrive — signed with that
  * secret — and listed as delivered, retries it, rotates the secret; axe-core finds no serious or critical
- * violation on the pages, and at 390 px nothing scrolls sideways. Then, on the same server, 50 vendors are
- * imported from a CSV file chosen in the file picker: preview, import, listed.
+ * violation on the pages, and at 390 px nothing scrolls sideways. (The CSV import journey is in
+ * admin-journeys.test.ts.)
  * Screenshots for the docs: UPDATE_SCREENSHOTS=1 npm run test:browser
  */
 import assert from 'node:assert/strict'
@@ -173,36 +173,3 @@ test(
     await context.close()
   },
 )
-
-test('import 50 vendors from a CSV file: preview, then all of them', { skip, timeout: 300_000 }, async () => {
-  assert.ok(server !== undefined, 'the first journey started the server and made the administrator')
-  const context = await browser!.newContext({ viewport: { width: 390, height: 844 } })
-  const page = await context.newPage()
-  await page.goto(`${base}/console/sign-in`)
-  await page.getByLabel('Email').fill('admin@acme.test')
-  await page.getByLabel('Password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.waitForURL(/\/console\/account/)
-  await page.goto(`${base}/console/vendors`)
-  await page.getByRole('link', { name: 'Import from CSV' }).click()
-  await page.waitForURL(/\/console\/vendors\/import$/)
-  await accessible(context, page.url())
-  await fitsPhone(page)
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'csv-')), 'vendors.csv')
-  const lines = Array.from({ length: 50 }, (_, i) => `Imported ${i + 1},IMP-${i + 1},Leeds`)
-  fs.writeFileSync(file, ['name,external_id,city', ...lines].join('\n'))
-  await page.getByLabel('CSV file').setInputFiles(file)
-  await page.waitForFunction(() => {
-    const box = (globalThis as unknown as { document: { getElementById(id: string): { value: string } | null } })
-      .document
-    return (box.getElementById('f-csv')?.value ?? '').includes('Imported 50')
-  })
-  await page.getByRole('button', { name: 'Preview' }).click()
-  await page.getByText('50 vendors are ready to import').waitFor()
-  await page.screenshot({ path: path.join(shots, 'console-vendor-import-390.png'), fullPage: true })
-  await page.getByRole('button', { name: 'Import 50 vendors' }).click()
-  await page.waitForURL(/\/console\/vendors\?done=imported/)
-  await page.goto(`${base}/console/vendors?search=Imported`)
-  assert.match(await page.content(), /50 in all/)
-  await context.close()
-})

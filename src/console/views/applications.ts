@@ -91,7 +91,7 @@ export function applicationsView(
                                             class="secondary"
                                             aria-label="Rotate the secret of ${a.client_id}"
                                           >
-                                            Rotate secret
+                                            Rotate the secret
                                           </button>`,
                                           html`class="inline"`,
                                         )

@@ -1,0 +1,341 @@
+/**
+ * The administrator's journeys in a real browser (Debian's Chromium driven by playwright-core) against the real
+ * `procurement` command on an embedded database, one server for the file: create a vendor and edit it; import 50
+ * vendors from a CSV file with one bad row (the line named, nothing imported), then the fixed file (50 imported);
+ * create a location with two other shipping addresses, remove one, and fix the headquarters' placeholder
+ * address; create an application and reload (still one). axe-core finds no serious or critical violation on
+ * any page visited, and at 390 px nothing scrolls sideways.
+ * Screenshots for the docs: UPDATE_SCREENSHOTS=1 node --import tsx --test test/browser/admin-journeys.test.ts
+ */
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { launchChromium, noChromium } from '../helpers/browser.ts'
+import { run, runToEnd, type Running } from '../helpers/process.ts'
+
+const skip = noChromium
+const root = path.resolve(import.meta.dirname, '../..')
+const shots =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.join(root, 'docs/images')
+    : fs.mkdtempSync(path.join(os.tmpdir(), 'shots-'))
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-browser-journeys-'))
+const PASSWORD = 'a long and private passphrase'
+const ADMIN = 'admin@journeys.test'
+
+let port = 0
+let base = ''
+let server: Running | undefined
+let browser: Browser | undefined
+const env = () => ({ DATA_DIR: dataDir, DEMO_SEED: 'false', PORT: String(port), LOG_LEVEL: 'warn' })
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port: p } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(p))
+    })
+  })
+
+before(async () => {
+  if (skip) return
+  port = await freePort()
+  base = `http://127.0.0.1:${port}`
+  const created = await runToEnd(
+    ['tenants', 'create', '--domain', 'journeys', '--name', 'Journeys', '--admin-email', ADMIN, '--json'],
+    env(),
+  )
+  assert.equal(created.code, 0, created.output)
+  const { setup_url } = JSON.parse(created.output.trim().split('\n').at(-1)!) as { setup_url: string }
+  server = run(['serve'], env())
+  await server.waitFor(/listening on http:\/\/\S+/, 60_000)
+  browser = await launchChromium()
+  // The administrator sets a password through the link `tenants create` printed.
+  const context = await browser.newContext()
+  const page = await context.newPage()
+  await page.goto(setup_url)
+  await page.getByLabel('New password').fill(PASSWORD)
+  await page.getByLabel('Repeat the password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Set password' }).click()
+  await page.waitForURL(/\/console\/account/)
+  await context.close()
+})
+after(async () => {
+  await browser?.close()
+  server?.child.kill('SIGTERM')
+  await server?.exited
+  fs.rmSync(dataDir, { recursive: true, force: true })
+})
+
+/** A new 390 px wide context, signed in as the administrator. */
+async function signedIn(): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser!.newContext({ viewport: { width: 390, height: 844 } })
+  const page = await context.newPage()
+  await page.goto(`${base}/console/sign-in`)
+  await page.getByLabel('Email').fill(ADMIN)
+  await page.getByLabel('Password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.waitForURL(/\/console\/account/)
+  return { context, page }
+}
+
+/** axe-core on the page as it is now (in a CSP-bypassing twin context with the same cookies). */
+async function accessible(context: BrowserContext, url: string): Promise<void> {
+  const twin = await browser!.newContext({ bypassCSP: true, storageState: await context.storageState() })
+  try {
+    const page = await twin.newPage()
+    await page.goto(url)
+    await page.addScriptTag({ path: path.join(root, 'node_modules/axe-core/axe.min.js') })
+    const violations = await page.evaluate(async () => {
+      const result = await (
+        globalThis as unknown as {
+          axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string }[] }> }
+        }
+      ).axe.run()
+      return result.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.help}`)
+    })
+    assert.deepEqual(violations, [], `${url}: accessibility`)
+  } finally {
+    await twin.close()
+  }
+}
+
+/** At 390 px wide the page does not scroll sideways. */
+async function fitsPhone(page: Page): Promise<void> {
+  const wide = await page.evaluate(() => {
+    const { documentElement } = (
+      globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+    ).document
+    return documentElement.scrollWidth - documentElement.clientWidth
+  })
+  assert.ok(wide <= 0, `${page.url()} scrolls ${wide} px sideways at 390 px`)
+}
+
+/** axe and the 390 px check on the page the journey is on. */
+async function checked(context: BrowserContext, page: Page): Promise<void> {
+  await accessible(context, page.url())
+  await fitsPhone(page)
+}
+
+/** How many vendors a search finds ("… · N in all"; none when the list is empty). */
+async function vendorCount(page: Page, search: string): Promise<number> {
+  await page.goto(`${base}/console/vendors?search=${encodeURIComponent(search)}`)
+  const found = /(\d+) in all/.exec(await page.content())
+  return found === null ? 0 : Number(found[1])
+}
+
+test('create a vendor, edit it, see the change on its page', { skip, timeout: 300_000 }, async () => {
+  const { context, page } = await signedIn()
+  await page.goto(`${base}/console/vendors`)
+  await checked(context, page)
+  await page.getByRole('link', { name: 'New vendor' }).first().click()
+  await page.waitForURL(/\/console\/vendors\/new$/)
+  await checked(context, page)
+  await page.getByLabel('Name', { exact: true }).fill('Northwind Paper')
+  await page.getByLabel('External ID').fill('NW-1')
+  await page.getByLabel('E-mail addresses').fill('orders@northwind.test')
+  await page.getByLabel(/^Phone\b/).fill('+44 113 496 0000')
+  await page.getByLabel('City').fill('Leeds')
+  await page.getByRole('button', { name: /Create|Save/ }).click()
+  await page.waitForURL(/\/console\/vendors\/\d+\?done=created/)
+  const vendorUrl = page.url().replace(/\?.*$/, '')
+  assert.match(await page.content(), /Northwind Paper/)
+  assert.match(await page.content(), /NW-1/)
+  await checked(context, page)
+
+  await page.getByRole('link', { name: 'Edit', exact: true }).click()
+  await page.waitForURL(/\/console\/vendors\/\d+\/edit$/)
+  await checked(context, page)
+  assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Northwind Paper')
+  await page.getByLabel('Name', { exact: true }).fill('Northwind Paper & Card')
+  await page.getByLabel('City').fill('York')
+  await page.getByRole('button', { name: /Save/ }).click()
+  await page.waitForURL(/\/console\/vendors\/\d+\?done=saved/)
+  assert.equal(page.url().replace(/\?.*$/, ''), vendorUrl)
+  const shown = await page.content()
+  assert.match(shown, /Northwind Paper &amp; Card/)
+  assert.match(shown, /York/)
+  assert.doesNotMatch(shown, /Leeds/)
+  await page.goto(vendorUrl)
+  await checked(context, page)
+  await page.screenshot({ path: path.join(shots, 'console-vendor-390.png'), fullPage: true })
+  await context.close()
+})
+
+test(
+  'import 50 vendors from CSV: one bad row names its line and imports nothing; fixed, all 50',
+  {
+    skip,
+    timeout: 300_000,
+  },
+  async () => {
+    const { context, page } = await signedIn()
+    const before = await vendorCount(page, 'Imported')
+    assert.equal(before, 0)
+    await page.goto(`${base}/console/vendors`)
+    await page.getByRole('link', { name: 'Import from CSV' }).click()
+    await page.waitForURL(/\/console\/vendors\/import$/)
+    await checked(context, page)
+
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'csv-'))
+    const csv = (bad: boolean) =>
+      [
+        'name,external_id,city,email',
+        ...Array.from(
+          { length: 50 },
+          (_, i) => `Imported ${i + 1},IMP-${i + 1},Leeds,${bad && i === 16 ? 'not-an-address' : `v${i + 1}@imp.test`}`,
+        ),
+      ].join('\n')
+    const badFile = path.join(dir, 'vendors-bad.csv')
+    const goodFile = path.join(dir, 'vendors.csv')
+    fs.writeFileSync(badFile, csv(true))
+    fs.writeFileSync(goodFile, csv(false))
+    /** Choose `file` in the picker and wait for the page's script to copy it into the "CSV text" box. */
+    const choose = async (file: string, marker: string) => {
+      await page.getByLabel('CSV file').setInputFiles(file)
+      await page.waitForFunction(
+        (m) =>
+          (
+            (
+              globalThis as unknown as { document: { getElementById(id: string): { value: string } | null } }
+            ).document.getElementById('f-csv')?.value ?? ''
+          ).includes(m),
+        marker,
+      )
+    }
+
+    await choose(badFile, 'not-an-address')
+    await page.getByRole('button', { name: 'Preview' }).click()
+    await page.getByText('1 of 50 rows have problems').waitFor()
+    // Row 17 of the data is line 18 of the file (the header is line 1).
+    const refused = page.locator('tr.refused')
+    assert.equal(await refused.count(), 1)
+    const cells = await refused.locator('td').allTextContents()
+    assert.equal(cells[0]!.trim(), '18')
+    assert.match(cells.at(-1)!, /e-mail|email|address/i)
+    assert.equal(await page.getByRole('button', { name: /^Import/ }).count(), 0, 'no Import button')
+    await checked(context, page)
+    assert.equal(await vendorCount(page, 'Imported'), before, 'nothing imported')
+
+    await page.goto(`${base}/console/vendors/import`)
+    await choose(goodFile, 'v17@imp.test')
+    await page.getByRole('button', { name: 'Preview' }).click()
+    await page.getByText('50 vendors are ready to import').waitFor()
+    await fitsPhone(page)
+    await page.screenshot({ path: path.join(shots, 'console-vendor-import-390.png'), fullPage: true })
+    await page.getByRole('button', { name: 'Import 50 vendors' }).click()
+    await page.waitForURL(/\/console\/vendors\?done=imported/)
+    await checked(context, page)
+    assert.equal(await vendorCount(page, 'Imported'), 50)
+    assert.match(await page.content(), /50 in all/)
+    await context.close()
+  },
+)
+
+test(
+  'create a location with two other shipping addresses, remove one, fix the headquarters address',
+  {
+    skip,
+    timeout: 300_000,
+  },
+  async () => {
+    const { context, page } = await signedIn()
+    /** Fill the address fieldset called `legend`. */
+    const address = async (legend: string, name: string, street: string, city: string) => {
+      const group = page.getByRole('group', { name: legend, exact: true })
+      await group.getByLabel('Address name').fill(name)
+      await group.getByLabel('Street address').fill(street)
+      await group.getByLabel('City').fill(city)
+      await group.getByLabel('Postal code').fill('LS1 1AA')
+      await group.getByLabel('Country').fill('United Kingdom')
+    }
+
+    await page.goto(`${base}/console/locations`)
+    await checked(context, page)
+    await page.getByRole('link', { name: 'New location' }).click()
+    await page.waitForURL(/\/console\/locations\/new$/)
+    await checked(context, page)
+    await page.getByLabel('Name', { exact: true }).fill('Leeds warehouse')
+    await page.getByLabel('Phone', { exact: true }).fill('+44 113 496 0001')
+    await address('Billing address', 'Leeds billing', '1 Wellington Street', 'Leeds')
+    await address('Shipping address', 'Leeds dock', '2 Wellington Street', 'Leeds')
+    await page.getByRole('button', { name: 'Add another shipping address' }).click()
+    await page.getByRole('group', { name: 'Other shipping address 1' }).waitFor()
+    assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Leeds warehouse', 'values kept')
+    await page.getByRole('button', { name: 'Add another shipping address' }).click()
+    await page.getByRole('group', { name: 'Other shipping address 2' }).waitFor()
+    await address('Other shipping address 1', 'Leeds yard', '3 Canal Wharf', 'Leeds')
+    await address('Other shipping address 2', 'Bradford depot', '4 Forster Square', 'Bradford')
+    await checked(context, page)
+    await fitsPhone(page)
+    await page.screenshot({ path: path.join(shots, 'console-location-390.png'), fullPage: true })
+    await page.getByRole('button', { name: 'Save location' }).click()
+    await page.waitForURL(/\/console\/locations\/\d+\?done=created/)
+    const locationUrl = page.url().replace(/\?.*$/, '')
+    let shown = await page.content()
+    assert.match(shown, /Leeds yard: 3 Canal Wharf, Leeds/)
+    assert.match(shown, /Bradford depot: 4 Forster Square, Bradford/)
+    assert.equal(await page.getByText('Other shipping', { exact: true }).count(), 2)
+    await checked(context, page)
+
+    await page.getByRole('link', { name: 'Edit', exact: true }).click()
+    await page.waitForURL(/\/edit$/)
+    await checked(context, page)
+    const bradford = page.getByRole('group', { name: 'Other shipping address 2' })
+    assert.equal(await bradford.getByLabel('Address name').inputValue(), 'Bradford depot')
+    await bradford.getByLabel('Remove this address').check()
+    await page.getByRole('button', { name: 'Save location' }).click()
+    await page.waitForURL(/\/console\/locations\/\d+\?done=saved/)
+    assert.equal(page.url().replace(/\?.*$/, ''), locationUrl)
+    shown = await page.content()
+    assert.match(shown, /Leeds yard: 3 Canal Wharf, Leeds/)
+    assert.doesNotMatch(shown, /Bradford/)
+    assert.equal(await page.getByText('Other shipping', { exact: true }).count(), 1)
+
+    // The headquarters `tenants create` wrote, with its placeholder address.
+    await page.goto(`${base}/console/locations`)
+    await page.getByRole('link', { name: 'Headquarters', exact: true }).click()
+    await page.waitForURL(/\/console\/locations\/\d+$/)
+    assert.match(await page.content(), /Not set yet/)
+    await checked(context, page)
+    await page.getByRole('link', { name: 'Edit', exact: true }).click()
+    await page.waitForURL(/\/edit$/)
+    await checked(context, page)
+    await page.getByLabel('Phone', { exact: true }).fill('+44 20 7946 0000')
+    await address('Billing address', 'Head office', '10 King Street', 'London')
+    await address('Shipping address', 'Head office goods in', '12 King Street', 'London')
+    await page.getByRole('button', { name: 'Save location' }).click()
+    await page.waitForURL(/\/console\/locations\/\d+\?done=saved/)
+    shown = await page.content()
+    assert.match(shown, /Head office: 10 King Street, London, LS1 1AA, United Kingdom/)
+    assert.match(shown, /Head office goods in: 12 King Street, London/)
+    assert.doesNotMatch(shown, /Not set/)
+    assert.match(shown, /\+44 20 7946 0000/)
+    await checked(context, page)
+    await context.close()
+  },
+)
+
+test('create an application, reload the page: still exactly one application', { skip, timeout: 300_000 }, async () => {
+  const { context, page } = await signedIn()
+  await page.goto(`${base}/console/settings/applications`)
+  await checked(context, page)
+  const rows = page.getByRole('region', { name: 'Applications' }).locator('tbody tr')
+  assert.equal(await rows.count(), 0)
+  await page.getByLabel('Description').fill('Nightly ERP export')
+  await page.getByRole('button', { name: 'Create application' }).click()
+  await page.waitForURL(/\/console\/settings\/applications$/)
+  assert.equal(await rows.count(), 1)
+  await checked(context, page)
+  await page.reload()
+  await page.waitForLoadState('load')
+  assert.equal(await rows.count(), 1, 'a reload does not create a second application')
+  assert.match((await rows.first().textContent()) ?? '', /Nightly ERP export/)
+  await context.close()
+})
