@@ -155,7 +155,9 @@ async function seedApprovals(
 
 /** The compiled text of the users list's per-row count (no parameters), to take it out of the page statement. */
 function countText(db: Kysely<DB>): string {
-  const compiled = db.selectNoFrom(pendingOrderCount(sql.ref('u.id'), sql.ref('u.tenant_id')).as('bench_count')).compile()
+  const compiled = db
+    .selectNoFrom(pendingOrderCount(sql.ref('u.id'), sql.ref('u.tenant_id')).as('bench_count'))
+    .compile()
   const text = /^select (.*) as "bench_count"$/s.exec(compiled.sql)?.[1]
   if (text === undefined || compiled.parameters.length > 0) throw new Error(`unexpected count SQL: ${compiled.sql}`)
   return text
