@@ -104,7 +104,9 @@ async function creates(): Promise<void> {
       results[key]!.push(await measure(target, { ...CREATE, headers, connections: CONNECTIONS, seconds: SECONDS }))
     }
   }
-  const events = await sql<{ n: string }>`SELECT count(*) AS n FROM events WHERE tenant_id = ${tWith.id}`.execute(
+  const events = await sql<{
+    n: string
+  }>`SELECT count(*) AS n FROM events WHERE tenant_id = ${tWith.id} AND type = 'vendor.created'`.execute(
     recorded.database.db,
   )
   const vendors = await sql<{ n: string }>`SELECT count(*) AS n FROM vendors WHERE tenant_id = ${tWith.id}`.execute(
@@ -196,7 +198,7 @@ async function deliveries(): Promise<void> {
       INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_xid, event_seq, event_type, next_attempt_at)
       SELECT tenant_id, ${endpoint.id}, xid, seq, type, now() FROM e`.execute(db)
     const rows = await sql<{ xid: string; seq: number; type: string; object: unknown; created_at: Date }>`
-      SELECT xid::text AS xid, seq, type, object, created_at FROM events e
+      SELECT e.xid::text AS xid, e.seq, e.type, e.object, e.created_at FROM events e
       JOIN webhook_deliveries d ON d.event_xid = e.xid AND d.event_seq = e.seq AND d.endpoint_id = ${endpoint.id}`.execute(
       db,
     )
