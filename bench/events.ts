@@ -247,7 +247,7 @@ async function feed(): Promise<void> {
         FROM generate_series(1, 10000) g`.execute(db)
     await sql`VACUUM ANALYZE events`.execute(db)
     const middle = await sql<{ xid: string; seq: number }>`SELECT xid::text AS xid, seq FROM events
-      WHERE tenant_id = ${t.id} ORDER BY xid, seq OFFSET ${count / 2} LIMIT 1`.execute(db)
+      WHERE tenant_id = ${t.id} ORDER BY events.xid, events.seq OFFSET ${count / 2} LIMIT 1`.execute(db)
     console.log(`${name}: ${fmt(count)} events in ${fmt((performance.now() - started) / 1000, 1)} s`)
     tenants.push({ name, t, after: eventId(middle.rows[0]!.xid, middle.rows[0]!.seq) })
   }

@@ -194,6 +194,27 @@ describe('the feed', () => {
     assert.equal(impossible.statusCode, 404)
   })
 
+  test('the feed orders by transaction id as a number, also where its digits grow (99 before 100)', async () => {
+    const { api, tenant } = await fresh(ctx)
+    // Transaction ids of long-finished transactions, older than every other event of the tenant.
+    for (const [xid, name] of [
+      ['100', 'second'],
+      ['99', 'first'],
+    ])
+      await sql`INSERT INTO events (tenant_id, xid, seq, type, object)
+                VALUES (${tenant.tenantId}, ${xid}::xid8, 1, 'vendor.created', ${JSON.stringify({ name })}::jsonb)`.execute(
+        ctx.database.db,
+      )
+    const page = (await api({ method: 'GET', url: '/api/v3/events/?page_size=2' })).json()
+    assert.deepEqual(
+      page.data.map((e: Body) => e.data.object.name),
+      ['first', 'second'],
+    )
+    const all = await feed(api)
+    const ids = all.events.map((e) => e.id as string)
+    assert.deepEqual([...ids].sort(), ids, 'ids sort in feed order')
+  })
+
   test('another tenant sees none of the events; reading needs superuser or nav_setting', async () => {
     const a = await fresh(ctx)
     const b = await fresh(ctx)

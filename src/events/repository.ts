@@ -80,7 +80,7 @@ export async function pageOfEvents(
     SELECT ${COLUMNS} FROM events
     WHERE tenant_id = ${tenantId} ${afterClause}
       AND xid < ${HORIZON} ${typeClause}
-    ORDER BY xid, seq
+    ORDER BY events.xid, events.seq
     LIMIT ${limit}
   `.execute(db)
   return result.rows
