@@ -123,6 +123,43 @@ describe('endpoints', () => {
     assert.equal((await api({ method: 'GET', url: `/api/v3/webhook-endpoints/${endpoint.id}/` })).statusCode, 404)
   })
 
+  test('the list pages, orders, searches, filters by enabled and answers CSV like every list', async () => {
+    const { api } = await signedIn(ctx)
+    const made: Body[] = []
+    for (const [host, enabled] of [
+      ['c.example.com', true],
+      ['a.example.com', false],
+      ['b.example.com', true],
+    ] as const)
+      made.push(await createEndpoint(api, { url: `https://${host}/hook`, enabled, description: `to ${host}` }))
+    const list = async (query: string) => {
+      const response = await api({ method: 'GET', url: `/api/v3/webhook-endpoints/?${query}` })
+      assert.equal(response.statusCode, 200, `${query}: ${response.body}`)
+      return response.json()
+    }
+    const ids = (body: Body) => body.data.map((e: Body) => e.id)
+    assert.deepEqual(ids(await list('')), ids({ data: made }))
+    const firstTwo = await list('page_size=2')
+    assert.deepEqual(ids(firstTwo), ids({ data: made.slice(0, 2) }))
+    assert.equal(firstTwo.metadata.pagination.count, 3)
+    assert.equal(firstTwo.metadata.pagination.num_pages, 2)
+    assert.deepEqual(ids(await list('page_size=2&page=2')), [made[2].id])
+    assert.deepEqual(ids(await list('order_by=url')), [made[1].id, made[2].id, made[0].id])
+    assert.deepEqual(ids(await list('order_by=-id')), ids({ data: [...made].reverse() }))
+    assert.deepEqual(ids(await list('enabled=false')), [made[1].id])
+    assert.deepEqual(ids(await list('search=B.EXAMPLE')), [made[2].id])
+    const csv = await api({ method: 'GET', url: '/api/v3/webhook-endpoints/?format=csv&order_by=url' })
+    assert.equal(csv.statusCode, 200)
+    assert.match(String(csv.headers['content-type']), /^text\/csv/)
+    assert.ok(csv.body.indexOf('a.example.com') < csv.body.indexOf('c.example.com'))
+    assert.ok(!csv.body.includes('whsec_'))
+    for (const query of ['order_by=secret', 'enabled=maybe', 'page=0', 'x=1']) {
+      const response = await api({ method: 'GET', url: `/api/v3/webhook-endpoints/?${query}` })
+      assert.equal(response.statusCode, 400, query)
+    }
+    assert.equal((await api({ method: 'GET', url: '/api/v3/webhook-endpoints/?page=3' })).statusCode, 404)
+  })
+
   test('bad input is a 400 naming the field; other tenants get 404; only superuser or nav_setting', async () => {
     const { api, tenant } = await signedIn(ctx)
     for (const payload of [

@@ -1,6 +1,8 @@
 /** SQL of webhook endpoints and deliveries (the delivery worker's claims are in worker.repository.ts). */
 import { sql, type Kysely, type Selectable } from 'kysely'
+import { listSql } from '../db/list.ts'
 import type { DB, WebhookDeliveryTable, WebhookEndpointTable } from '../db/schema.ts'
+import { WebhookEndpointListQuery } from './schema.ts'
 
 export type EndpointRow = Selectable<WebhookEndpointTable>
 export type DeliveryRow = Selectable<WebhookDeliveryTable>
@@ -19,6 +21,18 @@ export const insertEndpoint = (
 
 export const listEndpoints = (db: Kysely<DB>, tenantId: number) =>
   db.selectFrom('webhook_endpoints').selectAll().where('tenant_id', '=', tenantId).orderBy('id').execute()
+
+/** A page of the tenant's endpoints and its exact total, as every list reads (db/list.ts). */
+const selectEndpoints = (db: Kysely<DB>) => db.selectFrom('webhook_endpoints as w').selectAll('w')
+
+export const pageOfEndpoints = listSql(WebhookEndpointListQuery, {
+  select: selectEndpoints,
+  tenant: 'w.tenant_id',
+  id: 'w.id',
+  order: { created_at: 'w.created_at', url: 'w.url' },
+  search: ['w.url', 'w.description'],
+  filters: { enabled: 'w.enabled' },
+})
 
 export const findEndpoint = (db: Kysely<DB>, tenantId: number, id: number) =>
   db

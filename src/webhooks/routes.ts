@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Config } from '../config.ts'
-import { ItemEnvelope, ListEnvelope, listEnvelope } from '../http/list.ts'
+import { ItemEnvelope, ListEnvelope, listEnvelope, listRoute } from '../http/list.ts'
 import type { Policy } from './destinations.ts'
 import {
   DeliveryListQuery,
@@ -11,6 +11,7 @@ import {
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointInput,
+  WebhookEndpointListQuery,
   WebhookEndpointPatch,
   WebhookEndpointWithSecret,
 } from './schema.ts'
@@ -26,18 +27,13 @@ export const webhookRoutes =
     }
     const neutral = { accessNeutral: true }
     const base = '/v3/webhook-endpoints/'
-    app.get(
-      base,
-      {
-        schema: {
-          summary: 'List webhook endpoints',
-          tags,
-          querystring: DeliveryListQuery,
-          response: { 200: ListEnvelope(WebhookEndpoint) },
-        },
-      },
-      async (request) => listEnvelope(request, await service.listEndpoints(request.db, request.actor, request.query)),
-    )
+    listRoute(app, base, {
+      summary: 'List webhook endpoints',
+      tags,
+      query: WebhookEndpointListQuery,
+      item: WebhookEndpoint,
+      list: ({ db, actor, query }) => service.listEndpoints(db, actor, query),
+    })
     app.post(
       base,
       {

@@ -2,6 +2,7 @@
 import { Type, type Static } from 'typebox'
 import { EVENT_ID_EXAMPLE, TYPE_PATTERN } from '../events/schema.ts'
 import { Id, named } from '../core/schema.ts'
+import { listQuery } from '../core/list-query.ts'
 
 const EventTypes = Type.Array(Type.String({ pattern: `^(\\*|${TYPE_PATTERN.slice(1, -1)})$`, maxLength: 100 }), {
   minItems: 1,
@@ -115,6 +116,12 @@ export const WebhookDelivery = named(
   }),
 )
 export type WebhookDelivery = Static<typeof WebhookDelivery>
+
+/** The endpoints list: the usual paging, order, search (URL and description), CSV, and `enabled`. */
+export const WebhookEndpointListQuery = listQuery(['id', 'created_at', 'url'], {
+  enabled: Type.Optional(Type.Boolean()),
+})
+export type WebhookEndpointListQuery = Static<typeof WebhookEndpointListQuery>
 
 export const DeliveryListQuery = Type.Object(
   {

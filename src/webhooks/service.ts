@@ -12,6 +12,7 @@ import type {
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointInput,
+  WebhookEndpointListQuery,
   WebhookEndpointPatch,
 } from './schema.ts'
 import { newSecret } from './signing.ts'
@@ -77,12 +78,11 @@ export async function createEndpoint(db: Kysely<DB>, actor: Actor, policy: Polic
 export async function listEndpoints(
   db: Kysely<DB>,
   actor: Actor,
-  query: DeliveryListQuery,
+  query: WebhookEndpointListQuery,
 ): Promise<Page<WebhookEndpoint>> {
   requireAny(actor, ...MANAGERS)
-  const page = pageRequest(query)
-  const all = await repo.listEndpoints(db, actor.tenantId)
-  return { rows: all.slice(page.offset, page.offset + page.pageSize).map(toEndpoint), count: all.length, page }
+  const page = await repo.pageOfEndpoints(db, actor.tenantId, query)
+  return { ...page, rows: page.rows.map(toEndpoint) }
 }
 
 /** An endpoint with why and when it was disabled, for the console (the API's shape does not carry them). */
