@@ -6298,6 +6298,13 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "created_at" | "-created_at" | "url" | "-url";
+                enabled?: boolean;
             };
             header: {
                 /** @description Always "api". */
@@ -6315,6 +6322,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointList"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
