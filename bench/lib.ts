@@ -178,6 +178,8 @@ export function serverEnv(extra: Record<string, string>): Record<string, string>
   const passed: Record<string, string> = {}
   // The cluster mode, where the server has it; ignored by one that does not.
   if (process.env.BENCH_WORKERS !== undefined) passed.WORKERS = process.env.BENCH_WORKERS
+  // Node's own options for the server only (say, --heapsnapshot-signal=SIGUSR2 to look inside it).
+  if (process.env.BENCH_NODE_OPTIONS !== undefined) passed.NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS
   return {
     PORT: '0',
     HOST: '127.0.0.1',

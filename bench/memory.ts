@@ -7,8 +7,10 @@
  * - growth: one more start, RSS sampled every BENCH_SAMPLE_SECONDS under a sustained vendor-list load
  *   (BENCH_SOAK_SECONDS, 0 skips it; BENCH_SOAK_CONNECTIONS); the median of the last fifth of the soak
  *   against the median of the fifth after warm-up (which ends at a fifth of the soak, at most 60 s).
- * Run: npm run bench -- memory   (BENCH_STARTS=5  BENCH_SOAK_SECONDS=600  BENCH_ENGINES=postgres,pglite)
+ * Run: npm run bench -- memory   (BENCH_STARTS=5  BENCH_SOAK_SECONDS=600  BENCH_ENGINES=postgres,pglite
+ *   BENCH_MEMORY_DETAIL=1 prints where the idle memory is after each start)
  */
+import fs from 'node:fs'
 import {
   apiHeaders,
   BASE_DOMAIN,
@@ -38,6 +40,39 @@ const idleWait = envNumber('BENCH_IDLE_SECONDS', 60)
 const connections = envNumber('BENCH_SOAK_CONNECTIONS', 10)
 const starts = envNumber('BENCH_STARTS', 5)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+/** BENCH_MEMORY_DETAIL=1: after each idle reading, where the resident memory is (smaps and V8's spaces). */
+const detail = (process.env.BENCH_MEMORY_DETAIL ?? '') !== ''
+
+/** Resident MB of the server's mappings, grouped by what they map; then V8's heap spaces from /metrics. */
+async function printWhere(server: { pid: number; base: string }): Promise<void> {
+  const groups = new Map<string, number>()
+  let name = ''
+  for (const line of fs.readFileSync(`/proc/${server.pid}/smaps`, 'utf8').split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line)
+    if (mapping !== null) {
+      const path = mapping[1]!
+      name = path === '' ? '(anonymous)' : path.startsWith('/') ? path.replace(/^.*\//, '') : path
+      continue
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line)
+    if (rss !== null) groups.set(name, (groups.get(name) ?? 0) + Number(rss[1]) / 1024)
+  }
+  const top = [...groups].sort((a, b) => b[1] - a[1]).slice(0, 8)
+  console.log(`  resident by mapping: ${top.map(([n, mb]) => `${n} ${fmt(mb, 1)}`).join(', ')} MB`)
+  const text = await (await fetch(`${server.base}/metrics`)).text()
+  const spaces = [...text.matchAll(/^nodejs_heap_space_size_(total|used)_bytes\{space="(\w+)"\} (\d+)/gm)]
+  const bySpace = new Map<string, { total: number; used: number }>()
+  for (const [, kind, space, bytes] of spaces) {
+    const entry = bySpace.get(space!) ?? { total: 0, used: 0 }
+    entry[kind as 'total' | 'used'] = Number(bytes) / 2 ** 20
+    bySpace.set(space!, entry)
+  }
+  const external = /^nodejs_external_memory_bytes (\d+)/m.exec(text)?.[1]
+  console.log(
+    `  V8 spaces (committed/used MB): ${[...bySpace].map(([n, v]) => `${n} ${fmt(v.total, 1)}/${fmt(v.used, 1)}`).join(', ')}; external ${fmt(Number(external ?? 0) / 2 ** 20, 1)} MB`,
+  )
+}
+
 /** The issue's targets for idle RSS after 1,000 requests. */
 const IDLE_TARGET_MB = { postgres: 100, pglite: 150 } as const
 
@@ -61,7 +96,9 @@ async function idleAfterUse(store: Store, tenant: Awaited<ReturnType<typeof seed
       if (result.errors > 0) console.log(`(${path}: ${result.errors} requests timed out or failed in the generator)`)
     }
     await sleep(idleWait * 1000)
-    return rssMb(server.pid)
+    const rss = rssMb(server.pid)
+    if (detail) await printWhere(server)
+    return rss
   } finally {
     await server.stop()
   }

@@ -23,6 +23,7 @@ import { securityHeaders } from './http/security-headers.ts'
 import { checkResponses } from './http/response-check.ts'
 import { subscribeToChanges } from './http/changes.ts'
 import { validatorCompiler } from './http/validation.ts'
+import { buildSerializerOnFirstUse } from './http/serialization.ts'
 import type { ServerKeys } from './keys.ts'
 import { apiRoutes } from './api.ts'
 import { consoleRequestError, consoleRoutes } from './console/routes.ts'
@@ -74,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: trustProxyOption(config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
+    schemaController: { compilersFactory: { buildSerializer: buildSerializerOnFirstUse } },
     // A path that is not valid percent-encoding never reaches a route: a problem like every other 400.
     frameworkErrors: (error, request, reply) => {
       const detail = `The request path is not valid: ${error.message}.`

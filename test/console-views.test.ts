@@ -494,3 +494,19 @@ test('safeHref keeps http(s) and mailto links and turns every other scheme into 
   ])
     assert.equal(safeHref(bad), '#', bad)
 })
+
+test('format.when writes an instant as the en-GB medium date and short time in UTC, without Intl', () => {
+  const intl = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
+  for (let month = 0; month < 12; month++)
+    for (const [day, hour, minute] of [
+      [1, 0, 0],
+      [9, 9, 5],
+      [28, 23, 59],
+    ] as const) {
+      const instant = new Date(Date.UTC(2026, month, day, hour, minute, 42))
+      const text = format.when(instant).toString()
+      assert.match(text, new RegExp(`>${intl.format(instant)} UTC</time>$`), instant.toISOString())
+    }
+  assert.equal(format.when(null).toString(), '—')
+  assert.equal(format.when('not a date', 'never').toString(), 'never')
+})

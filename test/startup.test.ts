@@ -5,6 +5,7 @@ import type { ValidateFunction } from 'ajv'
 import { sql, type KyselyPlugin } from 'kysely'
 import { openPglite } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
+import { buildSerializerOnFirstUse, compilePendingSerializers } from '../src/http/serialization.ts'
 import { compilePendingValidators, validatorCompiler } from '../src/http/validation.ts'
 import { useTestApp } from './helpers/app.ts'
 import { testDatabase } from './helpers/db.ts'
@@ -57,6 +58,39 @@ describe('request validators, compiled on first use', () => {
     })
     assert.throws(() => compilePendingValidators(), /POST \/broken\/ \(body\)/)
     compilePendingValidators() // reported once; the rest still compile
+  })
+})
+
+describe('response serializers, compiled on first use', () => {
+  test("every route's serializers compile", () => {
+    compilePendingSerializers()
+  })
+
+  test('one compiled on first use writes what the schema says, and is compiled once', () => {
+    const serialize = buildSerializerOnFirstUse()({
+      schema: {
+        type: 'object',
+        properties: { id: { type: 'integer' }, name: { type: 'string' } },
+        additionalProperties: false,
+      },
+      method: 'GET',
+      url: '/example/',
+      httpStatus: '200',
+    })
+    const item = { id: 7, name: 'A "quoted" name', secret: 'not in the schema' }
+    assert.equal(serialize(item), '{"id":7,"name":"A \\"quoted\\" name"}')
+    assert.equal(serialize({ id: 8, name: 'B' }), '{"id":8,"name":"B"}')
+  })
+
+  test('a response schema that does not compile is named with its route and status', () => {
+    buildSerializerOnFirstUse()({
+      schema: { type: 'object', properties: { id: { $ref: '#/nowhere' } } },
+      method: 'GET',
+      url: '/broken/',
+      httpStatus: '200',
+    })
+    assert.throws(() => compilePendingSerializers(), /GET \/broken\/ \(200\)/)
+    compilePendingSerializers() // reported once
   })
 })
 

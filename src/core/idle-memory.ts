@@ -2,9 +2,10 @@
  * Gives memory back while the process is idle. V8 collects its old generation only when allocation asks for
  * it, so a server that goes quiet after a burst keeps the garbage of that burst (tens of MB) for as long as
  * it stays quiet: the memory reducer that should shrink it does not run in a process that does nothing. Here,
- * once no request has come for `idleMs` (checked every `idleMs / 2`), one full collection runs (a few tens of
- * milliseconds, when nobody is waiting), and not again until requests have come and gone. Measured by
- * `npm run bench -- memory` (docs/benchmarks.md): after 1,000 requests, 161 → 128 MB on PostgreSQL.
+ * once no request has come for `idleMs`, a few full collections run a second apart (a few tens of
+ * milliseconds each, when nobody is waiting): the first frees the garbage, the later ones age the bytecode of
+ * code that no longer runs until V8 drops it. Not again until requests have come and gone. Measured by
+ * `npm run bench -- memory` (docs/benchmarks.md).
  *
  * The collector is V8's own `gc`, taken once at start (the flag that exposes it is set, the function taken,
  * the flag reset: nothing else in the process sees a `gc`).
@@ -13,7 +14,7 @@ import type { Server } from 'node:http'
 import v8 from 'node:v8'
 import vm from 'node:vm'
 
-type Collect = (options: { type: 'major'; execution: 'sync' | 'async'; flavor?: 'regular' | 'last-resort' }) => void
+type Collect = (options?: { type: 'major'; execution: 'sync' | 'async'; flavor?: 'regular' | 'last-resort' }) => void
 
 function collector(): Collect | undefined {
   try {
@@ -27,28 +28,46 @@ function collector(): Collect | undefined {
   }
 }
 
-/** Watches `server`'s requests; after `idleMs` without one, collects once. Returns the function that stops it. */
+/**
+ * Full collections it takes for V8 to drop the bytecode of functions that did not run in between: a function's
+ * bytecode ages by one at every full collection it does not run in, and is flushed past `--bytecode-old-age`
+ * (5). Start-up code (migrations, route registration, schema compilation) then gives its bytecode back too.
+ */
+const ROUNDS = 6
+/** Between two rounds, so that a request arriving meanwhile waits for one collection at most. */
+const ROUND_GAP_MS = 1000
+
+/**
+ * Watches `server`'s requests; after `idleMs` without one, collects: `ROUNDS` full collections a second
+ * apart, stopped by the first request that comes. Returns the function that stops it.
+ */
 export function releaseMemoryWhenIdle(server: Server, idleMs: number): () => void {
   const collect = collector()
   if (collect === undefined || idleMs <= 0) return () => {}
   let requests = 0
-  let seen = -1
-  let collected = false
+  let lastRequestAt = Date.now()
+  let rounds = 0
   const onRequest = () => {
     requests++
-    collected = false
+    rounds = 0
   }
   server.on('request', onRequest)
+  let seen = requests
   const timer = setInterval(() => {
     if (requests !== seen) {
       seen = requests
+      lastRequestAt = Date.now()
       return
     }
-    if (collected) return
-    collected = true
-    // 'last-resort': collect until nothing more is freed, and compact, so that emptied pages go back.
-    collect({ type: 'major', execution: 'sync', flavor: 'last-resort' })
-  }, idleMs / 2)
+    if (rounds >= ROUNDS || Date.now() - lastRequestAt < idleMs) return
+    rounds++
+    // Without options, V8's `gc` is a full collection that also finds what only the stack seemed to hold
+    // (with an options object it scans the stack conservatively and missed such garbage: test/idle-memory).
+    // The last round is a 'last-resort' one: it collects until nothing more is freed and compacts, so that
+    // emptied pages go back to the system.
+    if (rounds < ROUNDS) collect()
+    else collect({ type: 'major', execution: 'sync', flavor: 'last-resort' })
+  }, ROUND_GAP_MS)
   timer.unref()
   return () => {
     clearInterval(timer)

@@ -7,11 +7,15 @@ import Bowser from 'bowser'
 import { permissionName } from '../../core/permission-names.ts'
 import { html, type Html } from './html.ts'
 
-const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
-  dateStyle: 'medium',
-  timeStyle: 'short',
-  timeZone: 'UTC',
-})
+/**
+ * "25 Nov 2026, 09:41", as `Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' })`
+ * writes it in UTC, by hand: a formatter pages in several MB of the runtime's locale data, which a server
+ * that only answers the API would otherwise carry for nothing (docs/benchmarks.md, "memory after use").
+ */
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sept', 'Oct', 'Nov', 'Dec']
+const two = (n: number) => String(n).padStart(2, '0')
+const dateTime = (d: Date) =>
+  `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`
 
 /** An instant: "25 Nov 2026, 09:41 UTC", the exact ISO instant on hover and in `datetime`; `empty` when null. */
 export function when(value: Date | string | null | undefined, empty = '—'): Html {
@@ -19,7 +23,7 @@ export function when(value: Date | string | null | undefined, empty = '—'): Ht
   const instant = typeof value === 'string' ? new Date(value) : value
   if (Number.isNaN(instant.getTime())) return html`${empty}`
   const iso = instant.toISOString()
-  return html`<time datetime="${iso}" title="${iso}">${DATE_TIME.format(instant)} UTC</time>`
+  return html`<time datetime="${iso}" title="${iso}">${dateTime(instant)} UTC</time>`
 }
 
 /** "Chrome 131 on Windows 10" from a User-Agent header; "Unknown browser" when it names none. */
