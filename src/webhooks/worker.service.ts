@@ -13,6 +13,7 @@
  * On stop it takes no more work, gives back what it claimed ahead at once, lets attempts in flight finish
  * for a while, and gives back (due at once, for any process) those that do not.
  */
+import { setMaxListeners } from 'node:events'
 import type { Database } from '../db/database.ts'
 import type { Subscriber } from '../db/listener.ts'
 import type { Config } from '../config.ts'
@@ -27,11 +28,13 @@ import { signedHeaders } from './signing.ts'
 export const CHANNEL = 'webhooks_due'
 const MAX_IN_FLIGHT = 64
 const PER_ENDPOINT = 8
-/** Claimed ahead for one endpoint (its receiver fast), waiting for a free slot; `MAX_AHEAD` in all. */
-const AHEAD = 2 * PER_ENDPOINT
-const MAX_AHEAD = 64
+/** Claimed ahead for one endpoint at most (its receiver fast), waiting for a free slot; `MAX_AHEAD` in all. */
+const AHEAD = 64
+const MAX_AHEAD = 256
 /** A receiver is fast when its attempts take less than this (a moving average). */
 const FAST_MS = 250
+/** Claimed ahead for a fast receiver: as many as its slots start in this time, at its speed. */
+const AHEAD_HORIZON_MS = 500
 /** A delivery claimed ahead starts within this after its claim, or is given back. */
 const AHEAD_FRESH_MS = 2000
 /** While anything is claimed here, the look for due work runs at least this often (instead of a timer). */
@@ -79,7 +82,10 @@ export function startWebhookWorker(
   // delivery while its attempt may still be running.
   const leaseMs = 2 * config.webhookTimeoutMs + 10_000 + AHEAD_FRESH_MS
   const connections = connectionPool(PER_ENDPOINT)
-  const inFlight = new Map<number, { abort: AbortController; done: Promise<void> }>()
+  const inFlight = new Map<number, Promise<void>>()
+  /** Stops every attempt in flight (at the end of stop()'s grace). */
+  const abort = new AbortController()
+  setMaxListeners(0, abort.signal)
   const endpoints = new Map<number, Endpoint>()
   /** Endpoints switched off by a result: 'pending' until that result is written, then 'written'. */
   const gone = new Map<number, 'pending' | 'written'>()
@@ -89,6 +95,9 @@ export function startWebhookWorker(
   let stopping = false
   let claiming: Promise<void> | undefined
   let again = false
+  let lookAll = true
+  /** The last claim took all it asked for (or asked for none): more may be due than was claimed. */
+  let mayHaveMore = false
   let timer: NodeJS.Timeout | undefined
 
   const writer = outcomeWriter(database.db, FAILING_LIMIT_MS, log, (result: Written) => {
@@ -102,8 +111,13 @@ export function startWebhookWorker(
     if (result.retries) wake()
   })
 
-  const wake = (): void => {
+  /**
+   * Runs claim rounds, one at a time. `all`: look for any due work (a NOTIFY, a timer, a written retry);
+   * otherwise only refill endpoints whose waiting deliveries ran low.
+   */
+  const wake = (all = true): void => {
     if (stopping) return
+    if (all) lookAll = true
     if (claiming !== undefined) {
       again = true
       return
@@ -114,35 +128,48 @@ export function startWebhookWorker(
         claiming = undefined
         if (again && !stopping) {
           again = false
-          wake()
+          wake(false)
         }
       })
   }
+  const wakeAll = () => wake()
 
   const endpoint = (id: number): Endpoint => {
     let e = endpoints.get(id)
     if (e === undefined) endpoints.set(id, (e = { running: 0, ahead: [], averageMs: undefined }))
     return e
   }
-  const fast = (e: Endpoint) => e.averageMs !== undefined && e.averageMs < FAST_MS
+  /** How many to claim ahead for `e`: none until its speed is known, none for a slow receiver. */
+  const aheadFor = (e: Endpoint) =>
+    e.averageMs === undefined || e.averageMs >= FAST_MS
+      ? 0
+      : Math.min(AHEAD, Math.floor((PER_ENDPOINT * AHEAD_HORIZON_MS) / Math.max(1, e.averageMs)))
 
   async function claimRounds(): Promise<void> {
     while (!stopping) {
       again = false
+      const all = lookAll || mayHaveMore
+      lookAll = false
       for (const [id, state] of gone) if (state === 'written') gone.delete(id)
       const rooms = new Map<number, number>()
       let aheadRoom = 0
+      let wanted = false
       for (const [id, e] of endpoints) {
         pump(id, e) // gives back what waited too long
         const held = e.running + e.ahead.length
         const slots = Math.max(0, PER_ENDPOINT - held)
-        const room = fast(e) ? Math.max(slots, PER_ENDPOINT + AHEAD - held) : slots
-        rooms.set(id, room)
-        aheadRoom += room - slots
+        const more = Math.max(0, PER_ENDPOINT + aheadFor(e) - held - slots)
+        // Claimed ahead in batches: not until half of what waits here has started.
+        const extra = more >= Math.max(1, aheadFor(e) / 2) ? more : 0
+        rooms.set(id, slots + extra)
+        aheadRoom += extra
+        wanted ||= slots + extra > 0
       }
+      if (!all && !wanted) break
       const total =
         Math.max(0, MAX_IN_FLIGHT - running - ahead - writer.pending) +
         Math.max(0, Math.min(aheadRoom, MAX_AHEAD - ahead))
+      mayHaveMore = total <= 0
       if (total <= 0) break
       const at = performance.now()
       const claimed = await queue.claimDue(database.db, { total, perEndpoint: PER_ENDPOINT, busy: rooms, leaseMs })
@@ -157,13 +184,14 @@ export function startWebhookWorker(
       giveBack(unwanted)
       for (const [id, e] of endpoints) pump(id, e)
       // Fewer than asked for: every endpoint got what was due or all the room it has here.
-      if (claimed.length < total) break
+      mayHaveMore = claimed.length === total
+      if (!mayHaveMore) break
     }
     if (stopping) return
     clearTimeout(timer)
     if (running + ahead + writer.pending > 0) {
       // Finishing attempts wake the worker; this covers what falls due meanwhile for other endpoints.
-      timer = setTimeout(wake, HELD_RECHECK_MS)
+      timer = setTimeout(wakeAll, HELD_RECHECK_MS)
     } else {
       const next = await queue.nextDueAt(database.db)
       // Due already but not claimed: mostly its endpoint's slots (or all) are busy here, and the attempt that
@@ -171,7 +199,7 @@ export function startWebhookWorker(
       const wait = next === null ? SAFETY_POLL_MS : next.getTime() - Date.now()
       const delay = wait <= 0 ? BUSY_RECHECK_MS : Math.min(SAFETY_POLL_MS, wait)
       clearTimeout(timer)
-      timer = setTimeout(wake, delay + 5)
+      timer = setTimeout(wakeAll, delay + 5)
     }
     timer.unref()
   }
@@ -207,7 +235,6 @@ export function startWebhookWorker(
   }
 
   function start(id: number, e: Endpoint, claimed: queue.Claimed): void {
-    const abort = new AbortController()
     const began = performance.now()
     const full = running >= MAX_IN_FLIGHT - 1
     running++
@@ -222,10 +249,10 @@ export function startWebhookWorker(
         e.averageMs = e.averageMs === undefined ? took : 0.8 * e.averageMs + 0.2 * took
         pump(id, e)
         if (full) for (const [other, o] of endpoints) pump(other, o)
-        // Claims come in batches: only when what waits here runs low.
-        if (e.ahead.length <= AHEAD / 2) wake()
+        // Claims come in batches: only when what waits here runs low (or work was left for want of room).
+        if (e.ahead.length <= aheadFor(e) / 2 || mayHaveMore) wake(false)
       })
-    inFlight.set(claimed.id, { abort, done })
+    inFlight.set(claimed.id, done)
   }
 
   async function deliver(claimed: queue.Claimed, signal: AbortSignal): Promise<void> {
@@ -278,7 +305,7 @@ export function startWebhookWorker(
   }
 
   // Up (and again after a lost connection comes back): whatever became due meanwhile is claimed.
-  const subscriber: Subscriber = { notify: wake, up: wake, down: () => undefined }
+  const subscriber: Subscriber = { notify: wakeAll, up: wakeAll, down: () => undefined }
   const subscription =
     options.listen === false
       ? Promise.resolve(undefined)
@@ -302,9 +329,9 @@ export function startWebhookWorker(
         .catch((error: unknown) => log.error({ err: error }, 'webhook release failed'))
       const pending = [...inFlight.values()]
       const grace = new Promise<void>((resolve) => setTimeout(resolve, options.stopGraceMs ?? 5000).unref())
-      await Promise.race([Promise.all(pending.map((p) => p.done)), grace])
-      for (const p of inFlight.values()) p.abort.abort()
-      await Promise.all([...inFlight.values()].map((p) => p.done))
+      await Promise.race([Promise.all(pending), grace])
+      abort.abort()
+      await Promise.all(inFlight.values())
       await writer.drain()
       await Promise.all(releasing)
       connections.close()
