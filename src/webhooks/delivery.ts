@@ -9,7 +9,14 @@
  */
 import http from 'node:http'
 import https from 'node:https'
-import { pinnedLookup, resolveDestination, urlProblem, type Policy, type Resolved } from './destinations.ts'
+import {
+  pinnedLookup,
+  resolveDestination,
+  urlProblem,
+  type Lookup,
+  type Policy,
+  type Resolved,
+} from './destinations.ts'
 
 export const RESPONSE_BODY_BYTES = 1024
 /** Idle kept-alive connections close after this, before common receivers' own idle timeouts (5 s and up). */
@@ -68,7 +75,14 @@ export async function attempt(
   target: { url: string; headers: Record<string, string>; body: string },
   policy: Policy,
   timeoutMs: number,
-  options: { signal?: AbortSignal; connections?: Connections; scope?: string } = {},
+  options: {
+    signal?: AbortSignal
+    connections?: Connections
+    /** Who shares connections: the worker passes the endpoint, so one endpoint never waits for another's. */
+    scope?: string
+    /** How names resolve (default: the system's resolver). */
+    lookup?: Lookup
+  } = {},
 ): Promise<AttemptResult> {
   const started = performance.now()
   const done = (status: number | null, body: string, error: string | null): AttemptResult => ({
@@ -84,7 +98,7 @@ export async function attempt(
   // The timeout covers the name's resolution too, so an attempt never outlives its claim's lease.
   let expired: NodeJS.Timeout | undefined
   const resolved = await Promise.race([
-    resolveDestination(url, policy),
+    resolveDestination(url, policy, options.lookup),
     new Promise<{ unresolved: string }>((resolve) => {
       expired = setTimeout(
         () => resolve({ unresolved: `${url.hostname} did not resolve within ${timeoutMs} ms` }),
