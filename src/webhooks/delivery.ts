@@ -9,6 +9,7 @@
  */
 import http from 'node:http'
 import https from 'node:https'
+import { isIP } from 'node:net'
 import {
   pinnedLookup,
   resolveDestination,
@@ -95,17 +96,21 @@ export async function attempt(
   const problem = urlProblem(target.url, policy)
   if (problem !== undefined) return done(null, '', `the URL ${problem}`)
   const url = new URL(target.url)
-  // The timeout covers the name's resolution too, so an attempt never outlives its claim's lease.
+  // The timeout covers the name's resolution too, so an attempt never outlives its claim's lease (an
+  // address literal needs no resolution, nor a timer).
   let expired: NodeJS.Timeout | undefined
-  const resolved = await Promise.race([
-    resolveDestination(url, policy, options.lookup),
-    new Promise<{ unresolved: string }>((resolve) => {
-      expired = setTimeout(
-        () => resolve({ unresolved: `${url.hostname} did not resolve within ${timeoutMs} ms` }),
-        timeoutMs,
-      )
-    }),
-  ]).finally(() => clearTimeout(expired))
+  const resolved =
+    isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) !== 0
+      ? await resolveDestination(url, policy)
+      : await Promise.race([
+          resolveDestination(url, policy, options.lookup),
+          new Promise<{ unresolved: string }>((resolve) => {
+            expired = setTimeout(
+              () => resolve({ unresolved: `${url.hostname} did not resolve within ${timeoutMs} ms` }),
+              timeoutMs,
+            )
+          }),
+        ]).finally(() => clearTimeout(expired))
   if ('refused' in resolved) return done(null, '', `refused: ${resolved.refused}`)
   if ('unresolved' in resolved) return done(null, '', resolved.unresolved)
   const send = url.protocol === 'https:' ? https.request : http.request

@@ -1,6 +1,7 @@
 /**
- * Writes the results of finished attempts for the delivery worker, several in one statement: results that
- * finish while a write is under way wait for it and go together in the next. A batch the database refuses is
+ * Writes the results of finished attempts for the delivery worker, several in one statement: a write starts
+ * once `GATHER` results wait or `GATHER_MS` after the first, and results that finish while one is under way
+ * go together in the next. A batch the database refuses is
  * written again one result at a time, so one bad row cannot lose the others' results.
  */
 import type { Kysely } from 'kysely'
@@ -8,6 +9,9 @@ import type { DB } from '../db/schema.ts'
 import * as queue from './queue.repository.ts'
 
 const BATCH = 256
+/** A write starts when this many results wait, or `GATHER_MS` after the first of them. */
+const GATHER = 64
+const GATHER_MS = 20
 
 export interface Written {
   /** Whether any of the results written schedules another attempt. */
@@ -27,6 +31,12 @@ export function outcomeWriter(
   const waiting: queue.Outcome[] = []
   let inWrite = 0
   let writing: Promise<void> | undefined
+  let gathering: NodeJS.Timeout | undefined
+  const begin = () => {
+    clearTimeout(gathering)
+    gathering = undefined
+    writing ??= run()
+  }
 
   async function write(batch: queue.Outcome[]): Promise<void> {
     const gone = new Set(batch.filter((o) => o.gone).map((o) => o.claimed.endpoint_id))
@@ -44,19 +54,22 @@ export function outcomeWriter(
   }
 
   async function run(): Promise<void> {
-    while (waiting.length > 0) {
+    do {
       const batch = waiting.splice(0, BATCH)
       inWrite = batch.length
       await write(batch)
       inWrite = 0
-    }
+    } while (waiting.length >= GATHER)
     writing = undefined
+    if (waiting.length > 0) gathering ??= setTimeout(begin, GATHER_MS)
   }
 
   return {
     add(outcome: queue.Outcome): void {
       waiting.push(outcome)
-      writing ??= run()
+      if (writing !== undefined) return
+      if (waiting.length >= GATHER) begin()
+      else gathering ??= setTimeout(begin, GATHER_MS)
     },
     /** Results not written yet. */
     get pending(): number {
@@ -64,7 +77,10 @@ export function outcomeWriter(
     },
     /** Resolves once every result added so far is written. */
     async drain(): Promise<void> {
-      while (writing !== undefined) await writing
+      while (waiting.length > 0 || writing !== undefined) {
+        if (writing === undefined) begin()
+        await writing
+      }
     },
   }
 }

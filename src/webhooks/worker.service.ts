@@ -29,8 +29,8 @@ export const CHANNEL = 'webhooks_due'
 const MAX_IN_FLIGHT = 64
 const PER_ENDPOINT = 8
 /** Claimed ahead for one endpoint at most (its receiver fast), waiting for a free slot; `MAX_AHEAD` in all. */
-const AHEAD = 64
-const MAX_AHEAD = 256
+const AHEAD = 128
+const MAX_AHEAD = 512
 /** A receiver is fast when its attempts take less than this (a moving average). */
 const FAST_MS = 250
 /** Claimed ahead for a fast receiver: as many as its slots start in this time, at its speed. */
