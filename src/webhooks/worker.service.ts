@@ -99,6 +99,7 @@ export function startWebhookWorker(
   /** The last claim took all it asked for (or asked for none): more may be due than was claimed. */
   let mayHaveMore = false
   let timer: NodeJS.Timeout | undefined
+  let timerAt = Infinity
 
   const writer = outcomeWriter(database.db, FAILING_LIMIT_MS, log, (result: Written) => {
     for (const id of result.gone) if (gone.get(id) === 'pending') gone.delete(id)
@@ -188,19 +189,27 @@ export function startWebhookWorker(
       if (!mayHaveMore) break
     }
     if (stopping) return
-    clearTimeout(timer)
     if (running + ahead + writer.pending > 0) {
-      // Finishing attempts wake the worker; this covers what falls due meanwhile for other endpoints.
-      timer = setTimeout(wakeAll, HELD_RECHECK_MS)
+      // Finishing attempts wake the worker; this covers what falls due meanwhile for other endpoints. A
+      // round that only refilled does not push it back, so it fires while a busy endpoint keeps refilling.
+      if (timerAt > Date.now() + HELD_RECHECK_MS) arm(HELD_RECHECK_MS)
     } else {
       const next = await queue.nextDueAt(database.db)
       // Due already but not claimed: mostly its endpoint's slots (or all) are busy here, and the attempt that
       // frees one wakes the worker; a short look again covers one that fell due just after the claim.
       const wait = next === null ? SAFETY_POLL_MS : next.getTime() - Date.now()
-      const delay = wait <= 0 ? BUSY_RECHECK_MS : Math.min(SAFETY_POLL_MS, wait)
-      clearTimeout(timer)
-      timer = setTimeout(wakeAll, delay + 5)
+      arm((wait <= 0 ? BUSY_RECHECK_MS : Math.min(SAFETY_POLL_MS, wait)) + 5)
     }
+  }
+
+  function arm(delay: number): void {
+    if (stopping) return
+    clearTimeout(timer)
+    timerAt = Date.now() + delay
+    timer = setTimeout(() => {
+      timerAt = Infinity
+      wakeAll()
+    }, delay)
     timer.unref()
   }
 
