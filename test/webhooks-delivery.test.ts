@@ -224,3 +224,30 @@ test('results written in batches keep the endpoint rules: 5 days of failures swi
     await healthy.close()
   }
 })
+
+test('a fast receiver that turns slow: what waited is given back after 2 s and not claimed ahead again', async () => {
+  const receiver = await startReceiver((n) => (n < 16 ? 204 : { status: 204, delayMs: 8000 }))
+  try {
+    const { deliveries } = await setUp(40, receiver.url)
+    const worker = startWebhookWorker(ctx.database, loadConfig({ ...LOCAL, WEBHOOK_TIMEOUT: '10s' }), quiet, {
+      stopGraceMs: 100,
+    })
+    try {
+      await receiver.waitFor(24)
+      const sentIds = new Set(receiver.received.map((r) => r.headers['webhook-id']))
+      const waiting = (list: Body[]) =>
+        list.filter((d) => d.status === 'pending' && d.attempts.length === 0 && !sentIds.has(d.event))
+      const leased = (list: Body[]) => waiting(list).filter((d) => Date.parse(d.next_attempt_at) > Date.now() + 5000)
+      assert.ok(leased(await deliveries()).length >= 8, 'claimed ahead while the receiver was fast')
+      await new Promise((resolve) => setTimeout(resolve, 3500))
+      const later = await deliveries()
+      assert.equal(waiting(later).length, 16)
+      assert.deepEqual(leased(later), [], 'given back (due now), not claimed ahead again')
+      assert.equal(receiver.received.length, 24, 'nothing more was sent while the 8 slots were busy')
+    } finally {
+      await worker.stop()
+    }
+  } finally {
+    await receiver.close()
+  }
+})

@@ -223,6 +223,9 @@ export function startWebhookWorker(
       back.push(e.ahead.shift()!.claimed)
       ahead--
     }
+    // Waited too long for a slot: the receiver is slow now, whatever its past answers; no claiming ahead
+    // for it until fast answers bring its average down again.
+    if (back.length > 0 && !off) e.averageMs = Math.max(e.averageMs ?? 0, AHEAD_FRESH_MS)
     while (e.ahead.length > 0 && e.running < PER_ENDPOINT && running < MAX_IN_FLIGHT) {
       ahead--
       start(id, e, e.ahead.shift()!.claimed)
