@@ -139,7 +139,7 @@ async function receiver() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, times }
 }
 
-/** Sends `bodies` as signed POSTs, `concurrency` at a time, over node's default agent (as the worker does). */
+/** Sends `bodies` as signed POSTs, `concurrency` at a time, over node's default agent (kept alive, like the worker's). */
 async function rawLoop(url: string, secret: string, bodies: { id: string; body: string }[], concurrency: number) {
   let next = 0
   const one = (item: { id: string; body: string }) =>

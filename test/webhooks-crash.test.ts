@@ -99,7 +99,7 @@ test(
         )
       assert.ok(delivered().size < names.length, 'the kill came before every event was delivered')
       await start()
-      // In-flight attempts of the killed process are due again when their lease (2 × 1 s + 10 s) ends.
+      // In-flight attempts of the killed process are due again when their lease (2 × 1 s + 12 s) ends.
       const end = Date.now() + 60_000
       while (delivered().size < names.length && Date.now() < end) await new Promise((r) => setTimeout(r, 200))
       assert.deepEqual([...delivered()].sort(), [...names].sort())

@@ -65,53 +65,89 @@ export async function claimDue(
 }
 
 export interface Outcome {
+  claimed: Pick<Claimed, 'id' | 'claim' | 'endpoint_id'>
   status: 'pending' | 'succeeded' | 'failed'
   nextAttemptAt: Date | null
   attempt: WebhookAttempt
   /** What the endpoint learns: a success clears its failing streak; a failure starts or extends it. */
   succeeded: boolean
-  /** Set: the endpoint is switched off now, for this reason. */
-  disable: string | undefined
-  /** A failing streak at least this old switches the endpoint off. */
-  failingLimitMs: number
+  /** The receiver answered 410 Gone: the endpoint is switched off now. */
+  gone: boolean
 }
 
-/** Writes an attempt's result, if the claim is still this one; returns whether it was written. */
-export async function recordOutcome(db: Kysely<DB>, claimed: Claimed, outcome: Outcome): Promise<boolean> {
-  return db.transaction().execute(async (tx) => {
-    const written = await sql`
-      UPDATE webhook_deliveries SET
-        status = ${outcome.status}, next_attempt_at = ${outcome.nextAttemptAt},
-        attempts = attempts || ${JSON.stringify([outcome.attempt])}::jsonb,
-        scheduled_attempts = scheduled_attempts + 1
-      WHERE id = ${claimed.id} AND claim = ${claimed.claim}`.execute(tx)
-    if (Number(written.numAffectedRows ?? 0) === 0) return false
-    if (outcome.succeeded) {
-      await sql`UPDATE webhook_endpoints SET failing_since = NULL
-                WHERE id = ${claimed.endpoint_id} AND failing_since IS NOT NULL`.execute(tx)
-      return true
-    }
-    const limit = sql`now() - make_interval(secs => ${outcome.failingLimitMs / 1000})`
-    await sql`
-      UPDATE webhook_endpoints SET
-        failing_since = coalesce(failing_since, now()),
-        enabled = CASE WHEN ${outcome.disable ?? null}::text IS NOT NULL OR failing_since <= ${limit}
-                       THEN false ELSE enabled END,
-        disabled_reason = CASE
-          WHEN ${outcome.disable ?? null}::text IS NOT NULL THEN ${outcome.disable ?? null}::text
-          WHEN failing_since <= ${limit} THEN 'every delivery failed for 5 days'
-          ELSE disabled_reason END,
-        disabled_at = CASE WHEN ${outcome.disable ?? null}::text IS NOT NULL OR failing_since <= ${limit}
-                           THEN now() ELSE disabled_at END
-      WHERE id = ${claimed.endpoint_id} AND enabled`.execute(tx)
-    return true
-  })
+export const GONE_REASON = 'the receiver answered 410 Gone'
+export const FAILING_REASON = 'every delivery failed for 5 days'
+
+/**
+ * Writes the results of several attempts in one statement, each only if its claim is still the one that made
+ * it, and what their endpoints learn, as if written one by one in the order given: a success clears the
+ * failing streak, a failure starts it (or a new one after an earlier success of the batch); a 410 switches the
+ * endpoint off, and so does a failure when the streak it extends is `failingLimitMs` old. An endpoint row is
+ * written only when it changes (all successes and no streak: not at all). Returns the deliveries written and
+ * the endpoints of the batch that are now off.
+ */
+export async function recordOutcomes(
+  db: Kysely<DB>,
+  outcomes: readonly Outcome[],
+  failingLimitMs: number,
+): Promise<{ written: number; disabled: number[] }> {
+  const column = <T>(pick: (o: Outcome) => T) => outcomes.map(pick)
+  const limit = sql`now() - make_interval(secs => ${failingLimitMs / 1000})`
+  const result = await sql<{ written: number | string; disabled: (number | string)[] | null }>`
+    WITH o AS (
+      SELECT * FROM unnest(${column((o) => o.claimed.id)}::bigint[], ${column((o) => o.claimed.claim)}::integer[],
+        ${column((o) => o.status)}::text[], ${column((o) => o.nextAttemptAt?.toISOString() ?? null)}::timestamptz[],
+        ${column((o) => JSON.stringify([o.attempt]))}::jsonb[], ${column((o) => o.succeeded)}::boolean[],
+        ${column((o) => o.gone)}::boolean[]
+      ) WITH ORDINALITY AS o(id, claim, status, next_at, attempt, ok, gone, n)
+    ),
+    written AS (
+      UPDATE webhook_deliveries d SET
+        status = o.status, next_attempt_at = o.next_at, attempts = d.attempts || o.attempt,
+        scheduled_attempts = d.scheduled_attempts + 1
+      FROM o WHERE d.id = o.id AND d.claim = o.claim
+      RETURNING d.id, d.endpoint_id
+    ),
+    learnt AS (
+      SELECT w.endpoint_id, bool_or(o.ok) AS any_ok, bool_or(o.gone) AS any_gone,
+             (array_agg(o.ok ORDER BY o.n DESC))[1] AS last_ok,
+             (array_agg(o.ok ORDER BY o.n))[1] AS first_ok, (array_agg(o.gone ORDER BY o.n))[1] AS first_gone
+      FROM written w JOIN o ON o.id = w.id GROUP BY w.endpoint_id
+    ),
+    judged AS (
+      SELECT l.*, e.enabled AND NOT l.first_ok AND NOT l.first_gone AND coalesce(e.failing_since <= ${limit}, false)
+             AS too_long
+      FROM learnt l JOIN webhook_endpoints e ON e.id = l.endpoint_id
+    ),
+    changed AS (
+      UPDATE webhook_endpoints e SET
+        failing_since = CASE WHEN j.last_ok THEN NULL
+                             WHEN NOT e.enabled THEN CASE WHEN j.any_ok THEN NULL ELSE e.failing_since END
+                             WHEN j.any_ok THEN now()
+                             ELSE coalesce(e.failing_since, now()) END,
+        enabled = e.enabled AND NOT j.any_gone AND NOT j.too_long,
+        disabled_reason = CASE WHEN NOT e.enabled THEN e.disabled_reason
+                               WHEN j.too_long THEN ${FAILING_REASON}
+                               WHEN j.any_gone THEN ${GONE_REASON}
+                               ELSE e.disabled_reason END,
+        disabled_at = CASE WHEN e.enabled AND (j.any_gone OR j.too_long) THEN now() ELSE e.disabled_at END
+      FROM judged j
+      WHERE e.id = j.endpoint_id AND (e.failing_since IS NOT NULL OR NOT j.last_ok OR (e.enabled AND j.any_gone))
+      RETURNING e.id, e.enabled
+    )
+    SELECT (SELECT count(*) FROM written) AS written,
+           (SELECT array_agg(id) FROM changed WHERE NOT enabled) AS disabled
+  `.execute(db)
+  const row = result.rows[0]
+  return { written: Number(row?.written ?? 0), disabled: (row?.disabled ?? []).map(Number) }
 }
 
-/** Gives a claimed delivery back, due now (shutdown before its attempt ended). */
-export async function release(db: Kysely<DB>, claimed: Claimed): Promise<void> {
-  await sql`UPDATE webhook_deliveries SET next_attempt_at = now()
-            WHERE id = ${claimed.id} AND claim = ${claimed.claim} AND status = 'pending'`.execute(db)
+/** Gives claimed deliveries back, due now (not started, or stopped before their attempt ended). */
+export async function release(db: Kysely<DB>, claimed: readonly Pick<Claimed, 'id' | 'claim'>[]): Promise<void> {
+  if (claimed.length === 0) return
+  await sql`UPDATE webhook_deliveries d SET next_attempt_at = now()
+            FROM unnest(${claimed.map((c) => c.id)}::bigint[], ${claimed.map((c) => c.claim)}::integer[]) AS r(id, claim)
+            WHERE d.id = r.id AND d.claim = r.claim AND d.status = 'pending'`.execute(db)
 }
 
 const DUE = sql`FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.enabled
