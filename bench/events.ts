@@ -4,13 +4,13 @@
  *    default the commit before events came in, extracted with `git archive` and built), 32 connections,
  *    alternating runs; each on its own database;
  * 2. delivery throughput: BENCH_DELIVERIES deliveries queued for one endpoint on a local receiver, sent by the
- *    server's worker, against a raw loop in this process sending the same signed POSTs to the same receiver
- *    with the same concurrency (8, the worker's per-endpoint limit);
+ *    server's worker, against a raw loop in a process of its own sending the same signed POSTs to the same
+ *    kind of receiver with the same concurrency (8, the worker's per-endpoint limit);
  * 3. the feed's page (`GET /api/v3/events/?page_size=100`, first page and a page after a cursor half-way)
  *    for a tenant of 10,000 events and one of 1,000,000.
  * Run: npm run build && npm run bench -- events   (BENCH_SECONDS=10 BENCH_RUNS=3 BENCH_DELIVERIES=2000)
  */
-import { execSync } from 'node:child_process'
+import { execSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -19,7 +19,6 @@ import { pathToFileURL } from 'node:url'
 import { sql } from 'kysely'
 import { openPostgres } from '../src/db/database.ts'
 import { eventId } from '../src/events/service.ts'
-import { signedHeaders } from '../src/webhooks/signing.ts'
 import {
   apiHeaders,
   BASE_DOMAIN,
@@ -139,30 +138,24 @@ async function receiver() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, times }
 }
 
-/** Sends `bodies` as signed POSTs, `concurrency` at a time, over node's default agent (kept alive, like the worker's). */
+/**
+ * The raw loop, in a process of its own (bench/floor/webhook-sender.ts), as the worker is in the server's:
+ * `bodies` as signed POSTs to `url`, `concurrency` at a time; returns POSTs per second.
+ */
 async function rawLoop(url: string, secret: string, bodies: { id: string; body: string }[], concurrency: number) {
-  let next = 0
-  const one = (item: { id: string; body: string }) =>
-    new Promise<void>((resolve, reject) => {
-      const request = http.request(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(item.body),
-          ...signedHeaders([secret], item.id, item.body),
-        },
-      })
-      request.on('response', (response) => response.resume().on('end', () => resolve()))
-      request.on('error', reject)
-      request.end(item.body)
+  const job = path.join(scratchDir('webhook-sender'), 'job.json')
+  fs.writeFileSync(job, JSON.stringify({ url, secret, concurrency, bodies }))
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/floor/webhook-sender.ts', job], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
     })
-  const start = performance.now()
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < bodies.length) await one(bodies[next++]!)
-    }),
-  )
-  return (bodies.length / (performance.now() - start)) * 1000
+    let out = ''
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    child.on('error', reject)
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`the raw loop exited with ${code}`))))
+  })
+  return (JSON.parse(output) as { rate: number }).rate
 }
 
 async function deliveries(): Promise<void> {
