@@ -119,7 +119,9 @@ export type WebhookDelivery = Static<typeof WebhookDelivery>
 
 /** The endpoints list: the usual paging, order, search (URL and description), CSV, and `enabled`. */
 export const WebhookEndpointListQuery = listQuery(['id', 'created_at', 'url'], {
-  enabled: Type.Optional(Type.Boolean()),
+  enabled: Type.Optional(
+    Type.Boolean({ description: 'Only the endpoints that are (true) or are not (false) enabled.', examples: [true] }),
+  ),
 })
 export type WebhookEndpointListQuery = Static<typeof WebhookEndpointListQuery>
 

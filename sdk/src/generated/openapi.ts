@@ -6304,6 +6304,10 @@ export interface operations {
                 format?: components["parameters"]["Format"];
                 /** @description Sort field; prefix - for descending. */
                 order_by?: "id" | "-id" | "created_at" | "-created_at" | "url" | "-url";
+                /**
+                 * @description Only the endpoints that are (true) or are not (false) enabled.
+                 * @example true
+                 */
                 enabled?: boolean;
             };
             header: {
