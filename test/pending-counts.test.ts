@@ -2,7 +2,8 @@
  * Kept pending counts (issue #22, migration 0009): after every kind of change — creates, submits, approvals,
  * rejections, cancellations, candidate changes, a requester among the candidates, deleted approvals,
  * delegations set, ended and expired, concurrent decisions — every user's `pending_approvals_count.order`
- * on `me` and on the users list equals a brute-force count over all pending approvals with `decidesFor`.
+ * on `me` and on the users list equals a brute-force count over all pending approvals with `decidesFor`,
+ * and the pending inbox's total equals the number of approvals its pages list.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -49,6 +50,24 @@ test('kept counts equal a brute-force count through every change', async () => {
       const row = listed.find((r) => r.id === p.profileId)
       assert.ok(row !== undefined, `${label}: user ${p.userId} listed`)
       assert.equal(row.pending_approvals_count.order, want, `${label}: users list row of user ${p.userId}`)
+      for (const order of ['id', '-created_at']) {
+        // The inbox's total (kept per location, plus the rest live) against the rows it actually lists.
+        const ids: number[] = []
+        let total: number | undefined
+        for (let page = 1; page < 50; page++) {
+          const inbox = await p.api({
+            method: 'GET',
+            url: `/api/v3/approvals/?status=pending&page_size=2&order_by=${order}&page=${page}`,
+          })
+          if (inbox.statusCode === 404) break
+          assert.equal(inbox.statusCode, 200, inbox.body)
+          total = inbox.json().metadata.pagination.count as number
+          ids.push(...(inbox.json().data as { id: number }[]).map((a) => a.id))
+          if (inbox.json().metadata.pagination.next === null) break
+        }
+        assert.equal(new Set(ids).size, ids.length, `${label}: inbox of user ${p.userId} repeats no approval`)
+        assert.equal(total ?? 0, ids.length, `${label}: inbox total of user ${p.userId} (${order})`)
+      }
     }
   }
   const pendingOf = async (requestId: number) =>

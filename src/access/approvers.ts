@@ -33,20 +33,16 @@ const away = (user: RawBuilder<number>) =>
  * The count of pending order approvals the user `user` (users.id expression) of tenant `tenant` may decide
  * (exactly `decidesFor`), in two disjoint parts. Their own: the kept count of pending approvals naming them
  * as a candidate and not as the requester (migration 0009, kept by triggers), 0 while they are away. Through
- * delegation, counted live only when someone's delegation to them is in force now: the delegators' pending
- * approvals (`&&` on the candidates, answered by the partial GIN index) that the own part did not count and
- * that are not the user's own requests. Neither part reads every pending approval of a busy approver.
+ * delegation, counted live and only when someone's delegation to them is in force now: the delegators'
+ * pending approvals that the own part did not count and that are not the user's own requests (the SQL
+ * function `pending_delegated_orders` of migration 0009, which uses the partial GIN index). Neither part
+ * reads every pending approval of a busy approver.
  */
-export const pendingOrderCount = (user: RawBuilder<number>, tenant: RawBuilder<number>): RawBuilder<number> => {
-  const delegators = sql`array(select dd.user_id from delegations dd where dd.delegatee_id = ${user} and ${delegationActive('dd')})`
-  return sql<number>`((case when ${away(user)} then 0 else coalesce((select sum(pc.n) from pending_counts pc
+export const pendingOrderCount = (user: RawBuilder<number>, tenant: RawBuilder<number>): RawBuilder<number> =>
+  sql<number>`((case when ${away(user)} then 0 else coalesce((select sum(pc.n) from pending_counts pc
       where pc.tenant_id = ${tenant} and pc.user_id = ${user} and pc.kind = 'order'), 0) end)
-    + (case when not exists (select 1 from delegations de where de.delegatee_id = ${user} and ${delegationActive('de')})
-      then 0 else (select count(*) from request_approvals a
-        join purchase_requests r on r.tenant_id = a.tenant_id and r.id = a.request_id
-        where a.tenant_id = ${tenant} and a.status = 'pending' and a.kind = 'order' and a.candidates && ${delegators}
-          and r.requester_id <> ${user} and (${away(user)} or not a.candidates @> array[${user}]::int[])) end))::int`
-}
+    + (case when exists (select 1 from delegations de where de.delegatee_id = ${user} and ${delegationActive('de')})
+      then pending_delegated_orders(${tenant}, ${user}) else 0 end))::int`
 
 /**
  * Whether the request aliased `r` is visible to the user `user` whose locations with `nav_approval`,

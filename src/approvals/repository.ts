@@ -1,6 +1,7 @@
 /** SQL for approval records (`request_approvals`). Every query is scoped to one tenant. */
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { decidesFor, delegationActive, requestVisible } from '../access/approvers.ts'
+import { filtersOf, pageRequest, type Page } from '../core/list-query.ts'
 import { listSql } from '../db/list.ts'
 import type { DB, PlannedStep } from '../db/schema.ts'
 import { ApprovalListSql, type Person } from './schema.ts'
@@ -38,8 +39,8 @@ function selectApprovals(db: Kysely<DB>) {
 }
 export type ApprovalRow = Awaited<ReturnType<ReturnType<typeof selectApprovals>['executeTakeFirstOrThrow']>>
 
-/** One page of the approvals the caller may see (scope: their user id and locations; none for a superuser). */
-export const pageOfApprovals = listSql(ApprovalListSql, {
+/** Any filtered page of the approvals the caller may see; its total is `count(*) over ()`, every match. */
+const listedApprovals = listSql(ApprovalListSql, {
   select: selectApprovals,
   tenant: 'a.tenant_id',
   id: 'a.id',
@@ -52,6 +53,50 @@ export const pageOfApprovals = listSql(ApprovalListSql, {
   },
   scope: ([user, locations]) => requestVisible(user, locations),
 })
+
+/**
+ * The exact number of pending approvals the user `user` with everything visible at `locations` sees: the kept
+ * count at those locations (migration 0009) plus, at the tenant's other locations, those visible to them
+ * otherwise (their own requests, ones they are a candidate for or decide), counted live. Every pending
+ * approval of a busy approver's own locations is therefore not visited.
+ */
+const visiblePendingTotal = (tenantId: number, user: number, locations: number[]) =>
+  sql<number>`((select coalesce(sum(plc.n), 0) from pending_location_counts plc
+      where plc.tenant_id = ${tenantId} and plc.location_id = any(${locations}::int[]))
+    + (select count(*) from purchase_requests r
+      join request_approvals a on a.tenant_id = r.tenant_id and a.request_id = r.id and a.status = 'pending'
+      where r.tenant_id = ${tenantId} and r.location_id in (
+          select ol.id from locations ol where ol.tenant_id = ${tenantId} and ol.id <> all(${locations}::int[]))
+        and ${requestVisible(user, locations)}))::int`
+
+/**
+ * One page of the approvals the caller may see (scope: their user id and locations; none for a superuser).
+ * The plain pending inbox (`status=pending`, nothing else) walks the pending approvals in the page's order by
+ * index and stops at the page's end; its total is `visiblePendingTotal`. Any other query is `listedApprovals`.
+ */
+export async function pageOfApprovals(
+  db: Kysely<DB>,
+  tenantId: number,
+  query: ApprovalListSql,
+  scope?: readonly [number, number[]],
+): Promise<Page<ApprovalRow>> {
+  const set = filtersOf(query)
+  const page = pageRequest(query)
+  if (scope === undefined || page.search !== undefined || set.length !== 1 || query.status !== 'pending')
+    return listedApprovals(db, tenantId, query, scope)
+  const [user, locations] = scope
+  const total = visiblePendingTotal(tenantId, user, locations)
+  const direction = page.orderBy.direction
+  let q = selectApprovals(db)
+    .select(total.as('total_count'))
+    .where('a.tenant_id', '=', tenantId)
+    .where('a.status', '=', 'pending')
+    .where(requestVisible(user, locations))
+  if (page.orderBy.field === 'created_at') q = q.orderBy('a.created_at', direction)
+  const rows = await q.orderBy('a.id', direction).limit(page.pageSize).offset(page.offset).execute()
+  const count = rows[0]?.total_count ?? (await db.selectNoFrom(total.as('n')).executeTakeFirstOrThrow()).n
+  return { rows: rows.map(({ total_count: _, ...row }) => row), count: Number(count), page }
+}
 
 /** The approval, if `scope` (the caller's user id and locations; undefined: everything) lets them see it. */
 export function findApproval(db: Kysely<DB>, tenantId: number, id: number, scope?: readonly [number, number[]]) {

@@ -271,6 +271,14 @@ export interface PendingCountTable {
   n: number
 }
 
+/** Kept per-slot counts of pending approvals (every kind) by their request's location: migration 0009. */
+export interface PendingLocationCountTable {
+  tenant_id: number
+  location_id: number
+  slot: number
+  n: number
+}
+
 /** Payment terms, shipping terms, payment methods and shipping methods share this shape. */
 export interface VendorLookupTable {
   id: Generated<number>
@@ -492,6 +500,7 @@ export interface DB {
   request_approvals: RequestApprovalTable
   delegations: DelegationTable
   pending_counts: PendingCountTable
+  pending_location_counts: PendingLocationCountTable
   payment_terms: VendorLookupTable
   shipping_terms: VendorLookupTable
   payment_methods: VendorLookupTable

@@ -6,6 +6,11 @@
  * of 16 slots (its transaction id modulo 16), so concurrent decisions naming the same approver rarely wait on
  * one row; a count is the sum of the slots. What is not kept is what changes with time alone: delegations
  * (access/approvers.ts adds and removes those live, in every query).
+ *
+ * Beside them, per tenant and request location, the pending approvals of every kind: the approvals inbox's
+ * total for the locations where the caller sees everything (approvals/repository.ts). Both assume what the
+ * service guarantees: a request's requester and location do not change while it has a pending approval
+ * (a request is edited only as a draft, and a draft has none).
  */
 import { sql, type Kysely } from 'kysely'
 
@@ -26,6 +31,23 @@ const apply = (slot: string) => `
       ORDER BY ch.tenant_id, u.id, ch.kind
     ON CONFLICT (tenant_id, user_id, kind, slot) DO UPDATE SET n = c.n + EXCLUDED.n`
 
+/** Σ ±1 per (tenant, location of the request) over the rows of `changed`: every kind, every candidate. */
+const applyLocations = (slot: string) => `
+    INSERT INTO pending_location_counts AS c (tenant_id, location_id, slot, n)
+      SELECT ch.tenant_id, r.location_id, ${slot}, sum(ch.sign)::int
+      FROM changed ch
+      JOIN purchase_requests r ON r.tenant_id = ch.tenant_id AND r.id = ch.request_id
+      GROUP BY ch.tenant_id, r.location_id
+      HAVING sum(ch.sign) <> 0
+      ORDER BY ch.tenant_id, r.location_id
+    ON CONFLICT (tenant_id, location_id, slot) DO UPDATE SET n = c.n + EXCLUDED.n`
+
+const SLOT = '(txid_current() % 16)::smallint'
+/** Both upserts for the rows the query `changed` gives (tenant_id, request_id, kind, candidates, sign). */
+const both = (changed: string, slot = SLOT) => `
+  WITH changed AS (${changed}) ${apply(slot)};
+  WITH changed AS (${changed}) ${applyLocations(slot)};`
+
 const SCHEMA = `
 CREATE TABLE pending_counts (
   tenant_id integer NOT NULL,
@@ -35,29 +57,50 @@ CREATE TABLE pending_counts (
   n         integer NOT NULL,
   PRIMARY KEY (tenant_id, user_id, kind, slot)
 );
+CREATE TABLE pending_location_counts (
+  tenant_id   integer NOT NULL,
+  location_id integer NOT NULL,
+  slot        smallint NOT NULL CHECK (slot BETWEEN 0 AND 15),
+  n           integer NOT NULL,
+  PRIMARY KEY (tenant_id, location_id, slot)
+);
+-- The inbox page in created_at order walks this instead of sorting every pending approval.
+CREATE INDEX request_approvals_pending_created ON request_approvals (tenant_id, created_at, id) WHERE status = 'pending';
+
+-- The part of a user's count that comes through delegation (access/approvers.ts): the pending order approvals
+-- of those whose delegation to the user is in force now (one hop), not the user's own requests, and not
+-- those the user counts as a candidate already (a candidate who is not away). A function, so that the
+-- planner costs it as one call rather than as a scan of every pending approval (which, on a page of users,
+-- made it compile the statement with JIT at every request).
+CREATE FUNCTION pending_delegated_orders(tenant integer, usr integer) RETURNS integer
+LANGUAGE sql STABLE AS $$
+  SELECT count(*)::int FROM request_approvals a
+  JOIN purchase_requests r ON r.tenant_id = a.tenant_id AND r.id = a.request_id
+  WHERE a.tenant_id = tenant AND a.status = 'pending' AND a.kind = 'order'
+    AND a.candidates && array(SELECT dd.user_id FROM delegations dd WHERE dd.delegatee_id = usr AND dd.active
+      AND (dd.expected_return_date IS NULL OR now() < (dd.expected_return_date + 1)::timestamp AT TIME ZONE 'UTC'))
+    AND r.requester_id <> usr
+    AND (NOT a.candidates @> array[usr] OR EXISTS (SELECT 1 FROM delegations dw WHERE dw.user_id = usr AND dw.active
+      AND (dw.expected_return_date IS NULL OR now() < (dw.expected_return_date + 1)::timestamp AT TIME ZONE 'UTC')))
+$$;
 
 CREATE FUNCTION pending_counts_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  WITH changed AS (SELECT tenant_id, request_id, kind, candidates, 1 AS sign FROM new_rows WHERE status = 'pending')
-  ${apply('(txid_current() % 16)::smallint')};
+  ${both(`SELECT tenant_id, request_id, kind, candidates, 1 AS sign FROM new_rows WHERE status = 'pending'`)}
   RETURN NULL;
 END $$;
 
 -- A slot may go below zero (its approvals were counted in another slot); the sum over slots never does.
 CREATE FUNCTION pending_counts_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  WITH changed AS (SELECT tenant_id, request_id, kind, candidates, -1 AS sign FROM old_rows WHERE status = 'pending')
-  ${apply('(txid_current() % 16)::smallint')};
+  ${both(`SELECT tenant_id, request_id, kind, candidates, -1 AS sign FROM old_rows WHERE status = 'pending'`)}
   RETURN NULL;
 END $$;
 
 CREATE FUNCTION pending_counts_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  WITH changed AS (
-    SELECT tenant_id, request_id, kind, candidates, -1 AS sign FROM old_rows WHERE status = 'pending'
-    UNION ALL
-    SELECT tenant_id, request_id, kind, candidates, 1 AS sign FROM new_rows WHERE status = 'pending')
-  ${apply('(txid_current() % 16)::smallint')};
+  ${both(`SELECT tenant_id, request_id, kind, candidates, -1 AS sign FROM old_rows WHERE status = 'pending'
+    UNION ALL SELECT tenant_id, request_id, kind, candidates, 1 AS sign FROM new_rows WHERE status = 'pending'`)}
   RETURN NULL;
 END $$;
 
@@ -68,6 +111,5 @@ CREATE TRIGGER request_approvals_pending_updated AFTER UPDATE ON request_approva
 CREATE TRIGGER request_approvals_pending_deleted AFTER DELETE ON request_approvals
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pending_counts_deleted();
 
-WITH changed AS (SELECT tenant_id, request_id, kind, candidates, 1 AS sign FROM request_approvals WHERE status = 'pending')
-${apply('0::smallint')};
+${both(`SELECT tenant_id, request_id, kind, candidates, 1 AS sign FROM request_approvals WHERE status = 'pending'`, '0::smallint')}
 `
