@@ -55,24 +55,39 @@ const listedApprovals = listSql(ApprovalListSql, {
 })
 
 /**
- * The exact number of pending approvals the user `user` with everything visible at `locations` sees: the kept
- * count at those locations (migration 0009) plus, at the tenant's other locations, those visible to them
- * otherwise (their own requests, ones they are a candidate for or decide), counted live. Every pending
- * approval of a busy approver's own locations is therefore not visited.
+ * The plain pending inbox's total, in parts: the kept count of pending approvals (migration 0009, by the
+ * request's location) at the locations where the caller sees everything, and the other locations that have
+ * pending approvals at all, whose visible ones `pendingElsewhere` counts live. Both ride on the page's rows.
  */
-const visiblePendingTotal = (tenantId: number, user: number, locations: number[]) =>
-  sql<number>`((select coalesce(sum(plc.n), 0) from pending_location_counts plc
-      where plc.tenant_id = ${tenantId} and plc.location_id = any(${locations}::int[]))
-    + (select count(*) from purchase_requests r
-      join request_approvals a on a.tenant_id = r.tenant_id and a.request_id = r.id and a.status = 'pending'
-      where r.tenant_id = ${tenantId} and r.location_id in (
-          select ol.id from locations ol where ol.tenant_id = ${tenantId} and ol.id <> all(${locations}::int[]))
-        and ${requestVisible(user, locations)}))::int`
+const keptTotal = (tenantId: number, locations: number[]) => ({
+  kept: sql<number>`(select coalesce(sum(plc.n), 0)::int from pending_location_counts plc
+    where plc.tenant_id = ${tenantId} and plc.location_id = any(${locations}::int[]))`,
+  elsewhere: sql<number[]>`array(select plc.location_id from pending_location_counts plc
+    where plc.tenant_id = ${tenantId} and plc.location_id <> all(${locations}::int[])
+    group by plc.location_id having sum(plc.n) <> 0)`,
+})
+
+/** The pending approvals at `elsewhere` (locations) that the user sees as requester, candidate or decider. */
+const pendingElsewhere = async (
+  db: Kysely<DB>,
+  tenantId: number,
+  user: number,
+  locations: number[],
+  elsewhere: number[],
+) =>
+  (
+    await sql<{ n: number }>`select count(*)::int as n from request_approvals a
+      join purchase_requests r on r.tenant_id = a.tenant_id and r.id = a.request_id
+      where a.tenant_id = ${tenantId} and a.status = 'pending' and r.location_id = any(${elsewhere}::int[])
+        and ${requestVisible(user, locations)}`.execute(db)
+  ).rows[0]!.n
 
 /**
  * One page of the approvals the caller may see (scope: their user id and locations; none for a superuser).
  * The plain pending inbox (`status=pending`, nothing else) walks the pending approvals in the page's order by
- * index and stops at the page's end; its total is `visiblePendingTotal`. Any other query is `listedApprovals`.
+ * index and stops at the page's end; its exact total is the kept count at the caller's locations plus the
+ * visible pending approvals elsewhere, counted live only where there are any. Any other query is
+ * `listedApprovals`, whose total counts every match.
  */
 export async function pageOfApprovals(
   db: Kysely<DB>,
@@ -85,17 +100,22 @@ export async function pageOfApprovals(
   if (scope === undefined || page.search !== undefined || set.length !== 1 || query.status !== 'pending')
     return listedApprovals(db, tenantId, query, scope)
   const [user, locations] = scope
-  const total = visiblePendingTotal(tenantId, user, locations)
-  const direction = page.orderBy.direction
+  const { kept, elsewhere } = keptTotal(tenantId, locations)
   let q = selectApprovals(db)
-    .select(total.as('total_count'))
+    .select([kept.as('total_count'), elsewhere.as('pending_elsewhere')])
     .where('a.tenant_id', '=', tenantId)
     .where('a.status', '=', 'pending')
     .where(requestVisible(user, locations))
-  if (page.orderBy.field === 'created_at') q = q.orderBy('a.created_at', direction)
-  const rows = await q.orderBy('a.id', direction).limit(page.pageSize).offset(page.offset).execute()
-  const count = rows[0]?.total_count ?? (await db.selectNoFrom(total.as('n')).executeTakeFirstOrThrow()).n
-  return { rows: rows.map(({ total_count: _, ...row }) => row), count: Number(count), page }
+  if (page.orderBy.field === 'created_at') q = q.orderBy('a.created_at', page.orderBy.direction)
+  const found = await q.orderBy('a.id', page.orderBy.direction).limit(page.pageSize).offset(page.offset).execute()
+  const totals =
+    found[0] ??
+    (await db.selectNoFrom([kept.as('total_count'), elsewhere.as('pending_elsewhere')]).executeTakeFirstOrThrow())
+  let count = totals.total_count
+  if (totals.pending_elsewhere.length > 0)
+    count += await pendingElsewhere(db, tenantId, user, locations, totals.pending_elsewhere)
+  const rows = found.map(({ total_count: _t, pending_elsewhere: _e, ...row }) => row)
+  return { rows, count, page }
 }
 
 /** The approval, if `scope` (the caller's user id and locations; undefined: everything) lets them see it. */
