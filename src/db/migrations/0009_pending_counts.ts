@@ -2,9 +2,12 @@
  * Kept counts of pending approvals (issue #22): per tenant, user and kind, how many pending approvals name
  * the user as a candidate without the user being the request's requester. Statement triggers on
  * `request_approvals` keep them (insert, update of anything — status, candidates, kind — and delete) from the
- * transition tables, so a bulk write costs one upsert per user touched. Each transaction adds its deltas to one
- * of 16 slots (its transaction id modulo 16), so concurrent decisions naming the same approver rarely wait on
- * one row; a count is the sum of the slots. What is not kept is what changes with time alone: delegations
+ * transition tables, so a bulk write costs one upsert per user touched. Each session adds its deltas to rows
+ * of its own (slot = its backend's process id), so two transactions never write the same count row: they
+ * never wait on each other, and cannot deadlock — with shared slots, two decisions taking the same approvers
+ * in opposite order over two statements (an approval, then the next step's) could. A count is the sum of its
+ * rows; housekeeping folds the rows of past sessions into slot 0 (db/maintenance.ts, skipping rows a
+ * session holds). What is not kept is what changes with time alone: delegations
  * (access/approvers.ts adds and removes those live, in every query).
  *
  * Beside them, per tenant and request location, the pending approvals of every kind: the approvals inbox's
@@ -42,7 +45,7 @@ const applyLocations = (slot: string) => `
       ORDER BY ch.tenant_id, r.location_id
     ON CONFLICT (tenant_id, location_id, slot) DO UPDATE SET n = c.n + EXCLUDED.n`
 
-const SLOT = '(txid_current() % 16)::smallint'
+const SLOT = 'pg_backend_pid()'
 /** Both upserts for the rows the query `changed` gives (tenant_id, request_id, kind, candidates, sign). */
 const both = (changed: string, slot = SLOT) => `
   WITH changed AS (${changed}) ${apply(slot)};
@@ -53,14 +56,14 @@ CREATE TABLE pending_counts (
   tenant_id integer NOT NULL,
   user_id   integer NOT NULL,
   kind      varchar(10) NOT NULL,
-  slot      smallint NOT NULL CHECK (slot BETWEEN 0 AND 15),
+  slot      integer NOT NULL,
   n         integer NOT NULL,
   PRIMARY KEY (tenant_id, user_id, kind, slot)
 );
 CREATE TABLE pending_location_counts (
   tenant_id   integer NOT NULL,
   location_id integer NOT NULL,
-  slot        smallint NOT NULL CHECK (slot BETWEEN 0 AND 15),
+  slot        integer NOT NULL,
   n           integer NOT NULL,
   PRIMARY KEY (tenant_id, location_id, slot)
 );
@@ -111,5 +114,5 @@ CREATE TRIGGER request_approvals_pending_updated AFTER UPDATE ON request_approva
 CREATE TRIGGER request_approvals_pending_deleted AFTER DELETE ON request_approvals
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pending_counts_deleted();
 
-${both(`SELECT tenant_id, request_id, kind, candidates, 1 AS sign FROM request_approvals WHERE status = 'pending'`, '0::smallint')}
+${both(`SELECT tenant_id, request_id, kind, candidates, 1 AS sign FROM request_approvals WHERE status = 'pending'`, '0')}
 `
