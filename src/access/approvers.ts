@@ -25,20 +25,24 @@ export const decidesFor = (user: RawBuilder<number>, a = 'a', r = 'r'): RawBuild
       select dd.user_id from delegations dd where dd.delegatee_id = ${user} and ${delegationActive('dd')})))`
 }
 
+/** Whether the user `user` (users.id expression) is away now: their own delegation is in force. */
+const away = (user: RawBuilder<number>) =>
+  sql<boolean>`exists (select 1 from delegations dw where dw.user_id = ${user} and ${delegationActive('dw')})`
+
 /**
- * The count of pending order approvals the user `user` (users.id expression) of tenant `tenant` sees in their
- * inbox. The tenant's own rows only, and first the approvals whose candidates include the user or someone
- * away who delegated to them (`&&` on the candidates, which the partial GIN index on pending approvals
- * answers) — a superset that `decidesFor` then narrows exactly: the count reads the user's few approvals, not
- * every pending one.
+ * The count of pending order approvals the user `user` (users.id expression) of tenant `tenant` may decide
+ * (exactly `decidesFor`), in two disjoint parts. Their own: the kept count of pending approvals naming them
+ * as a candidate and not as the requester (migration 0009, kept by triggers), 0 while they are away. Through
+ * delegation, counted live and only when someone's delegation to them is in force now: the delegators'
+ * pending approvals that the own part did not count and that are not the user's own requests (the SQL
+ * function `pending_delegated_orders` of migration 0009, which uses the partial GIN index). Neither part
+ * reads every pending approval of a busy approver.
  */
 export const pendingOrderCount = (user: RawBuilder<number>, tenant: RawBuilder<number>): RawBuilder<number> =>
-  sql<number>`(select count(*)::int from request_approvals a
-    join purchase_requests r on r.tenant_id = a.tenant_id and r.id = a.request_id
-    where a.tenant_id = ${tenant} and a.status = 'pending'
-      and a.candidates && (array[${user}]::int[] || array(
-        select dd.user_id from delegations dd where dd.delegatee_id = ${user} and ${delegationActive('dd')}))
-      and ${decidesFor(user)})`
+  sql<number>`((case when ${away(user)} then 0 else coalesce((select sum(pc.n) from pending_counts pc
+      where pc.tenant_id = ${tenant} and pc.user_id = ${user} and pc.kind = 'order'), 0) end)
+    + (case when exists (select 1 from delegations de where de.delegatee_id = ${user} and ${delegationActive('de')})
+      then pending_delegated_orders(${tenant}, ${user}) else 0 end))::int`
 
 /**
  * Whether the request aliased `r` is visible to the user `user` whose locations with `nav_approval`,

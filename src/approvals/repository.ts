@@ -1,6 +1,7 @@
 /** SQL for approval records (`request_approvals`). Every query is scoped to one tenant. */
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { decidesFor, delegationActive, requestVisible } from '../access/approvers.ts'
+import { filtersOf, pageRequest, type Page } from '../core/list-query.ts'
 import { listSql } from '../db/list.ts'
 import type { DB, PlannedStep } from '../db/schema.ts'
 import { ApprovalListSql, type Person } from './schema.ts'
@@ -38,8 +39,8 @@ function selectApprovals(db: Kysely<DB>) {
 }
 export type ApprovalRow = Awaited<ReturnType<ReturnType<typeof selectApprovals>['executeTakeFirstOrThrow']>>
 
-/** One page of the approvals the caller may see (scope: their user id and locations; none for a superuser). */
-export const pageOfApprovals = listSql(ApprovalListSql, {
+/** Any filtered page of the approvals the caller may see; its total is `count(*) over ()`, every match. */
+const listedApprovals = listSql(ApprovalListSql, {
   select: selectApprovals,
   tenant: 'a.tenant_id',
   id: 'a.id',
@@ -52,6 +53,70 @@ export const pageOfApprovals = listSql(ApprovalListSql, {
   },
   scope: ([user, locations]) => requestVisible(user, locations),
 })
+
+/**
+ * The plain pending inbox's total, in parts: the kept count of pending approvals (migration 0009, by the
+ * request's location) at the locations where the caller sees everything, and the other locations that have
+ * pending approvals at all, whose visible ones `pendingElsewhere` counts live. Both ride on the page's rows.
+ */
+const keptTotal = (tenantId: number, locations: number[]) => ({
+  kept: sql<number>`(select coalesce(sum(plc.n), 0)::int from pending_location_counts plc
+    where plc.tenant_id = ${tenantId} and plc.location_id = any(${locations}::int[]))`,
+  elsewhere: sql<number[]>`array(select plc.location_id from pending_location_counts plc
+    where plc.tenant_id = ${tenantId} and plc.location_id <> all(${locations}::int[])
+    group by plc.location_id having sum(plc.n) <> 0)`,
+})
+
+/** The pending approvals at `elsewhere` (locations) that the user sees as requester, candidate or decider. */
+const pendingElsewhere = async (
+  db: Kysely<DB>,
+  tenantId: number,
+  user: number,
+  locations: number[],
+  elsewhere: number[],
+) =>
+  (
+    await sql<{ n: number }>`select count(*)::int as n from request_approvals a
+      join purchase_requests r on r.tenant_id = a.tenant_id and r.id = a.request_id
+      where a.tenant_id = ${tenantId} and a.status = 'pending' and r.location_id = any(${elsewhere}::int[])
+        and ${requestVisible(user, locations)}`.execute(db)
+  ).rows[0]!.n
+
+/**
+ * One page of the approvals the caller may see (scope: their user id and locations; none for a superuser).
+ * The plain pending inbox (`status=pending`, nothing else) walks the pending approvals in the page's order by
+ * index and stops at the page's end; its exact total is the kept count at the caller's locations plus the
+ * visible pending approvals elsewhere, counted live only where there are any. Any other query is
+ * `listedApprovals`, whose total counts every match.
+ */
+export async function pageOfApprovals(
+  db: Kysely<DB>,
+  tenantId: number,
+  query: ApprovalListSql,
+  scope?: readonly [number, number[]],
+): Promise<Page<ApprovalRow>> {
+  const set = filtersOf(query)
+  const page = pageRequest(query)
+  if (scope === undefined || page.search !== undefined || set.length !== 1 || query.status !== 'pending')
+    return listedApprovals(db, tenantId, query, scope)
+  const [user, locations] = scope
+  const { kept, elsewhere } = keptTotal(tenantId, locations)
+  let q = selectApprovals(db)
+    .select([kept.as('total_count'), elsewhere.as('pending_elsewhere')])
+    .where('a.tenant_id', '=', tenantId)
+    .where('a.status', '=', 'pending')
+    .where(requestVisible(user, locations))
+  if (page.orderBy.field === 'created_at') q = q.orderBy('a.created_at', page.orderBy.direction)
+  const found = await q.orderBy('a.id', page.orderBy.direction).limit(page.pageSize).offset(page.offset).execute()
+  const totals =
+    found[0] ??
+    (await db.selectNoFrom([kept.as('total_count'), elsewhere.as('pending_elsewhere')]).executeTakeFirstOrThrow())
+  let count = totals.total_count
+  if (totals.pending_elsewhere.length > 0)
+    count += await pendingElsewhere(db, tenantId, user, locations, totals.pending_elsewhere)
+  const rows = found.map(({ total_count: _t, pending_elsewhere: _e, ...row }) => row)
+  return { rows, count, page }
+}
 
 /** The approval, if `scope` (the caller's user id and locations; undefined: everything) lets them see it. */
 export function findApproval(db: Kysely<DB>, tenantId: number, id: number, scope?: readonly [number, number[]]) {

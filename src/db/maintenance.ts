@@ -43,8 +43,43 @@ export async function purgeOldEvents(database: Database, now = new Date()): Prom
   return events
 }
 
+/**
+ * Folds the kept pending counts (migration 0009) that sessions wrote in rows of their own into slot 0, a
+ * thousand rows per statement, so a count stays a sum of a few rows. Rows a session holds locked (its
+ * transaction is writing them) are skipped, so this never waits on a writer, and a writer waits at most for
+ * one such statement; slot-0 rows are taken in key order, so two processes folding at once cannot deadlock.
+ * Returns how many rows were folded.
+ */
+export async function foldPendingCounts(database: Database): Promise<number> {
+  let folded = 0
+  for (const [table, key] of [
+    ['pending_counts', ['tenant_id', 'user_id', 'kind']],
+    ['pending_location_counts', ['tenant_id', 'location_id']],
+  ] as const) {
+    const columns = sql.join(key.map((c) => sql.ref(c)))
+    for (;;) {
+      const result = await sql<{ n: number }>`
+        WITH taken AS (
+          DELETE FROM ${sql.table(table)} WHERE (${columns}, slot) IN (
+            SELECT ${columns}, slot FROM ${sql.table(table)} WHERE slot <> 0
+            LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)
+          RETURNING ${columns}, n),
+        folded AS (
+          INSERT INTO ${sql.table(table)} AS c (${columns}, slot, n)
+          SELECT ${columns}, 0, sum(n)::int FROM taken GROUP BY ${columns} ORDER BY ${columns}
+          ON CONFLICT (${columns}, slot) DO UPDATE SET n = c.n + EXCLUDED.n)
+        SELECT count(*)::int AS n FROM taken`.execute(database.db)
+      const taken = result.rows[0]?.n ?? 0
+      folded += taken
+      if (taken < PURGE_BATCH) break
+    }
+  }
+  return folded
+}
+
 export async function purgeExpired(database: Database, now = new Date()): Promise<void> {
   await purgeOldEvents(database, now)
+  await foldPendingCounts(database)
   const { db } = database
   await db.deleteFrom('idempotency_keys').where('expires_at', '<', now).execute()
   await db.deleteFrom('token_revocations').where('expires_at', '<', now).execute()

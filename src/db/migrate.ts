@@ -15,6 +15,7 @@ import * as m0005 from './migrations/0005_lookups_notify.ts'
 import * as m0006 from './migrations/0006_vendor_key.ts'
 import * as m0007 from './migrations/0007_events.ts'
 import * as m0008 from './migrations/0008_requests.ts'
+import * as m0009 from './migrations/0009_pending_counts.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0006_vendor_key': m0006,
   '0007_events': m0007,
   '0008_requests': m0008,
+  '0009_pending_counts': m0009,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

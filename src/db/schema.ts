@@ -262,6 +262,23 @@ export interface DelegationTable {
   created_at: Timestamp
 }
 
+/** Kept per-slot counts of pending approvals naming the user as a candidate (not the requester): migration 0009. */
+export interface PendingCountTable {
+  tenant_id: number
+  user_id: number
+  kind: string
+  slot: number
+  n: number
+}
+
+/** Kept per-slot counts of pending approvals (every kind) by their request's location: migration 0009. */
+export interface PendingLocationCountTable {
+  tenant_id: number
+  location_id: number
+  slot: number
+  n: number
+}
+
 /** Payment terms, shipping terms, payment methods and shipping methods share this shape. */
 export interface VendorLookupTable {
   id: Generated<number>
@@ -482,6 +499,8 @@ export interface DB {
   approval_rules: ApprovalRuleTable
   request_approvals: RequestApprovalTable
   delegations: DelegationTable
+  pending_counts: PendingCountTable
+  pending_location_counts: PendingLocationCountTable
   payment_terms: VendorLookupTable
   shipping_terms: VendorLookupTable
   payment_methods: VendorLookupTable
