@@ -205,6 +205,49 @@ test(
 )
 
 test(
+  'a statement waiting past the statement timeout: 503, and the server has given it up, not only the client',
+  { skip: engineUnderTest !== 'postgres' && 'PostgreSQL-only' },
+  async () => {
+    const tenant = await sampleTenant(ctx)
+    const creds = await clientFor(ctx, tenant)
+    const token = (
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
+      })
+    ).json().access_token as string
+    const vendors = () =>
+      ctx.app.inject({
+        url: '/api/v3/vendors/',
+        headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' },
+      })
+    assert.equal((await vendors()).statusCode, 200)
+    const name = new URL(direct.url!).pathname.slice(1)
+    const holder = new pg.Client({ connectionString: direct.url! })
+    await holder.connect()
+    try {
+      await holder.query('BEGIN')
+      await holder.query('LOCK TABLE vendors IN ACCESS EXCLUSIVE MODE')
+      const blocked = await answered(vendors(), TIMEOUT_MS * 8)
+      assert.equal(blocked.statusCode, 503, blocked.body)
+      assert.ok(blocked.headers['retry-after'])
+      // The lock is still held: a statement the server had not given up would still be waiting on it (and
+      // the connection, back in the pool, would make the next request queue behind it).
+      const { rows } = await holder.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'",
+        [name],
+      )
+      assert.equal(rows[0].n, 0, 'no statement of the service is left waiting on the lock')
+    } finally {
+      await holder.query('ROLLBACK')
+      await holder.end()
+    }
+    assert.equal((await vendors()).statusCode, 200)
+  },
+)
+
+test(
   'the embedded database failing under the app: 503 on the API, /readyz and the token endpoint, no crash',
   { skip: engineUnderTest !== 'pglite' && 'embedded-only' },
   async () => {

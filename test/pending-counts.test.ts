@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { decidesFor } from '../src/access/approvers.ts'
-import { foldPendingCounts } from '../src/db/maintenance.ts'
+import { foldKeptCounts } from '../src/db/maintenance.ts'
 import { useTestApp } from './helpers/app.ts'
 import { decide, draft, rule, setUp, submit, type Person } from './helpers/requests.ts'
 import { BASE_DOMAIN } from './helpers/security.ts'
@@ -169,7 +169,7 @@ test('kept counts equal a brute-force count through every change', async () => {
   await check('concurrent decisions')
 
   // Housekeeping folds the sessions' rows into slot 0; the counts stay what they were.
-  assert.ok((await foldPendingCounts(ctx.database)) > 0)
+  assert.ok((await foldKeptCounts(ctx.database)) > 0)
   const left = await sql<{ n: number }>`
     SELECT count(*)::int AS n FROM pending_counts WHERE tenant_id = ${tid} AND slot <> 0`.execute(db)
   assert.equal(left.rows[0]!.n, 0)

@@ -54,7 +54,10 @@ export function openPostgres(options: PostgresOptions): Database {
     connectionString: options.url,
     max: options.poolMax ?? 10,
     connectionTimeoutMillis: timeout,
-    query_timeout: timeout * 6,
+    // The server gives up on a statement after 30 s (SQLSTATE 57014, a 503), releasing its locks and leaving
+    // the connection usable; the client's own limit, a little later, is for a server that no longer answers.
+    statement_timeout: timeout * 6,
+    query_timeout: timeout * 7,
     keepAlive: true,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>

@@ -44,15 +44,16 @@ export async function purgeOldEvents(database: Database, now = new Date()): Prom
 }
 
 /**
- * Folds the kept pending counts (migration 0009) that sessions wrote in rows of their own into slot 0, a
- * thousand rows per statement, so a count stays a sum of a few rows. Rows a session holds locked (its
- * transaction is writing them) are skipped, so this never waits on a writer, and a writer waits at most for
- * one such statement; slot-0 rows are taken in key order, so two processes folding at once cannot deadlock.
- * Returns how many rows were folded.
+ * Folds the kept counts that sessions wrote in rows of their own (row counts, migration 0010; pending counts,
+ * migration 0009) into slot 0, a thousand rows per statement, so a count stays a sum of a few rows. Rows a
+ * session holds locked (its transaction is writing them) are skipped, so this never waits on a writer, and a
+ * writer waits at most for one such statement; slot-0 rows are taken in key order, so two processes folding
+ * at once cannot deadlock. Returns how many rows were folded.
  */
-export async function foldPendingCounts(database: Database): Promise<number> {
+export async function foldKeptCounts(database: Database): Promise<number> {
   let folded = 0
   for (const [table, key] of [
+    ['row_counts', ['tenant_id', 'table_name']],
     ['pending_counts', ['tenant_id', 'user_id', 'kind']],
     ['pending_location_counts', ['tenant_id', 'location_id']],
   ] as const) {
@@ -66,7 +67,7 @@ export async function foldPendingCounts(database: Database): Promise<number> {
           RETURNING ${columns}, n),
         folded AS (
           INSERT INTO ${sql.table(table)} AS c (${columns}, slot, n)
-          SELECT ${columns}, 0, sum(n)::int FROM taken GROUP BY ${columns} ORDER BY ${columns}
+          SELECT ${columns}, 0, sum(n) FROM taken GROUP BY ${columns} ORDER BY ${columns}
           ON CONFLICT (${columns}, slot) DO UPDATE SET n = c.n + EXCLUDED.n)
         SELECT count(*)::int AS n FROM taken`.execute(database.db)
       const taken = result.rows[0]?.n ?? 0
@@ -79,7 +80,7 @@ export async function foldPendingCounts(database: Database): Promise<number> {
 
 export async function purgeExpired(database: Database, now = new Date()): Promise<void> {
   await purgeOldEvents(database, now)
-  await foldPendingCounts(database)
+  await foldKeptCounts(database)
   const { db } = database
   await db.deleteFrom('idempotency_keys').where('expires_at', '<', now).execute()
   await db.deleteFrom('token_revocations').where('expires_at', '<', now).execute()

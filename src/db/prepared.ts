@@ -7,7 +7,8 @@
  * inserts, whose text varies with the batch size) are left unnamed. When a cached plan no longer fits the
  * schema (a migration changed a table under a running process, SQLSTATE 0A000), the statement is run again
  * unprepared if it was not in a transaction (else that transaction fails), and the connection is closed
- * instead of returned to the pool, so later requests prepare afresh.
+ * instead of returned to the pool, so later requests prepare afresh. A connection whose answer timed out is
+ * closed likewise.
  */
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely'
 import { commandOf, PoolClient } from './pool-client.ts'
@@ -57,10 +58,10 @@ class PreparedClient extends PoolClient {
     if (/^\s*(begin|start)\b/i.test(text)) this.inTransaction = true
     else if (/^\s*(commit|rollback|end)\b/i.test(text)) this.inTransaction = false
     const name = this.nameOf(text, values)
-    const unprepared = () => this.client.query<R & pg.QueryResultRow>(text, values)
+    const unprepared = () => this.client.query<R & pg.QueryResultRow>(text, values).catch(this.timedOut)
     if (name === undefined || this.stale) return result(await unprepared())
     try {
-      return result(await this.client.query<R & pg.QueryResultRow>({ name, text, values }))
+      return result(await this.client.query<R & pg.QueryResultRow>({ name, text, values }).catch(this.timedOut))
     } catch (error) {
       if ((error as { code?: unknown }).code !== '0A000') throw error
       this.stale = true
@@ -69,6 +70,15 @@ class PreparedClient extends PoolClient {
       if (this.inTransaction) throw error
       return result(await unprepared())
     }
+  }
+
+  /**
+   * pg's read timeout gives up on an answer, not on the statement: the server may still be running it, and
+   * the next query on this connection would queue behind it. Such a connection is closed, not reused.
+   */
+  private readonly timedOut = (error: unknown): never => {
+    if (error instanceof Error && error.message === 'Query read timeout') this.stale = true
+    throw error
   }
 
   release(): void {

@@ -324,7 +324,7 @@ export interface VendorTable {
   date_modified: Timestamp
 }
 
-/** Per tenant and counted table, up to 16 slots whose sum is the row count (migration 0003). */
+/** Per tenant and counted table, a row per writing session (slot: its backend pid; 0: folded), summed (migrations 0003, 0010). */
 export interface RowCountTable {
   tenant_id: number
   table_name: string

@@ -24,11 +24,12 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
 
 /**
  * SQLSTATEs that mean "the database cannot serve us now", not "your input is wrong": connection failures
- * (class 08), shutdown and crash (57P01–57P03), too many connections or out of resources (class 53), a
+ * (class 08), shutdown and crash (57P01–57P03), a statement cancelled (57014: it ran past the statement
+ * timeout, or an operator cancelled it), too many connections or out of resources (class 53), a
  * database that refuses connections (55000, e.g. ALLOW_CONNECTIONS false), or one that is gone (3D000) or
  * refuses our credentials (28000, 28P01).
  */
-const UNAVAILABLE_CODES = /^(08|53|57P0[1-3]$|55000$|3D000$|28000$|28P01$)/
+const UNAVAILABLE_CODES = /^(08|53|57014$|57P0[1-3]$|55000$|3D000$|28000$|28P01$)/
 const UNAVAILABLE_ERRNOS = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
