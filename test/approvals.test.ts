@@ -55,7 +55,10 @@ describe('approval rules', () => {
       active: false,
     })
     const url = `/api/v3/approval-rules/${created.id}/`
-    assert.deepEqual((await first.api({ method: 'GET', url })).json().data, created)
+    assert.deepEqual((await s.admin({ method: 'GET', url })).json().data, created)
+    // Managing rules, reading them included, is for superuser or nav_setting (DECISIONS).
+    assert.equal((await first.api({ method: 'GET', url })).statusCode, 403)
+    assert.equal((await first.api({ method: 'GET', url: '/api/v3/approval-rules/' })).statusCode, 403)
     const put = await s.admin({ method: 'PUT', url, payload: { ...created, step: 4 } })
     assert.equal(put.statusCode, 200, put.body)
     assert.equal(put.json().data.step, 4)

@@ -148,9 +148,19 @@ export const lockRequestOf = (db: Kysely<DB>, tenantId: number, approvalId: numb
     .executeTakeFirst()
 
 /**
- * Decides the approval if it is still pending and `user` may decide it now (a candidate, or the delegatee of
- * an away candidate; never the requester). One conditional UPDATE: of two deciders at the same instant,
- * exactly one changes the row. Returns undefined when nothing changed.
+ * Whether `user` may decide the approval aliased `a` of the request aliased `r` (DECISIONS: "any one
+ * candidate (or a delegatee of one) decides it"): a candidate — away or not: being away hands one's approvals
+ * to the delegatee for seeing and counting, it does not take them away — or the delegatee of an away
+ * candidate; never the requester.
+ */
+const mayDecide = (user: RawBuilder<number>) =>
+  sql<boolean>`(r.requester_id <> ${user} and (a.candidates @> array[${user}]::int[] or a.candidates && array(
+    select dd.user_id from delegations dd where dd.delegatee_id = ${user} and ${delegationActive('dd')})))`
+
+/**
+ * Decides the approval if it is still pending and `user` may decide it now (`mayDecide`). One conditional
+ * UPDATE: of two deciders at the same instant, exactly one changes the row. Returns undefined when nothing
+ * changed.
  */
 export async function decide(
   db: Kysely<DB>,
@@ -167,7 +177,7 @@ export async function decide(
           and ${delegationActive('dd')} order by dd.user_id limit 1) end
     from purchase_requests r
     where a.tenant_id = ${tenantId} and a.id = ${id} and a.status = 'pending'
-      and r.tenant_id = a.tenant_id and r.id = a.request_id and ${decidesFor(sql<number>`${user}::int`)}
+      and r.tenant_id = a.tenant_id and r.id = a.request_id and ${mayDecide(sql<number>`${user}::int`)}
     returning a.id, a.request_id, a.step`.execute(db)
   return result.rows[0]
 }

@@ -32,11 +32,13 @@ export async function listRules(
   actor: Actor,
   query: ApprovalRuleListQuery,
 ): Promise<Page<ApprovalRule>> {
+  requireAny(actor, ...MANAGERS)
   const page = await repo.pageOfRules(db, actor.tenantId, query)
   return { ...page, rows: page.rows.map(toRule) }
 }
 
 export async function getRule(db: Kysely<DB>, actor: Actor, id: number): Promise<ApprovalRule> {
+  requireAny(actor, ...MANAGERS)
   const row = await repo.findRule(db, actor.tenantId, id)
   if (row === undefined) throw notFound(`No approval rule ${id}.`)
   return toRule(row)

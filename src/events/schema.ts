@@ -94,5 +94,6 @@ export const EventList = named(
 )
 
 export const EventParams = Type.Object({
-  id: Type.String({ pattern: EVENT_ID_PATTERN, description: 'Id of the event.', examples: [EVENT_ID_EXAMPLE] }),
+  // Any id up to this length is looked up: one that is not an event id of this service is simply not found (404).
+  id: Type.String({ maxLength: 200, description: 'Id of the event.', examples: [EVENT_ID_EXAMPLE] }),
 })

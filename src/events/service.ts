@@ -8,7 +8,7 @@ import { requireAny, type Actor } from '../access/actor.ts'
 import type { DB } from '../db/schema.ts'
 import { notFound, validationFailed } from '../core/problem.ts'
 import * as repo from './repository.ts'
-import type { Event, EventListQuery, EventObjects, EventType } from './schema.ts'
+import { EVENT_ID_PATTERN, type Event, type EventListQuery, type EventObjects, type EventType } from './schema.ts'
 
 export const DEFAULT_PAGE_SIZE = 100
 export const MAX_PAGE_SIZE = 1000
@@ -22,8 +22,11 @@ export const eventId = (xid: string | bigint, seq: number | bigint): string =>
 
 const MAX_SEQ = 2n ** 63n - 1n
 
-/** The position an id names (its syntax is checked by the route's schema), or undefined when none can be. */
+const EVENT_ID = new RegExp(EVENT_ID_PATTERN)
+
+/** The position an id names, or undefined when none can be (not an event id, or past the last sequence number). */
 export function positionOf(id: string): repo.Position | undefined {
+  if (!EVENT_ID.test(id)) return undefined
   const position = { xid: BigInt(`0x${id.slice(4, 20)}`), seq: BigInt(`0x${id.slice(20, 36)}`) }
   return position.seq > MAX_SEQ ? undefined : position
 }
@@ -81,7 +84,8 @@ export async function listEvents(db: Kysely<DB>, actor: Actor, query: EventListQ
 export async function getEvent(db: Kysely<DB>, actor: Actor, id: string): Promise<Event> {
   requireAny(actor, ...READERS)
   const position = positionOf(id)
-  const row = position === undefined ? undefined : await repo.findEvent(db, actor.tenantId, position)
+  if (position === undefined) throw notFound('No such event: event ids look like evt_ and 32 hex digits.')
+  const row = await repo.findEvent(db, actor.tenantId, position)
   if (row === undefined) throw notFound(`No event ${id}.`)
   return toEvent(row)
 }

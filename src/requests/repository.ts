@@ -58,7 +58,12 @@ export const pageOfRequests = listSql(RequestListQuery, {
   id: 'r.id',
   order: { created_at: 'r.created_at', total: 'r.total' },
   search: ['r.description'],
-  filters: { status: 'r.status', location: 'r.location_id', requester: 'rp.id' },
+  filters: {
+    status: 'r.status',
+    location: 'r.location_id',
+    requester: 'rp.id',
+    updated_since: (since) => sql<boolean>`r.updated_at >= ${since}`,
+  },
   scope: ([user, locations]) => requestVisible(user, locations),
 })
 

@@ -1,6 +1,6 @@
 /** Purchase request shapes on the wire (DECISIONS, "Purchase requests and approvals"). */
 import { Type, type Static } from 'typebox'
-import { listQuery } from '../core/list-query.ts'
+import { listQuery, UpdatedSince } from '../core/list-query.ts'
 import { Id, named } from '../core/schema.ts'
 import { Approval, Money, Person } from '../approvals/schema.ts'
 
@@ -116,6 +116,7 @@ export const RequestListQuery = listQuery(['id', 'created_at', 'total'], {
   requester: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 2147483647, description: 'The requester’s user id.', examples: [7] }),
   ),
+  updated_since: UpdatedSince,
 })
 export type RequestListQuery = Static<typeof RequestListQuery>
 export const RequestParams = Type.Object({ id: Id })

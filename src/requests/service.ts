@@ -7,7 +7,7 @@
  */
 import type { Kysely } from 'kysely'
 import { actingUser, type Actor } from '../access/actor.ts'
-import { actorLocationAccess, requestScope, requireAnyAt } from '../access/location-permissions.ts'
+import { actorLocationAccess, requestScope, requireAnyAt, type LocationAccess } from '../access/location-permissions.ts'
 import { cancelChain, startChain } from '../approvals/service.ts'
 import { planChain } from '../approvals/rules.service.ts'
 import { audit } from '../audit/service.ts'
@@ -54,7 +54,10 @@ export async function getRequest(db: Kysely<DB>, actor: Actor, id: number): Prom
 const idOf = (value: number | { id: number } | null | undefined) =>
   value === null || value === undefined ? value : typeof value === 'number' ? value : value.id
 
-/** The columns of a request body, checked against the tenant's data; 400 naming each field that is wrong. */
+/**
+ * The columns of a request body, checked against the tenant's data; 400 naming each field that is wrong. At a
+ * location that exists, the caller must hold `nav_request` there (403) before anything else is judged.
+ */
 interface Body {
   location: number | { id: number }
   department?: number | { id: number } | null | undefined
@@ -64,7 +67,7 @@ interface Body {
   lines: LineInput[]
 }
 
-async function valuesOf(db: Kysely<DB>, actor: Actor, input: Body) {
+async function valuesOf(db: Kysely<DB>, actor: Actor, access: LocationAccess, input: Body) {
   const location = idOf(input.location)!
   const department = idOf(input.department) ?? null
   const lines = input.lines.map((l) => ({
@@ -80,6 +83,7 @@ async function valuesOf(db: Kysely<DB>, actor: Actor, input: Body) {
     input.currency,
     lines.flatMap((l) => (l.vendor === null ? [] : [l.vendor])),
   )
+  if (refs.location !== undefined) requireAnyAt(access, location, 'nav_request')
   const errors: FieldErrors = {}
   const add = (field: string, message: string) => (errors[field] ??= []).push(message)
   if (refs.location === undefined) add('location', `no location ${location}`)
@@ -109,8 +113,7 @@ export async function createRequest(db: Kysely<DB>, actor: Actor, input: Request
   const userId = actingUser(actor)
   const access = await actorLocationAccess(db, actor)
   return inTransaction(db, async (tx) => {
-    const { values, lines } = await valuesOf(tx, actor, input)
-    requireAnyAt(access, values.location_id, 'nav_request')
+    const { values, lines } = await valuesOf(tx, actor, access, input)
     const id = await repo.insertRequest(tx, actor.tenantId, userId, values)
     await repo.replaceLines(tx, actor.tenantId, id, lines)
     await audit(tx, actor, { action: 'request.create', resourceType: 'request', resourceId: id, changes: input })
@@ -142,18 +145,18 @@ export async function updateRequest(
     const row = await visibleRequest(tx, actor, id, true)
     requireOwner(actor, row, 'edit')
     requireStatus(row, ['draft'], 'edited')
+    // Another location: the department and currency chosen for the old one do not carry over.
+    const moved = patch.location !== undefined && idOf(patch.location) !== row.location_id
     const merged = {
       ...patch,
       location: patch.location ?? row.location_id,
-      department:
-        patch.department !== undefined ? patch.department : patch.location !== undefined ? null : row.department_id,
-      currency: patch.currency ?? (patch.location === undefined ? row.currency : undefined),
+      department: patch.department !== undefined ? patch.department : moved ? null : row.department_id,
+      currency: patch.currency ?? (moved ? undefined : row.currency),
       description: patch.description ?? row.description,
       needed_by: patch.needed_by !== undefined ? patch.needed_by : row.needed_by,
       lines: patch.lines ?? row.lines,
     }
-    const { values, lines } = await valuesOf(tx, actor, merged)
-    requireAnyAt(access, values.location_id, 'nav_request')
+    const { values, lines } = await valuesOf(tx, actor, access, merged)
     await repo.updateRequest(tx, actor.tenantId, id, values)
     if (patch.lines !== undefined) await repo.replaceLines(tx, actor.tenantId, id, lines)
     await audit(tx, actor, { action: 'request.update', resourceType: 'request', resourceId: id, changes: patch })

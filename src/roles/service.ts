@@ -20,7 +20,9 @@ const toRole = (row: repo.RoleRow): Role => ({ ...row, permissions: [...row.perm
 
 const fieldsOf = (input: RoleInput) => ({ name: input.name.trim(), type: input.type ?? 0, tier: input.tier ?? 'Basic' })
 
+/** One role by id: like every role route beyond the look-up list, `superuser` or `nav_setting` (DECISIONS). */
 export async function getRole(db: Kysely<DB>, actor: Actor, id: number): Promise<Role> {
+  requireAny(actor, ...WRITERS)
   const row = await repo.findRole(db, actor.tenantId, id)
   if (row === undefined) throw notFound(`No role ${id}.`)
   return toRole(row)

@@ -29,15 +29,34 @@ export async function currentDelegation(db: Kysely<DB>, tenantId: number, userId
   return row as DelegationRow | undefined
 }
 
-/** Ends the user's delegation (if any, expired or not). */
-export async function endDelegation(db: Kysely<DB>, tenantId: number, userId: number): Promise<void> {
-  await db
+/** Ends the user's delegation (if any, expired or not); returns whether one was in force. */
+export async function endDelegation(db: Kysely<DB>, tenantId: number, userId: number): Promise<boolean> {
+  const rows = await db
     .updateTable('delegations')
     .set({ active: false })
     .where('tenant_id', '=', tenantId)
     .where('user_id', '=', userId)
     .where('active', '=', true)
+    // RETURNING sees the row as written (active false): whether it was in force is whether it had not expired.
+    .returning(
+      sql<boolean>`(expected_return_date is null
+        or now() < (expected_return_date + 1)::timestamp at time zone 'UTC')`.as('in_force'),
+    )
     .execute()
+  return rows.some((r) => r.in_force)
+}
+
+/** Ends every delegation in force to `delegateeId` (a delegatee must be active: DECISIONS); returns the delegators' user ids. */
+export async function endDelegationsTo(db: Kysely<DB>, tenantId: number, delegateeId: number): Promise<number[]> {
+  const rows = await db
+    .updateTable('delegations')
+    .set({ active: false })
+    .where('tenant_id', '=', tenantId)
+    .where('delegatee_id', '=', delegateeId)
+    .where(delegationActive('delegations'))
+    .returning('user_id')
+    .execute()
+  return rows.map((r) => r.user_id)
 }
 
 export async function insertDelegation(

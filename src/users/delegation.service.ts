@@ -10,8 +10,11 @@ import { audit } from '../audit/service.ts'
 import { forbidden, notFound, validationFailed } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
+import { recordEvent } from '../events/service.ts'
 import * as repo from './delegation.repository.ts'
+import * as users from './repository.ts'
 import type { Delegation, DelegationInput } from './schema.ts'
+import { toProfile } from './service.ts'
 import * as writes from './write-repository.ts'
 
 async function ownerOf(db: Kysely<DB>, actor: Actor, profileId: number, write: boolean) {
@@ -21,6 +24,12 @@ async function ownerOf(db: Kysely<DB>, actor: Actor, profileId: number, write: b
   if (write && owner.user_id !== actor.userId && !manager)
     throw forbidden("Only superuser or nav_setting may set another user's delegation; you may set your own.")
   return owner.user_id
+}
+
+/** The profile shows the delegation (`approval_delegatee`, `expected_return_date`): a `user.updated` event. */
+async function profileChanged(tx: Kysely<DB>, tenantId: number, userId: number): Promise<void> {
+  const profile = await users.findProfileOfUser(tx, tenantId, userId)
+  if (profile !== undefined) await recordEvent(tx, tenantId, 'user.updated', toProfile(profile))
 }
 
 const toDelegation = (row: repo.DelegationRow | undefined): Delegation =>
@@ -39,9 +48,10 @@ export async function setDelegation(
 ): Promise<Delegation> {
   return inTransaction(db, async (tx) => {
     const userId = await ownerOf(tx, actor, profileId, true)
-    const delegatee = await writes.userOfProfile(tx, actor.tenantId, input.delegatee)
+    const delegateeId = typeof input.delegatee === 'number' ? input.delegatee : input.delegatee.id
+    const delegatee = await writes.userOfProfile(tx, actor.tenantId, delegateeId)
     const errors: Record<string, string[]> = {}
-    if (delegatee === undefined) errors.delegatee = [`no user ${input.delegatee}`]
+    if (delegatee === undefined) errors.delegatee = [`no user ${delegateeId}`]
     else if (delegatee.user_id === userId) errors.delegatee = ['a user cannot delegate to themselves']
     else if (!(await writes.isActive(tx, actor.tenantId, delegatee.user_id)))
       errors.delegatee = ['must be an active user']
@@ -51,7 +61,13 @@ export async function setDelegation(
     if (Object.keys(errors).length > 0) throw validationFailed(errors)
     await repo.endDelegation(tx, actor.tenantId, userId)
     await repo.insertDelegation(tx, actor.tenantId, userId, delegatee!.user_id, until)
-    await audit(tx, actor, { action: 'user.delegation.set', resourceType: 'user', resourceId: userId, changes: input })
+    await audit(tx, actor, {
+      action: 'user.delegation.set',
+      resourceType: 'user',
+      resourceId: userId,
+      changes: { delegatee: delegateeId, expected_return_date: until },
+    })
+    await profileChanged(tx, actor.tenantId, userId)
     return toDelegation(await repo.currentDelegation(tx, actor.tenantId, userId))
   })
 }
@@ -63,7 +79,8 @@ export const myDelegators = (db: Kysely<DB>, actor: Actor): Promise<NonNullable<
 export async function endDelegation(db: Kysely<DB>, actor: Actor, profileId: number): Promise<void> {
   await inTransaction(db, async (tx) => {
     const userId = await ownerOf(tx, actor, profileId, true)
-    await repo.endDelegation(tx, actor.tenantId, userId)
+    const ended = await repo.endDelegation(tx, actor.tenantId, userId)
     await audit(tx, actor, { action: 'user.delegation.end', resourceType: 'user', resourceId: userId })
+    if (ended) await profileChanged(tx, actor.tenantId, userId)
   })
 }

@@ -9,6 +9,7 @@ import { audit } from '../audit/service.ts'
 import { notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
+import { recordEvent } from '../events/service.ts'
 import * as grants from './grants.repository.ts'
 import * as repo from './repository.ts'
 import type { UserProfile } from './schema.ts'
@@ -77,13 +78,15 @@ export async function activateUser(db: Kysely<DB>, actor: Actor, profileId: numb
       targetUserId: userId,
       grantedRoleIds: await grants.rolesHeldBy(tx, actor.tenantId, userId),
     })
-    await writes.deactivateUser(tx, actor.tenantId, userId, actor.userId, true)
+    const changed = await writes.deactivateUser(tx, actor.tenantId, userId, actor.userId, true)
     await audit(tx, actor, {
       action: 'user.activate',
       resourceType: 'user',
       resourceId: userId,
       changes: { is_active: true },
     })
-    return toProfile((await repo.findProfile(tx, actor.tenantId, profileId))!)
+    const profile = toProfile((await repo.findProfile(tx, actor.tenantId, profileId))!)
+    if (changed) await recordEvent(tx, actor.tenantId, 'user.updated', profile)
+    return profile
   })
 }

@@ -269,12 +269,20 @@ export const DelegationInput = named(
   'DelegationInput',
   Type.Object(
     {
-      delegatee: Type.Integer({
-        minimum: 1,
-        maximum: 2147483647,
-        description: 'The user id (/api/v3/users/{id}/) who decides your approvals while you are away.',
-        examples: [9],
-      }),
+      delegatee: Type.Union(
+        [
+          Type.Integer({ minimum: 1, maximum: 2147483647 }),
+          Type.Object(
+            { id: Type.Integer({ minimum: 1, maximum: 2147483647 }) },
+            { additionalProperties: true, description: 'The form GET answers with: only `id` is read.' },
+          ),
+        ],
+        {
+          description:
+            'The user id (/api/v3/users/{id}/) who decides your approvals while you are away, or the delegatee object a GET returned.',
+          examples: [9],
+        },
+      ),
       expected_return_date: Type.Optional(
         Type.Union([Type.String({ format: 'date' }), Type.Null()], {
           description: 'The last day away (UTC): the delegation ends when it is over. Null or omitted: until ended.',

@@ -14,6 +14,7 @@ import { conflict, notFound, validationFailed, type FieldErrors } from '../core/
 import { recordEvent, recordEvents } from '../events/service.ts'
 import { queueInvitations } from '../invitations/service.ts'
 import { endUserSessions } from '../sessions/service.ts'
+import { endDelegationsTo } from './delegation.repository.ts'
 import * as repo from './repository.ts'
 import { emailProblems, nameProblem } from './rules.ts'
 import type { BatchUser, SingleUser, UserListQuery, UserProfile } from './schema.ts'
@@ -272,20 +273,25 @@ export async function deactivateUser(db: Kysely<DB>, actor: Actor, profileId: nu
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
     if (owner.user_id === actor.userId) throw conflict('You cannot deactivate yourself; ask another administrator.')
     await enforceContainment(tx, actor, { action: 'deactivate', targetUserId: owner.user_id })
-    await writes.deactivateUser(tx, actor.tenantId, owner.user_id, actor.userId)
+    const changed = await writes.deactivateUser(tx, actor.tenantId, owner.user_id, actor.userId)
     await endUserSessions(tx, actor.tenantId, owner.user_id)
+    // A delegatee must be active: those who delegated to this user are no longer away for approvals.
+    const delegators = await endDelegationsTo(tx, actor.tenantId, owner.user_id)
     await audit(tx, actor, {
       action: 'user.deactivate',
       resourceType: 'user',
       resourceId: owner.user_id,
       changes: { is_active: false },
     })
-    await recordEvent(
-      tx,
-      actor.tenantId,
-      'user.deactivated',
-      toProfile((await repo.findProfile(tx, actor.tenantId, profileId))!),
-    )
+    if (changed)
+      await recordEvent(
+        tx,
+        actor.tenantId,
+        'user.deactivated',
+        toProfile((await repo.findProfile(tx, actor.tenantId, profileId))!),
+      )
+    for (const profile of await repo.profilesOfUsers(tx, actor.tenantId, delegators))
+      await recordEvent(tx, actor.tenantId, 'user.updated', toProfile(profile))
   })
 }
 

@@ -152,7 +152,7 @@ export async function updateUser(
     .execute()
 }
 
-/** Deactivates a user; returns false when there is no such user in the tenant. */
+/** Deactivates (or, `active`, re-activates) a user; returns false when nothing changed (no such user, or already so). */
 export async function deactivateUser(
   db: Kysely<DB>,
   tenantId: number,
@@ -165,14 +165,16 @@ export async function deactivateUser(
     .set({ is_active: active, updated_at: new Date() })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', userId)
+    .where('is_active', '=', !active)
     .executeTakeFirst()
+  if (result.numUpdatedRows === 0n) return false
   await db
     .updateTable('user_profiles')
     .set({ last_changed_by: changedBy })
     .where('tenant_id', '=', tenantId)
     .where('user_id', '=', userId)
     .execute()
-  return result.numUpdatedRows > 0n
+  return true
 }
 
 /** The user behind a profile id, in the tenant. */

@@ -2646,10 +2646,14 @@ export interface components {
         };
         DelegationInput: {
             /**
-             * @description The user id (/api/v3/users/{id}/) who decides your approvals while you are away.
+             * @description The user id (/api/v3/users/{id}/) who decides your approvals while you are away, or the delegatee object a GET returned.
              * @example 9
              */
-            delegatee: number;
+            delegatee: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
             /**
              * @description The last day away (UTC): the delegation ends when it is over. Null or omitted: until ended.
              * @example 2026-12-01
@@ -5418,6 +5422,8 @@ export interface operations {
                  * @example 7
                  */
                 requester?: number;
+                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
