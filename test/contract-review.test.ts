@@ -227,6 +227,21 @@ describe('reads', () => {
     assert.equal((await s.admin({ method: 'GET', url: `/api/v3/events/${'x'.repeat(201)}/` })).statusCode, 400)
   })
 
+  test('a superuser’s systemaccess_cache has every location, with every key, granted there or not', async () => {
+    const me = (await s.admin({ method: 'GET', url: '/api/v3/users/me/' })).json().data
+    assert.ok(me.systemaccess_cache.structured.system.flattened.includes('superuser'), 'the admin is a superuser')
+    const locations = (await s.admin({ method: 'GET', url: '/api/v3/locations/?page_size=100' })).json().data as Body[]
+    assert.ok(locations.length >= 2)
+    for (const l of locations) {
+      const entry = me.systemaccess_cache.structured[String(l.id)]
+      assert.ok(entry, `location ${l.id} is listed`)
+      for (const key of ['superuser', 'nav_request', 'nav_approval', 'nav_purchase'])
+        assert.ok(entry.flattened.includes(key), `${key} at ${l.id}`)
+    }
+    const plainMe = (await plain.api({ method: 'GET', url: '/api/v3/users/me/' })).json().data
+    assert.equal(plainMe.systemaccess_cache.structured[String(s.A)], undefined, 'nothing at A for a requester at B')
+  })
+
   test('one role by id, and approval rules, are for superuser or nav_setting; the roles look-up is for everyone', async () => {
     assert.equal((await plain.api({ method: 'GET', url: `/api/v3/roles/${s.roles.Requester}/` })).statusCode, 403)
     assert.equal((await s.admin({ method: 'GET', url: `/api/v3/roles/${s.roles.Requester}/` })).statusCode, 200)

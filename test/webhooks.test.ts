@@ -311,9 +311,9 @@ describe('deliveries', () => {
       assert.deepEqual(
         delivery.attempts.map((a: Body) => [a.response_status, a.response_body]),
         [
-          [204, ''],
-          [500, 'no 1'],
           [500, 'no 0'],
+          [500, 'no 1'],
+          [204, ''],
         ],
       )
       // The waits follow the schedule (300 ms ± 20 %), not a tight loop.

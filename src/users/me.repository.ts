@@ -6,6 +6,12 @@ import type { DB } from '../db/schema.ts'
 export const tenantOf = (db: Kysely<DB>, tenantId: number) =>
   db.selectFrom('tenants').select(['domain', 'name', 'active']).where('id', '=', tenantId).executeTakeFirstOrThrow()
 
+/** Every location of the tenant, by id (a superuser holds everything at each). */
+export const locationIdsOf = async (db: Kysely<DB>, tenantId: number): Promise<number[]> =>
+  (await db.selectFrom('locations').select('id').where('tenant_id', '=', tenantId).orderBy('id').execute()).map(
+    (r) => r.id,
+  )
+
 export interface GrantRow {
   location_id: number | null
   role_id: number

@@ -12,12 +12,19 @@ import { toProfile } from './service.ts'
 
 type Structured = Me['systemaccess_cache']['structured']
 
+const keysOf = (entry: Structured[string]) => new Set(entry.roles.flatMap((r) => r.permissions.map((p) => p.name)))
+
+/** Whether the grants make a tenant-wide superuser (the profile role or a grant without a location). */
+const isSuperuser = (grants: meRepo.GrantRow[]) =>
+  grants.some((g) => g.location_id === null && g.permissions.some((p) => p.name === 'superuser'))
+
 /**
  * Groups grants by location id (as a string) and "system"; each group and the whole get a sorted union of
  * keys. A tenant-wide superuser holds everything at every location (DECISIONS, "Permissions at a location"),
- * so each location's `flattened` lists every key for them.
+ * so every location of the tenant (`locations`, given for them) has an entry, whose `flattened` lists every
+ * key, with the roles granted there (none where nothing is granted).
  */
-function accessCache(grants: meRepo.GrantRow[]): Me['systemaccess_cache'] {
+function accessCache(grants: meRepo.GrantRow[], locations: readonly number[] = []): Me['systemaccess_cache'] {
   const structured: Structured = {}
   for (const g of grants) {
     const key = g.location_id === null ? 'system' : String(g.location_id)
@@ -25,8 +32,8 @@ function accessCache(grants: meRepo.GrantRow[]): Me['systemaccess_cache'] {
     entry.roles.push({ id: g.role_id, name: g.role_name, permissions: g.permissions })
   }
   const all = new Set<string>()
-  const keysOf = (entry: Structured[string]) => new Set(entry.roles.flatMap((r) => r.permissions.map((p) => p.name)))
-  const superuser = structured.system !== undefined && keysOf(structured.system).has('superuser')
+  const superuser = isSuperuser(grants)
+  if (superuser) for (const id of locations) structured[String(id)] ??= { flattened: [], roles: [] }
   for (const [where, entry] of Object.entries(structured)) {
     const keys = superuser && where !== 'system' ? new Set<string>(PERMISSION_KEYS) : keysOf(entry)
     entry.flattened = [...keys].sort()
@@ -72,7 +79,10 @@ export async function me(db: Kysely<DB>, actor: Actor): Promise<Me> {
   return {
     id: row.id,
     domains: { active: tenant.active, service_domains: [{ subdomain: tenant.domain, name: tenant.name }] },
-    systemaccess_cache: accessCache(grants),
+    systemaccess_cache: accessCache(
+      grants,
+      isSuperuser(grants) ? await meRepo.locationIdsOf(db, actor.tenantId) : undefined,
+    ),
     approval_delegatee: profile.approval_delegatee,
     is_approval_delegatee: delegatee,
     department:

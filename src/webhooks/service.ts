@@ -40,7 +40,7 @@ export const toDelivery = (row: repo.DeliveryRow): WebhookDelivery => ({
   event: eventId(row.event_xid, row.event_seq),
   event_type: row.event_type,
   status: row.status,
-  attempts: [...row.attempts].reverse(),
+  attempts: row.attempts,
   next_attempt_at: row.status === 'pending' && row.next_attempt_at !== null ? row.next_attempt_at.toISOString() : null,
   created_at: row.created_at.toISOString(),
 })

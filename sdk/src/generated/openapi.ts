@@ -3491,7 +3491,7 @@ export interface components {
              */
             status: "pending" | "succeeded" | "failed";
             /**
-             * @description Every attempt, newest first.
+             * @description Every attempt, in the order made (the first attempt first; the last is the latest).
              * @example []
              */
             attempts: {

@@ -110,7 +110,7 @@ const deliveryState = { pending: 'Pending', succeeded: 'Delivered', failed: 'Fai
 
 /** The last attempt of a delivery in words: its answer, or its error. */
 function lastAttempt(d: WebhookDelivery): string {
-  const last = d.attempts[0]
+  const last = d.attempts.at(-1)
   if (last === undefined) return 'not tried yet'
   const answer = last.response_status === null ? (last.error ?? 'no answer') : `HTTP ${last.response_status}`
   return `${answer} in ${last.duration_ms} ms`
