@@ -16,6 +16,7 @@ import * as m0006 from './migrations/0006_vendor_key.ts'
 import * as m0007 from './migrations/0007_events.ts'
 import * as m0008 from './migrations/0008_requests.ts'
 import * as m0009 from './migrations/0009_pending_counts.ts'
+import * as m0010 from './migrations/0010_delegated_plan.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0007_events': m0007,
   '0008_requests': m0008,
   '0009_pending_counts': m0009,
+  '0010_delegated_plan': m0010,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
