@@ -10,7 +10,6 @@
  */
 import { isDeepStrictEqual } from 'node:util'
 import { sql, type Kysely } from 'kysely'
-import { pendingOrderCount } from '../src/access/approvers.ts'
 import { insertWithCredentials } from '../src/applications/service.ts'
 import { pageOfApprovals } from '../src/approvals/repository.ts'
 import type { Config } from '../src/config.ts'
@@ -18,7 +17,7 @@ import type { DB } from '../src/db/schema.ts'
 import { publicBase } from '../src/http/public-url.ts'
 import type { ServerKeys } from '../src/keys.ts'
 import { signAccessToken } from '../src/oauth/tokens.ts'
-import { findProfileOfUser, pageOfProfiles } from '../src/users/repository.ts'
+import { findProfileOfUser, pageOfProfiles, profilePendingOrders } from '../src/users/repository.ts'
 import {
   apiHeaders,
   BASE_DOMAIN,
@@ -155,9 +154,7 @@ async function seedApprovals(
 
 /** The compiled text of the users list's per-row count (no parameters), to take it out of the page statement. */
 function countText(db: Kysely<DB>): string {
-  const compiled = db
-    .selectNoFrom(pendingOrderCount(sql.ref('u.id'), sql.ref('u.tenant_id')).as('bench_count'))
-    .compile()
+  const compiled = db.selectNoFrom(profilePendingOrders.as('bench_count')).compile()
   const text = /^select (.*) as "bench_count"$/s.exec(compiled.sql)?.[1]
   if (text === undefined || compiled.parameters.length > 0) throw new Error(`unexpected count SQL: ${compiled.sql}`)
   return text

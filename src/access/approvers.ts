@@ -34,12 +34,19 @@ const away = (user: RawBuilder<number>) =>
  * (exactly `decidesFor`), in two disjoint parts. Their own: the kept count of pending approvals naming them
  * as a candidate and not as the requester (migration 0009, kept by triggers), 0 while they are away. Through
  * delegation, counted live and only when someone's delegation to them is in force now: the delegators'
- * pending approvals that the own part did not count and that are not the user's own requests (the SQL
- * function `pending_delegated_orders` of migration 0009, which uses the partial GIN index). Neither part
- * reads every pending approval of a busy approver.
+ * pending approvals that the own part did not count and that are not the user's own requests (the function
+ * `pending_delegated_orders`, migrations 0009 and 0011: one generic plan per session, using the partial GIN
+ * index). Neither part reads every pending approval of a busy approver.
+ *
+ * `isAway` says whether the user is away now; by default a probe of `delegations`. A query that already
+ * joins the user's delegation in force (at most one: `delegations_one_active`) passes a test of that join.
  */
-export const pendingOrderCount = (user: RawBuilder<number>, tenant: RawBuilder<number>): RawBuilder<number> =>
-  sql<number>`((case when ${away(user)} then 0 else coalesce((select sum(pc.n) from pending_counts pc
+export const pendingOrderCount = (
+  user: RawBuilder<number>,
+  tenant: RawBuilder<number>,
+  isAway: RawBuilder<boolean> = away(user),
+): RawBuilder<number> =>
+  sql<number>`((case when ${isAway} then 0 else coalesce((select sum(pc.n) from pending_counts pc
       where pc.tenant_id = ${tenant} and pc.user_id = ${user} and pc.kind = 'order'), 0) end)
     + (case when exists (select 1 from delegations de where de.delegatee_id = ${user} and ${delegationActive('de')})
       then pending_delegated_orders(${tenant}, ${user}) else 0 end))::int`

@@ -17,6 +17,7 @@ import * as m0007 from './migrations/0007_events.ts'
 import * as m0008 from './migrations/0008_requests.ts'
 import * as m0009 from './migrations/0009_pending_counts.ts'
 import * as m0010 from './migrations/0010_session_row_counts.ts'
+import * as m0011 from './migrations/0011_delegated_plan.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0008_requests': m0008,
   '0009_pending_counts': m0009,
   '0010_session_row_counts': m0010,
+  '0011_delegated_plan': m0011,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
