@@ -107,7 +107,10 @@ export const WebhookDelivery = named(
       description: 'pending (more attempts to come), succeeded, or failed (no more attempts).',
       examples: ['succeeded'],
     }),
-    attempts: Type.Array(WebhookAttempt, { description: 'Every attempt, in the order made (the first attempt first; the last is the latest).', examples: [[]] }),
+    attempts: Type.Array(WebhookAttempt, {
+      description: 'Every attempt, in the order made (the first attempt first; the last is the latest).',
+      examples: [[]],
+    }),
     next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: 'When the next attempt is due; null once succeeded or failed.',
       examples: [null],
