@@ -99,6 +99,26 @@ after(async () => {
   await direct.close()
 })
 
+/** A sample tenant's application: its token request, and a vendor list with the token it got (asserted 200). */
+async function vendorReader() {
+  const tenant = await sampleTenant(ctx)
+  const creds = await clientFor(ctx, tenant)
+  const tokenRequest = () =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
+    })
+  const token = (await tokenRequest()).json().access_token as string
+  const vendors = () =>
+    ctx.app.inject({
+      url: '/api/v3/vendors/',
+      headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' },
+    })
+  assert.equal((await vendors()).statusCode, 200)
+  return { tokenRequest, vendors }
+}
+
 /** Fails the test if the request has not answered by the deadline (a hang), instead of waiting forever. */
 async function answered<T>(promise: Promise<T>, deadlineMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined
@@ -116,21 +136,7 @@ test(
   'database cut: 503 within the timeout, no crash; restored: back to normal without a restart',
   { skip: engineUnderTest !== 'postgres' && 'PostgreSQL-only' },
   async () => {
-    const tenant = await sampleTenant(ctx)
-    const creds = await clientFor(ctx, tenant)
-    const token = (
-      await ctx.app.inject({
-        method: 'POST',
-        url: '/oauth/token',
-        payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
-      })
-    ).json().access_token as string
-    const vendors = () =>
-      ctx.app.inject({
-        url: '/api/v3/vendors/',
-        headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' },
-      })
-    assert.equal((await vendors()).statusCode, 200)
+    const { tokenRequest, vendors } = await vendorReader()
 
     proxy.cut()
     for (const call of [vendors, () => ctx.app.inject('/readyz'), vendors]) {
@@ -140,14 +146,7 @@ test(
       assert.ok(response.headers['retry-after'])
       assert.doesNotMatch(response.body, /ECONN|timeout exceeded|pg|SELECT/i, 'no internals')
     }
-    const tokenDuringOutage = await answered(
-      ctx.app.inject({
-        method: 'POST',
-        url: '/oauth/token',
-        payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
-      }),
-      TIMEOUT_MS * 3 + 2000,
-    )
+    const tokenDuringOutage = await answered(tokenRequest(), TIMEOUT_MS * 3 + 2000)
     assert.equal(tokenDuringOutage.statusCode, 503)
     assert.equal(tokenDuringOutage.json().error, 'temporarily_unavailable')
 
@@ -161,21 +160,7 @@ test(
   'a database that refuses connections (55000) or drops them (57P01): 503 everywhere, then back without a restart',
   { skip: engineUnderTest !== 'postgres' && 'PostgreSQL-only' },
   async () => {
-    const tenant = await sampleTenant(ctx)
-    const creds = await clientFor(ctx, tenant)
-    const tokenRequest = () =>
-      ctx.app.inject({
-        method: 'POST',
-        url: '/oauth/token',
-        payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
-      })
-    const token = (await tokenRequest()).json().access_token as string
-    const vendors = () =>
-      ctx.app.inject({
-        url: '/api/v3/vendors/',
-        headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' },
-      })
-    assert.equal((await vendors()).statusCode, 200)
+    const { tokenRequest, vendors } = await vendorReader()
     const name = new URL(direct.url!).pathname.slice(1)
     const admin = new pg.Client({ connectionString: adminUrl(direct.url!) })
     await admin.connect()
@@ -208,21 +193,7 @@ test(
   'a statement waiting past the statement timeout: 503, and the server has given it up, not only the client',
   { skip: engineUnderTest !== 'postgres' && 'PostgreSQL-only' },
   async () => {
-    const tenant = await sampleTenant(ctx)
-    const creds = await clientFor(ctx, tenant)
-    const token = (
-      await ctx.app.inject({
-        method: 'POST',
-        url: '/oauth/token',
-        payload: { ...creds, audience: TEST_AUDIENCE, grant_type: 'client_credentials' },
-      })
-    ).json().access_token as string
-    const vendors = () =>
-      ctx.app.inject({
-        url: '/api/v3/vendors/',
-        headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api' },
-      })
-    assert.equal((await vendors()).statusCode, 200)
+    const { vendors } = await vendorReader()
     const name = new URL(direct.url!).pathname.slice(1)
     const holder = new pg.Client({ connectionString: direct.url! })
     await holder.connect()
