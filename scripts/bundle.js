@@ -22,8 +22,8 @@ await build({
   sourcesContent: false,
   // Left to node_modules: packages that read their own files next to their code (PGlite's WebAssembly and
   // data, Swagger UI's static pages), the mail library loaded only when SMTP is configured, and pg's optional
-  // native binding.
-  external: ['@electric-sql/pglite', '@fastify/swagger-ui', 'nodemailer', 'pg-native'],
+  // native binding, and koffi (its native binary is found beside its code).
+  external: ['@electric-sql/pglite', '@fastify/swagger-ui', 'koffi', 'nodemailer', 'pg-native'],
   // The CommonJS libraries inside call require() for Node's own modules.
   banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -36,6 +36,10 @@ if [ -d node_modules/typescript ] || [ -d node_modules/eslint ]; then
   exit 1
 fi
 [ ! -e src ] || { echo "FAIL: src/ in the runtime copy" >&2; exit 1; }
+# The idle server gives malloc's free pages back through koffi's prebuilt binary (src/core/native-memory.ts);
+# install scripts are off, so the binary must come with the package for this platform.
+node -e 'require("koffi").load("libc.so.6").func("int malloc_trim(size_t)")' ||
+  { echo "FAIL: koffi cannot reach glibc in the runtime copy" >&2; exit 1; }
 
 echo "== start dist/ with plain node on PostgreSQL"
 psql -q "$admin_url" -c "CREATE DATABASE \"$db\"" > /dev/null

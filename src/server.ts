@@ -30,12 +30,13 @@ import {
 } from './cluster.ts'
 import { ConfigError, type Config } from './config.ts'
 import { releaseMemoryWhenIdle } from './core/idle-memory.ts'
+import { keepAllocatorThresholds } from './core/native-memory.ts'
 import { serveControl } from './control.ts'
 import { metricsHost } from './http/metrics.ts'
 import { publicBase } from './http/public-url.ts'
 import { setupPath } from './invitations/service.ts'
 import { openDatabase, type Database } from './db/database.ts'
-import { startMaintenance } from './db/maintenance.ts'
+import { MAINTENANCE_INTERVAL_MS, startMaintenance } from './db/maintenance.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { serverKeys, type ServerKeys } from './keys.ts'
 import { demoCredentialsToShow, markDemoCredentialsShown } from './seed/demo-credentials.ts'
@@ -87,6 +88,8 @@ export async function serve(
   config: Readonly<Config>,
   out: (line: string) => void = console.log,
 ): Promise<FastifyInstance | undefined> {
+  // Before the database opens: the embedded engine's compilation frees large blocks (core/native-memory.ts).
+  keepAllocatorThresholds()
   if (config.WORKERS > 1) {
     if (config.DATABASE_URL === undefined) {
       throw new ConfigError(
@@ -183,8 +186,8 @@ async function run(
   // A worker's own address is its private socket: the port is the primary's (config.PORT, set by it).
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT
   // Signals are handled from the moment the port is open, so a stop right after start is a graceful one too.
-  const stopMaintenance = startMaintenance(database, app.log)
-  const stopIdleRelease = releaseMemoryWhenIdle(app.server, IDLE_RELEASE_MS)
+  const idleRelease = releaseMemoryWhenIdle(app.server, IDLE_RELEASE_MS)
+  const stopMaintenance = startMaintenance(database, app.log, MAINTENANCE_INTERVAL_MS, idleRelease.worked)
   const stopMailer =
     config.SMTP_URL === undefined
       ? async () => {}
@@ -206,7 +209,7 @@ async function run(
     app
       .close()
       .then(() => {
-        stopIdleRelease()
+        idleRelease.stop()
         return Promise.all([stopMailer(), stopMaintenance(), webhooks.stop()])
       })
       .then(() => database.close())

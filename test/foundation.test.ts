@@ -4,7 +4,7 @@ import { sql } from 'kysely'
 import fs from 'node:fs'
 import { ConfigError, EnvSchema, loadConfig } from '../src/config.ts'
 import pg from 'pg'
-import { foldKeptCounts, purgeExpired, vacuumAnalyze } from '../src/db/maintenance.ts'
+import { foldKeptCounts, purgeExpired, startMaintenance, vacuumAnalyze } from '../src/db/maintenance.ts'
 import { seedDemo } from '../src/seed/demo.ts'
 import { sampleTenant, signedIn, useTestApp } from './helpers/app.ts'
 import { engineUnderTest } from './helpers/db.ts'
@@ -256,6 +256,20 @@ describe('data model constraints', () => {
       )
     await vacuumAnalyze(ctx.database)
     assert.ok((await estimate()) >= 28, 'ANALYZE saw the rows')
+  })
+
+  test('housekeeping runs on its schedule and says when each round is over (the idle release re-arms on it)', async () => {
+    const errors: object[] = []
+    let rounds = 0
+    let stop: (() => Promise<void>) | undefined
+    await new Promise<void>((resolve) => {
+      stop = startMaintenance(ctx.database, { error: (obj) => errors.push(obj) }, 50, () => {
+        if (++rounds === 2) resolve()
+      })
+    })
+    await stop!()
+    assert.deepEqual(errors, [])
+    assert.ok(rounds >= 2)
   })
 
   test('row counts kept by triggers match the tables', async () => {

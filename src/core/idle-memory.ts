@@ -8,11 +8,13 @@
  * `npm run bench -- memory` (docs/benchmarks.md).
  *
  * The collector is V8's own `gc`, taken once at start (the flag that exposes it is set, the function taken,
- * the flag reset: nothing else in the process sees a `gc`).
+ * the flag reset: nothing else in the process sees a `gc`). After the last collection, malloc's free pages go
+ * back to the system too (native-memory.ts).
  */
 import type { Server } from 'node:http'
 import v8 from 'node:v8'
 import vm from 'node:vm'
+import { giveBackFreedMemory } from './native-memory.ts'
 
 type Collect = (options?: { type: 'major'; execution: 'sync' | 'async'; flavor?: 'regular' | 'last-resort' }) => void
 
@@ -37,13 +39,24 @@ const ROUNDS = 6
 /** Between two rounds, so that a request arriving meanwhile waits for one collection at most. */
 const ROUND_GAP_MS = 1000
 
+/** What `releaseMemoryWhenIdle` returns. */
+export interface IdleRelease {
+  /**
+   * Background work just ran (housekeeping): it counts as a request, so the release runs again once the
+   * process has been idle for the idle time after it. The embedded engine compiles the code of new work
+   * (VACUUM, ANALYZE) on V8's threads, whose malloc arenas keep that memory until they are trimmed.
+   */
+  worked: () => void
+  stop: () => void
+}
+
 /**
  * Watches `server`'s requests; after `idleMs` without one, collects: `ROUNDS` full collections a second
- * apart, stopped by the first request that comes. Returns the function that stops it.
+ * apart, stopped by the first request that comes, then malloc's free pages are given back.
  */
-export function releaseMemoryWhenIdle(server: Server, idleMs: number): () => void {
+export function releaseMemoryWhenIdle(server: Server, idleMs: number): IdleRelease {
   const collect = collector()
-  if (collect === undefined || idleMs <= 0) return () => {}
+  if (collect === undefined || idleMs <= 0) return { worked: () => {}, stop: () => {} }
   let requests = 0
   let lastRequestAt = Date.now()
   let rounds = 0
@@ -64,13 +77,20 @@ export function releaseMemoryWhenIdle(server: Server, idleMs: number): () => voi
     // Without options, V8's `gc` is a full collection that also finds what only the stack seemed to hold
     // (with an options object it scans the stack conservatively and missed such garbage: test/idle-memory).
     // The last round is a 'last-resort' one: it collects until nothing more is freed and compacts, so that
-    // emptied pages go back to the system.
+    // emptied pages go back to the system; then what the collections freed outside V8's heap (buffers,
+    // compilers' memory) leaves malloc's arenas.
     if (rounds < ROUNDS) collect()
-    else collect({ type: 'major', execution: 'sync', flavor: 'last-resort' })
+    else {
+      collect({ type: 'major', execution: 'sync', flavor: 'last-resort' })
+      giveBackFreedMemory()
+    }
   }, ROUND_GAP_MS)
   timer.unref()
-  return () => {
-    clearInterval(timer)
-    server.off('request', onRequest)
+  return {
+    worked: onRequest,
+    stop: () => {
+      clearInterval(timer)
+      server.off('request', onRequest)
+    },
   }
 }

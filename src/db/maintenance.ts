@@ -97,11 +97,15 @@ async function housekeeping(database: Database): Promise<void> {
 
 const FIRST_ROUND_AFTER_MS = 60_000
 
-/** Starts periodic housekeeping; returns a stop function that waits for a round in progress. */
+/**
+ * Starts periodic housekeeping; returns a stop function that waits for a round in progress. `afterRound` is
+ * called when a round has ended, failed or not (the server re-arms its idle memory release with it).
+ */
 export function startMaintenance(
   database: Database,
   log: { error(obj: object, msg: string): void },
   intervalMs = MAINTENANCE_INTERVAL_MS,
+  afterRound: () => void = () => {},
 ): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve()
   let repeat: NodeJS.Timeout | undefined
@@ -109,6 +113,7 @@ export function startMaintenance(
     running = running
       .then(() => housekeeping(database))
       .catch((error: unknown) => log.error({ err: error }, 'maintenance failed'))
+      .finally(afterRound)
   }
   const first = setTimeout(
     () => {
