@@ -9,7 +9,8 @@
  * the others, wait here for a free slot, so a finished attempt starts the next without a database round
  * trip, and claims come in batches. One that has waited `AHEAD_FRESH_MS` is given back (due at once) rather
  * than started, so the lease still covers its attempt and what it sends (URL, secrets) is never older than
- * that. Results are written in batches (outcomes.service.ts); connections are kept alive (delivery.ts).
+ * that. Each attempt and what its result means: send.service.ts. Results are written in batches
+ * (outcomes.service.ts); connections are kept alive (delivery.ts).
  * On stop it takes no more work, gives back what it claimed ahead at once, lets attempts in flight finish
  * for a while, and gives back (due at once, for any process) those that do not.
  */
@@ -17,13 +18,11 @@ import { setMaxListeners } from 'node:events'
 import type { Database } from '../db/database.ts'
 import type { Subscriber } from '../db/listener.ts'
 import type { Config } from '../config.ts'
-import { eventId, toEvent } from '../events/service.ts'
-import { attempt, connectionPool, type AttemptResult } from './delivery.ts'
-import type { Policy } from './destinations.ts'
+import { connectionPool } from './delivery.ts'
 import { deliveryMetrics } from './metrics.service.ts'
 import { outcomeWriter, type Written } from './outcomes.service.ts'
 import * as queue from './queue.repository.ts'
-import { signedHeaders } from './signing.ts'
+import { sendClaimed, sendSettings } from './send.service.ts'
 
 export const CHANNEL = 'webhooks_due'
 const MAX_IN_FLIGHT = 64
@@ -63,20 +62,13 @@ export interface WorkerOptions {
   jitter?: () => number
 }
 
-/** When the next attempt is due after attempt number `made` failed, or null when the schedule is spent. */
-export function nextAttemptAt(schedule: readonly number[], made: number, jitter: number, now = Date.now()) {
-  const wait = schedule[made - 1]
-  return wait === undefined ? null : new Date(now + Math.round(wait * jitter))
-}
-
 export function startWebhookWorker(
   database: Database,
   config: Readonly<Config>,
   log: Log,
   options: WorkerOptions = {},
 ): { subscriber: Subscriber; stop(): Promise<void> } {
-  const policy: Policy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }
-  const jitter = options.jitter ?? (() => 0.8 + Math.random() * 0.4)
+  const settings = sendSettings(config, options.jitter ?? (() => 0.8 + Math.random() * 0.4))
   // Longer than a delivery can be held here before its attempt starts, plus the attempt (resolution and
   // answer within the timeout, twice at most), plus the write of its result, so no other process takes a
   // delivery while its attempt may still be running.
@@ -268,52 +260,12 @@ export function startWebhookWorker(
   }
 
   async function deliver(claimed: queue.Claimed, signal: AbortSignal): Promise<void> {
-    const id = eventId(claimed.xid, claimed.event_seq)
-    let result: AttemptResult
-    if (claimed.type === null || claimed.created_at === null) {
-      result = { ok: false, status: null, durationMs: 0, body: '', error: 'the event is past its retention' }
-    } else {
-      const body = JSON.stringify(
-        toEvent({
-          xid: claimed.xid,
-          seq: claimed.event_seq,
-          type: claimed.type,
-          object: claimed.object,
-          created_at: claimed.created_at,
-        }),
-      )
-      const secrets = [claimed.secret]
-      if (claimed.previous_secret !== null && (claimed.previous_secret_until?.getTime() ?? 0) > Date.now())
-        secrets.push(claimed.previous_secret)
-      result = await attempt(
-        { url: claimed.url, headers: signedHeaders(secrets, id, body), body },
-        policy,
-        config.webhookTimeoutMs,
-        { signal, connections, scope: String(claimed.endpoint_id) },
-      )
-    }
-    if (signal.aborted) return queue.release(database.db, [claimed])
-    const made = claimed.scheduled_attempts + 1
-    const isGone = result.status === 410
+    const outcome = await sendClaimed(claimed, settings, { signal, connections })
+    if (outcome === null) return queue.release(database.db, [claimed])
     // Nothing more for it from here until the result that switches it off is written.
-    if (isGone) gone.set(claimed.endpoint_id, 'pending')
-    const next = result.ok || isGone ? null : nextAttemptAt(config.webhookRetryMs, made, jitter())
-    const status = result.ok ? 'succeeded' : next === null ? 'failed' : 'pending'
-    deliveryMetrics.record(result.ok ? 'succeeded' : status === 'failed' ? 'failed' : 'retrying')
-    writer.add({
-      claimed,
-      status,
-      nextAttemptAt: next,
-      attempt: {
-        at: new Date(Date.now() - result.durationMs).toISOString(),
-        response_status: result.status,
-        duration_ms: result.durationMs,
-        response_body: result.body,
-        error: result.error,
-      },
-      succeeded: result.ok,
-      gone: isGone,
-    })
+    if (outcome.gone) gone.set(claimed.endpoint_id, 'pending')
+    deliveryMetrics.record(outcome.succeeded ? 'succeeded' : outcome.status === 'failed' ? 'failed' : 'retrying')
+    writer.add(outcome)
   }
 
   // Up (and again after a lost connection comes back): whatever became due meanwhile is claimed.
