@@ -11,6 +11,7 @@ import type { DB, PermissionKey } from '../db/schema.ts'
 import { forbidden } from '../core/problem.ts'
 import type { Actor } from './actor.ts'
 import { everythingHeldBy, rolesAsGrants, type Grant } from './grants.repository.ts'
+import { actorLocationAccess, permissionsAt } from './location-permissions.ts'
 
 /** A superuser holds every permission, whatever its role lists. */
 const holds = (held: ReadonlySet<PermissionKey>, key: PermissionKey) => held.has('superuser') || held.has(key)
@@ -36,8 +37,38 @@ export function requireMayGrant(actor: Actor, grants: Iterable<Grant>): void {
   }
 }
 
+/**
+ * Throws 403 unless the actor holds, at each grant's location, every permission of the role granted there
+ * (DECISIONS: "containment is judged where the grant applies"). A superuser (and the operator) holds
+ * everything everywhere; anyone else holds at L what `permissionsAt` says — nav_approval held at location 1
+ * does not let anyone hand out Approver at location 2.
+ */
+export function requireMayGrantAt(
+  actor: Actor,
+  access: Awaited<ReturnType<typeof actorLocationAccess>>,
+  grants: Iterable<{ location: number; grant: Grant }>,
+): void {
+  for (const { location, grant } of grants) {
+    const missing = missingPermissions(permissionsAt(access, location), grant.permissions)
+    if (missing.length > 0) {
+      throw forbidden(
+        `Granting the role ${JSON.stringify(grant.role)} at location ${location} needs the ${missing.join(', ')} ` +
+          `permission${missing.length > 1 ? 's' : ''} at location ${location}, which you do not hold there: ` +
+          'nobody grants more than they have where the grant applies.',
+      )
+    }
+  }
+}
+
 export type TargetAction =
-  'create' | 'edit' | 'deactivate' | 're-activate' | 'grant roles to' | 're-invite' | 'send a set-password link to'
+  | 'create'
+  | 'edit'
+  | 'deactivate'
+  | 're-activate'
+  | 'grant roles to'
+  | 're-invite'
+  | 'send a set-password link to'
+  | 'set the delegation of'
 
 /**
  * Throws 403 unless the actor may act on a user who holds `target` (every permission of the user's profile
@@ -50,19 +81,40 @@ export function requireMayActOn(actor: Actor, target: ReadonlySet<PermissionKey>
 }
 
 /**
- * The whole rule for one write, loading what it compares: the actor may act on the target user (if any)
- * and holds every permission of every role granted (ids the tenant does not have are left to the caller's
- * validation). Call it inside the write's transaction, before writing.
+ * The whole rule for one write, loading what it compares, read fresh in the write's transaction: the actor
+ * may act on the target user (if any), holds every permission of every role granted tenant-wide
+ * (`grantedRoleIds`), and every permission of each role granted at a location at that location
+ * (`grantedAt`). Ids the tenant does not have are left to the caller's validation. Call it inside the
+ * write's transaction, before writing.
  */
 export async function enforceContainment(
   db: Kysely<DB>,
   actor: Actor,
-  change: { action: TargetAction; targetUserId?: number; grantedRoleIds?: number[] },
+  change: {
+    action: TargetAction
+    targetUserId?: number
+    grantedRoleIds?: number[]
+    grantedAt?: readonly { location: number; role: number }[]
+  },
 ): Promise<void> {
   if (change.targetUserId !== undefined) {
     requireMayActOn(actor, await everythingHeldBy(db, actor.tenantId, change.targetUserId), change.action)
   }
-  const roles = await rolesAsGrants(db, actor.tenantId, change.grantedRoleIds ?? [])
-  requireMayGrant(actor, roles.values())
+  const at = change.grantedAt ?? []
+  const roles = await rolesAsGrants(db, actor.tenantId, [...(change.grantedRoleIds ?? []), ...at.map((g) => g.role)])
+  requireMayGrant(
+    actor,
+    (change.grantedRoleIds ?? []).flatMap((id) => roles.get(id) ?? []),
+  )
+  if (at.length === 0) return
+  const access = await actorLocationAccess(db, actor)
+  requireMayGrantAt(
+    actor,
+    access,
+    at.flatMap((g) => {
+      const grant = roles.get(g.role)
+      return grant === undefined ? [] : [{ location: g.location, grant }]
+    }),
+  )
 }
 export type { Grant } from './grants.repository.ts'

@@ -7,6 +7,7 @@
  */
 import type { Kysely } from 'kysely'
 import { actingUser, type Actor } from '../access/actor.ts'
+import { requireMayDecide } from '../access/decision.ts'
 import { requestScope } from '../access/location-permissions.ts'
 import { audit } from '../audit/service.ts'
 import type { Page } from '../core/list-query.ts'
@@ -76,6 +77,9 @@ async function decide(
     if (seen === undefined) throw notFound(`No approval ${id}.`)
     const request = await repo.lockRequestOf(tx, actor.tenantId, id)
     if (request === undefined) throw notFound(`No approval ${id}.`)
+    // Authority read now, not when the candidates were chosen (access/decision.ts).
+    if (seen.status === 'pending' && seen.requester_id !== userId)
+      await requireMayDecide(tx, actor, { locationId: seen.location_id, candidates: seen.candidate_ids })
     const decided = await repo.decide(tx, actor.tenantId, id, userId, outcome, comment)
     if (decided === undefined) {
       const now = (await repo.findApproval(tx, actor.tenantId, id))!

@@ -1,4 +1,4 @@
-/** /api/v3/events/: the feed of changes (superuser or nav_setting). */
+/** /api/v3/events/: the feed of changes (superuser only: it shows every event of the tenant). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ItemEnvelope } from '../http/list.ts'
 import { Event, EventList, EventListQuery, EventParams } from './schema.ts'
@@ -10,7 +10,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v3/events/',
     {
       schema: {
-        summary: 'The event feed, oldest first (superuser or nav_setting)',
+        summary: 'The event feed, oldest first (superuser)',
         tags,
         querystring: EventListQuery,
         response: { 200: EventList },
@@ -22,7 +22,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v3/events/:id/',
     {
       schema: {
-        summary: 'One event (superuser or nav_setting)',
+        summary: 'One event (superuser)',
         tags,
         params: EventParams,
         response: { 200: ItemEnvelope(Event) },

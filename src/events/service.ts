@@ -65,7 +65,8 @@ export function recordEvent<T extends EventType>(
   return recordEvents(tx, tenantId, type, [object])
 }
 
-const READERS = ['superuser', 'nav_setting'] as const
+/** Every event of the tenant, whatever its location: superuser only (DECISIONS, "Who may do what"). */
+const READERS = ['superuser'] as const
 
 export async function listEvents(db: Kysely<DB>, actor: Actor, query: EventListQuery) {
   requireAny(actor, ...READERS)

@@ -6,6 +6,7 @@
  */
 import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
+import { enforceContainment } from '../access/containment.ts'
 import { audit } from '../audit/service.ts'
 import { forbidden, notFound, validationFailed } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
@@ -17,12 +18,19 @@ import type { Delegation, DelegationInput } from './schema.ts'
 import { toProfile } from './service.ts'
 import * as writes from './write-repository.ts'
 
+/**
+ * The user behind the profile, after checking the actor may write their delegation. Setting someone else's
+ * delegation hands their approvals to another person, so it is a grant: it needs superuser or nav_setting
+ * and obeys containment — only a superuser sets (or ends) a superuser's (access/containment.ts).
+ */
 async function ownerOf(db: Kysely<DB>, actor: Actor, profileId: number, write: boolean) {
   const owner = await writes.userOfProfile(db, actor.tenantId, profileId)
   if (owner === undefined) throw notFound(`No user ${profileId}.`)
+  if (!write || owner.user_id === actor.userId) return owner.user_id
   const manager = actor.permissions.has('superuser') || actor.permissions.has('nav_setting')
-  if (write && owner.user_id !== actor.userId && !manager)
+  if (!manager)
     throw forbidden("Only superuser or nav_setting may set another user's delegation; you may set your own.")
+  await enforceContainment(db, actor, { action: 'set the delegation of', targetUserId: owner.user_id })
   return owner.user_id
 }
 

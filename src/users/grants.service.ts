@@ -54,7 +54,7 @@ export async function replaceLocationRoles(
     await enforceContainment(tx, actor, {
       action: 'grant roles to',
       targetUserId: userId,
-      grantedRoleIds: body.map((g) => g.role),
+      grantedAt: body,
     })
     const unique = [...new Map(body.map((g) => [`${g.location}:${g.role}`, g])).values()]
     await grants.replaceLocationGrants(tx, actor.tenantId, userId, unique)

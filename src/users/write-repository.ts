@@ -126,6 +126,7 @@ export async function updateUser(
   changedBy: number | null,
 ): Promise<void> {
   const now = new Date()
+  if (c.roleId !== undefined) await replaceRoleGrant(db, tenantId, userId, c.roleId)
   await db
     .updateTable('users')
     .set({ email: c.email, updated_at: now })
@@ -149,6 +150,33 @@ export async function updateUser(
     })
     .where('tenant_id', '=', tenantId)
     .where('user_id', '=', userId)
+    .execute()
+}
+
+/**
+ * A new profile role replaces the tenant-wide grant of the old one (DECISIONS, "Authority is read fresh"): a
+ * user holds exactly their profile role and their grants, so a demoted Administrator keeps nothing. Call it
+ * before the profile's role changes; a role that does not change leaves the grants as they are.
+ */
+async function replaceRoleGrant(db: Kysely<DB>, tenantId: number, userId: number, roleId: number): Promise<void> {
+  const current = await db
+    .selectFrom('user_profiles')
+    .select('role_id')
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+  if (current === undefined || current.role_id === roleId) return
+  await db
+    .deleteFrom('role_grants')
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .where('location_id', 'is', null)
+    .where('role_id', '=', current.role_id)
+    .execute()
+  await db
+    .insertInto('role_grants')
+    .values({ tenant_id: tenantId, user_id: userId, location_id: null, role_id: roleId })
+    .onConflict((oc) => oc.doNothing())
     .execute()
 }
 

@@ -19,6 +19,20 @@ export const insertEndpoint = (
   },
 ) => db.insertInto('webhook_endpoints').values(values).returningAll().executeTakeFirstOrThrow()
 
+/**
+ * The number of the tenant's endpoints, counted after locking the tenant's row: two creations at the same
+ * instant are counted one after the other, so the cap holds under concurrency.
+ */
+export async function lockedEndpointCount(db: Kysely<DB>, tenantId: number): Promise<number> {
+  await db.selectFrom('tenants').select('id').where('id', '=', tenantId).forUpdate().execute()
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
 export const listEndpoints = (db: Kysely<DB>, tenantId: number) =>
   db.selectFrom('webhook_endpoints').selectAll().where('tenant_id', '=', tenantId).orderBy('id').execute()
 

@@ -1,4 +1,4 @@
-/** /api/v3/webhook-endpoints/: endpoints, their secrets and their deliveries (superuser or nav_setting). */
+/** /api/v3/webhook-endpoints/: endpoints, their secrets and their deliveries (superuser only). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Config } from '../config.ts'

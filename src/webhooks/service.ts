@@ -1,10 +1,12 @@
-/** Webhook endpoints and their deliveries: the rules (superuser or nav_setting), and rows → API shapes. */
+/** Webhook endpoints and their deliveries: the rules (superuser only), and rows → API shapes. */
 import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
+import { audit } from '../audit/service.ts'
+import { inTransaction } from '../db/transaction.ts'
 import { pageRequest, type Page } from '../core/list-query.ts'
 import type { DB } from '../db/schema.ts'
 import { eventId } from '../events/service.ts'
-import { notFound, validationFailed } from '../core/problem.ts'
+import { conflict, notFound, validationFailed } from '../core/problem.ts'
 import { resolveDestination, urlProblem, type Policy } from './destinations.ts'
 import * as repo from './repository.ts'
 import type {
@@ -22,7 +24,20 @@ export type { Policy } from './destinations.ts'
 /** How long the previous secret keeps signing after a rotation. */
 export const PREVIOUS_SECRET_HOURS = 24
 
-const MANAGERS = ['superuser', 'nav_setting'] as const
+/** Endpoints receive every event of the tenant, whatever its location: superuser only (DECISIONS). */
+const MANAGERS = ['superuser'] as const
+
+/** At most this many endpoints per tenant (DECISIONS): each event is queued once per endpoint. */
+export const MAX_ENDPOINTS = 16
+
+const RESOURCE = 'webhook_endpoint'
+/** What an endpoint write records in the audit log: its settings, never its secret. */
+const audited = (row: repo.EndpointRow) => ({
+  url: row.url,
+  event_types: row.event_types,
+  description: row.description,
+  enabled: row.enabled,
+})
 
 export const toEndpoint = (row: repo.EndpointRow): WebhookEndpoint => ({
   id: row.id,
@@ -64,15 +79,27 @@ async function endpointOf(db: Kysely<DB>, actor: Actor, id: number): Promise<rep
 export async function createEndpoint(db: Kysely<DB>, actor: Actor, policy: Policy, input: WebhookEndpointInput) {
   requireAny(actor, ...MANAGERS)
   await checkUrl(input.url, policy)
-  const row = await repo.insertEndpoint(db, {
-    tenant_id: actor.tenantId,
-    url: new URL(input.url).href,
-    event_types: input.event_types ?? ['*'],
-    description: input.description ?? '',
-    enabled: input.enabled ?? true,
-    secret: newSecret(),
+  return inTransaction(db, async (tx) => {
+    if ((await repo.lockedEndpointCount(tx, actor.tenantId)) >= MAX_ENDPOINTS)
+      throw conflict(
+        `The company already has ${MAX_ENDPOINTS} webhook endpoints, the most it may have; delete one it no longer needs first.`,
+      )
+    const row = await repo.insertEndpoint(tx, {
+      tenant_id: actor.tenantId,
+      url: new URL(input.url).href,
+      event_types: input.event_types ?? ['*'],
+      description: input.description ?? '',
+      enabled: input.enabled ?? true,
+      secret: newSecret(),
+    })
+    await audit(tx, actor, {
+      action: `${RESOURCE}.create`,
+      resourceType: RESOURCE,
+      resourceId: row.id,
+      changes: audited(row),
+    })
+    return withSecret(row)
   })
-  return withSecret(row)
 }
 
 export async function listEndpoints(
@@ -124,25 +151,34 @@ export async function updateEndpoint(
   requireAny(actor, ...MANAGERS)
   await endpointOf(db, actor, id)
   if (patch.url !== undefined) await checkUrl(patch.url, policy)
-  const row = await repo.updateEndpoint(db, actor.tenantId, id, {
-    ...patch,
-    ...(patch.url !== undefined ? { url: new URL(patch.url).href } : {}),
+  return inTransaction(db, async (tx) => {
+    const row = await repo.updateEndpoint(tx, actor.tenantId, id, {
+      ...patch,
+      ...(patch.url !== undefined ? { url: new URL(patch.url).href } : {}),
+    })
+    if (row === undefined) throw notFound(`No webhook endpoint ${id}.`)
+    await audit(tx, actor, { action: `${RESOURCE}.update`, resourceType: RESOURCE, resourceId: id, changes: patch })
+    return toEndpoint(row)
   })
-  if (row === undefined) throw notFound(`No webhook endpoint ${id}.`)
-  return toEndpoint(row)
 }
 
 export async function deleteEndpoint(db: Kysely<DB>, actor: Actor, id: number): Promise<void> {
   requireAny(actor, ...MANAGERS)
-  if (!(await repo.deleteEndpoint(db, actor.tenantId, id))) throw notFound(`No webhook endpoint ${id}.`)
+  await inTransaction(db, async (tx) => {
+    if (!(await repo.deleteEndpoint(tx, actor.tenantId, id))) throw notFound(`No webhook endpoint ${id}.`)
+    await audit(tx, actor, { action: `${RESOURCE}.delete`, resourceType: RESOURCE, resourceId: id })
+  })
 }
 
 export async function rotateSecret(db: Kysely<DB>, actor: Actor, id: number) {
   requireAny(actor, ...MANAGERS)
   const until = new Date(Date.now() + PREVIOUS_SECRET_HOURS * 3600_000)
-  const row = await repo.rotateSecret(db, actor.tenantId, id, newSecret(), until)
-  if (row === undefined) throw notFound(`No webhook endpoint ${id}.`)
-  return withSecret(row)
+  return inTransaction(db, async (tx) => {
+    const row = await repo.rotateSecret(tx, actor.tenantId, id, newSecret(), until)
+    if (row === undefined) throw notFound(`No webhook endpoint ${id}.`)
+    await audit(tx, actor, { action: `${RESOURCE}.rotate_secret`, resourceType: RESOURCE, resourceId: id })
+    return withSecret(row)
+  })
 }
 
 export async function listDeliveries(
@@ -167,6 +203,14 @@ export async function retryDelivery(
   scheduleLength: number,
 ): Promise<void> {
   requireAny(actor, ...MANAGERS)
-  if (!(await repo.retryDelivery(db, actor.tenantId, endpointId, deliveryId, scheduleLength)))
-    throw notFound(`No delivery ${deliveryId} of webhook endpoint ${endpointId}.`)
+  await inTransaction(db, async (tx) => {
+    if (!(await repo.retryDelivery(tx, actor.tenantId, endpointId, deliveryId, scheduleLength)))
+      throw notFound(`No delivery ${deliveryId} of webhook endpoint ${endpointId}.`)
+    await audit(tx, actor, {
+      action: `${RESOURCE}.retry_delivery`,
+      resourceType: RESOURCE,
+      resourceId: endpointId,
+      changes: { delivery: deliveryId },
+    })
+  })
 }

@@ -2,7 +2,7 @@
  * Settings → Webhooks: add an endpoint (its signing secret shown once, POST → redirect → GET), enable and
  * disable, rotate the secret (shown once), delete (after a confirmation), and each endpoint's deliveries with
  * a retry — through the webhook service, with the API's own validation of the body, for users with
- * `superuser` or `nav_setting` (others see "not allowed").
+ * `superuser` only, as in the API (others see "not allowed").
  */
 import { Type } from 'typebox'
 import { requireAny } from '../../access/actor.ts'
@@ -74,7 +74,7 @@ export function webhookPages(app: ConsoleApp, deps: ConsoleDeps): void {
   const policy: Policy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }
   app.addHook('preHandler', async (request) => {
     if (request.routeOptions.url?.startsWith(`/console/settings/webhooks`) === true)
-      requireAny(request.session.actor, 'superuser', 'nav_setting')
+      requireAny(request.session.actor, 'superuser')
   })
   const list = async (session: ConsoleSession, form: FormState, top: ReturnType<typeof notice> | string = '') =>
     webhooksView(await webhooks.listEndpointStates(db, session.actor), form, session, top)

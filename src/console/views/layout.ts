@@ -50,7 +50,7 @@ const NAV: readonly {
     href: '/console/settings/webhooks',
     label: 'Webhooks',
     key: 'webhooks',
-    needs: ['superuser', 'nav_setting'],
+    needs: ['superuser'],
   },
   { href: '/console/outbox', label: 'Outbox', key: 'outbox', needs: ['superuser', 'nav_setting'] },
 ]

@@ -1,0 +1,60 @@
+/**
+ * The authority to decide an approval, read fresh at the moment of the decision (DECISIONS, "Authority is
+ * read fresh, at the place it is used"). Being a candidate — fixed when the request was submitted — or the
+ * delegatee of an away candidate says who *may be asked*; it does not decide alone. At the decision, the one
+ * deciding must hold `nav_approval` at the document's location now, and a delegatee decides only for an away
+ * candidate who still holds it there: a withdrawn grant ends both at once. The API and the console decide
+ * through the same service, which calls this inside the deciding transaction, after locking the document.
+ */
+import { sql, type Kysely } from 'kysely'
+import { forbidden } from '../core/problem.ts'
+import type { DB } from '../db/schema.ts'
+import { actingUser, type Actor } from './actor.ts'
+import { delegationActive } from './approvers.ts'
+import { holdersAt } from './location-permissions.ts'
+
+/** The permission deciding an approval needs, at the document's location. */
+export const DECIDING_PERMISSION = 'nav_approval'
+
+/** What the decision is about: the document's location and the approval's candidates (user ids). */
+export interface DecisionSubject {
+  locationId: number
+  candidates: readonly number[]
+}
+
+/**
+ * Throws 403 unless the acting user may decide now: they hold `nav_approval` at the location, and if they
+ * decide as a delegatee (not a candidate themselves), at least one away candidate who delegated to them holds
+ * it there too. Whether they are a candidate or delegatee at all, and never the requester, the decision's own
+ * conditional UPDATE still checks; this adds what a fixed candidate list cannot know.
+ */
+export async function requireMayDecide(db: Kysely<DB>, actor: Actor, subject: DecisionSubject): Promise<void> {
+  const userId = actingUser(actor)
+  const { locationId, candidates } = subject
+  const holders = await holdersAt(db, actor.tenantId, [userId, ...candidates], locationId, DECIDING_PERMISSION)
+  if (!holders.has(userId))
+    throw forbidden(
+      `Deciding this approval needs the ${DECIDING_PERMISSION} permission at location ${locationId}, which you do not hold there now.`,
+    )
+  if (candidates.includes(userId)) return
+  const delegators = await awayCandidatesDelegatingTo(db, actor.tenantId, userId, candidates)
+  if (delegators.length > 0 && !delegators.some((id) => holders.has(id)))
+    throw forbidden(
+      `The away candidate you decide for no longer holds the ${DECIDING_PERMISSION} permission at location ${locationId}.`,
+    )
+}
+
+/** Which of `candidates` are away now with a delegation to `delegatee`. */
+async function awayCandidatesDelegatingTo(
+  db: Kysely<DB>,
+  tenantId: number,
+  delegatee: number,
+  candidates: readonly number[],
+): Promise<number[]> {
+  if (candidates.length === 0) return []
+  const result = await sql<{ user_id: number }>`
+    select d.user_id from delegations d
+    where d.tenant_id = ${tenantId} and d.delegatee_id = ${delegatee} and d.user_id = any(${[...candidates]}::int[])
+      and ${delegationActive('d')}`.execute(db)
+  return result.rows.map((r) => r.user_id)
+}
