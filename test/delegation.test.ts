@@ -26,7 +26,8 @@ beforeEach(async () => {
   s = await setUp(ctx)
   requester = await s.user('req', s.roles.Requester, s.A)
   away = await s.user('away', s.roles.Approver, s.A)
-  delegatee = await s.user('deleg', s.roles.Requester, s.B)
+  // A delegatee decides only where they hold nav_approval themselves (issue 30): Approver granted at A.
+  delegatee = await s.user('deleg', s.roles.Requester, s.B, [{ location: s.A, role: s.roles.Approver }])
   further = await s.user('further', s.roles.Requester, s.B)
   await rule(s.admin, { location: s.A, step: 1, approvers: [away.profileId] })
 })
@@ -141,7 +142,8 @@ describe('delegation', () => {
       .execute()
     assert.equal(await pendingOrders(delegatee.api), 0, 'everything the delegatee counted came through the delegation')
     assert.ok((await pendingOrders(away.api)) >= 1, 'back: the away user counts their approvals again')
-    assert.equal((await decide(delegatee.api, approval.id, 'approve')).statusCode, 404)
+    // The delegatee is an Approver at A, so sees the request: no longer a decider, a 403 (it was a 404 unseen).
+    assert.equal((await decide(delegatee.api, approval.id, 'approve')).statusCode, 403)
     const profile = (await s.admin({ method: 'GET', url: `/api/v3/users/${away.profileId}/` })).json().data
     assert.equal(profile.approval_delegatee, null)
     assert.equal(profile.expected_return_date, null)
