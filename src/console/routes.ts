@@ -15,7 +15,7 @@ import type { LookupCache } from '../lookups/cache.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { isDatabaseUnavailable } from '../http/errors.ts'
-import { Problem } from '../core/problem.ts'
+import { Problem, type FieldErrors } from '../core/problem.ts'
 import type { ServerKeys } from '../keys.ts'
 import { resumeSession } from '../sessions/service.ts'
 import { accountPages } from './pages/account.ts'
@@ -59,6 +59,22 @@ function sameOrigin(origin: string, host: string): boolean {
   }
 }
 
+/**
+ * The fields a refused form or address names (its schema's errors), so the page says which field to fix —
+ * a 300-character e-mail in the invite form reads "email: must NOT have more than 254 characters".
+ */
+function fieldsOf(error: FastifyError): FieldErrors[] {
+  if (error.validation === undefined) return []
+  const fields: FieldErrors = {}
+  for (const v of error.validation) {
+    const missing = (v.params as { missingProperty?: unknown }).missingProperty
+    const field =
+      v.instancePath.replace(/^\//, '').replaceAll('/', '.') || (typeof missing === 'string' ? missing : 'form')
+    ;(fields[field] ??= []).push(v.message ?? 'is not valid')
+  }
+  return [fields]
+}
+
 /** An error as a page: what went wrong in words, never internals. */
 function errorPage(error: FastifyError | Problem, request: FastifyRequest, reply: FastifyReply) {
   let status = error instanceof Problem ? error.status : (error.statusCode ?? 500)
@@ -81,7 +97,7 @@ function errorPage(error: FastifyError | Problem, request: FastifyRequest, reply
   if (status === 503) reply.header('retry-after', '1')
   // Set by the session hook on signed-in pages; absent on public ones and when the hook itself failed.
   const session: ConsoleSession | null = request.session
-  const errors = error instanceof Problem ? [error.extra.errors ?? []].flat() : []
+  const errors = error instanceof Problem ? [error.extra.errors ?? []].flat() : fieldsOf(error)
   return sendPage(reply, errorView(status, text, errors, session ?? {}), status)
 }
 

@@ -75,18 +75,23 @@ export function listEnvelope<T>(request: FastifyRequest, { rows, count, page }: 
   }
 }
 
+/** A text cell a spreadsheet would read as a formula (OWASP, "CSV injection"). */
+const FORMULA_START = /^[=+\-@\t\r]/
+
 /**
- * One CSV field: quoted when it holds a comma, quote or line break; objects and arrays as JSON. Values are
- * written exactly as stored (a phone number may well start with "+"), so a spreadsheet should import them
- * as text rather than evaluate them (docs/api.md says so).
+ * One CSV field: quoted when it holds a comma, quote or line break; objects and arrays as JSON. A text that
+ * starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`, so a spreadsheet shows it
+ * as text instead of evaluating it (DECISIONS; the console's CSV import takes the `'` off again). Numbers
+ * are numbers (a negative one stays `-5`): only text is prefixed.
  */
 function csvField(value: unknown): string {
-  const text =
+  const raw =
     value === null || value === undefined
       ? ''
       : typeof value === 'object'
         ? JSON.stringify(value)
         : `${value as string | number | boolean}`
+  const text = typeof value === 'string' && FORMULA_START.test(raw) ? `'${raw}` : raw
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 

@@ -9,16 +9,32 @@
  * It is the same validator either way; `compilePendingValidators` compiles the rest at once (tests do, so
  * a schema ajv cannot compile still fails the suite rather than its route's first request).
  */
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
+import { Ajv, type ErrorObject, type FormatDefinition, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
+import { fullFormats } from 'ajv-formats/dist/formats.js'
 import type { FastifySchemaCompiler } from 'fastify'
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule.default
 
+/**
+ * Dates and instants must fall within years 0001 to 9999 (DECISIONS, "Authority is read fresh"): ajv's
+ * formats accept year 0000, which PostgreSQL refuses (a 500 where a 400 belongs), and a four-digit year is
+ * all either format spells. The check is the format's, so every body, query and console form that uses
+ * `date` or `date-time` gets it, with the field named as for any other format error.
+ */
+const YEAR_IN_RANGE = /^(?!0000)\d{4}-/
+
+function withYearRange(format: FormatDefinition<string>): FormatDefinition<string> {
+  const validate = format.validate as (text: string) => boolean
+  return { ...format, validate: (text: string) => YEAR_IN_RANGE.test(text) && validate(text) }
+}
+
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ removeAdditional: false, useDefaults: true, allErrors: true, strict: false, ...options })
   addFormats(ajv)
+  ajv.addFormat('date', withYearRange(fullFormats.date as FormatDefinition<string>))
+  ajv.addFormat('date-time', withYearRange(fullFormats['date-time'] as FormatDefinition<string>))
   return ajv
 }
 

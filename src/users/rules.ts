@@ -1,8 +1,8 @@
 /**
  * The e-mail rule and the name rule, one each for every channel: the API (whose schema uses the same e-mail
  * schema, so the messages are the same), the console's invite and the operator's CLI. A name may not hold
- * control characters or the bidirectional overrides and isolates that make text display as something it is
- * not (U+202E turns `gpj.exe` into what reads as `exe.jpg`).
+ * control characters or any bidirectional control — marks, embeddings, overrides and isolates — that make
+ * text display as something it is not (U+202E turns `gpj.exe` into what reads as `exe.jpg`).
  */
 import { Type } from 'typebox'
 import { compileBodyValidator } from '../http/validation.ts'
@@ -16,9 +16,10 @@ export function emailProblems(email: string): string[] {
   return [...new Set((validEmail.errors ?? []).map((e) => e.message ?? 'is not valid'))]
 }
 
-const FORBIDDEN_IN_NAMES = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u
+/** Control characters and every bidi control: the marks (U+061C, U+200E, U+200F), embeddings, overrides, isolates. */
+const FORBIDDEN_IN_NAMES = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u
 export const NAME_MESSAGE =
-  'may not contain control characters or bidirectional overrides and isolates (U+202A to U+202E, U+2066 to U+2069)'
+  'may not contain control characters or bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069)'
 
 /** What is wrong with a person's name; undefined when nothing is. */
 export const nameProblem = (name: string): string | undefined =>

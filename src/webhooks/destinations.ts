@@ -2,7 +2,8 @@
  * Where a webhook may go. A URL is refused unless it is `https://` (or `http://` where the operator allows
  * it) and every address its host names is global unicast: loopback, unspecified, private, CGNAT, link-local
  * (169.254.169.254, the cloud metadata address, among them), unique-local, multicast, reserved and the
- * IPv6 forms that embed an IPv4 address (mapped, 6to4, NAT64, Teredo) are all refused. The URL parser
+ * IPv6 forms that embed an IPv4 address (IPv4-compatible ::/96, 6to4, NAT64, Teredo) are all refused; an
+ * IPv4-mapped address is judged as the IPv4 address it is. The URL parser
  * turns every spelling of an address into one (`2130706433`, `127.1`, `0x7f.1` → 127.0.0.1), and
  * ipaddr.js classifies it. Names are resolved and each of their addresses is checked; the address checked
  * is the one the connection then uses (`pinnedLookup`), so a second DNS answer cannot swap it.
@@ -31,10 +32,37 @@ export function urlProblem(text: string, policy: Policy): string | undefined {
   return undefined
 }
 
-/** Whether an address (any textual form ipaddr.js reads) is global unicast. */
+const v4 = (high: number, low: number) =>
+  ipaddr.fromByteArray([high >> 8, high & 0xff, low >> 8, low & 0xff]) as ipaddr.IPv4
+
+/**
+ * The IPv4 address an IPv6 address carries, for the forms that carry one: IPv4-compatible (`::a.b.c.d`,
+ * ::/96), NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48, last 32 bits), 6to4 (2002::/16, bits
+ * 16–47) and Teredo (2001::/32, the client's address in the last 32 bits, inverted). IPv4-mapped addresses
+ * are turned into IPv4 by `ipaddr.process` already.
+ */
+export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const p = address.parts
+  const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0] = p
+  if (a === 0 && b === 0 && c === 0 && d === 0 && e === 0 && f === 0 && (g !== 0 || h > 1)) return v4(g, h)
+  if (a === 0x64 && b === 0xff9b && (c === 1 || (c === 0 && d === 0 && e === 0 && f === 0))) return v4(g, h)
+  if (a === 0x2002) return v4(b, c)
+  if (a === 0x2001 && b === 0) return v4(g ^ 0xffff, h ^ 0xffff)
+  return undefined
+}
+
+/**
+ * Whether an address (any textual form ipaddr.js reads) is global unicast. `[::7f00:1]` (::127.0.0.1) is
+ * "unicast" to ipaddr.js, yet reaches 127.0.0.1 through some stacks (issue 30): forms that embed IPv4 are
+ * judged here first.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false
-  return ipaddr.process(address).range() === 'unicast'
+  const parsed = ipaddr.process(address)
+  // A form that embeds a refused IPv4 address is refused; so is one embedding a public address (it is not
+  // the address a receiver listens on, and ::/96 is deprecated): no webhook needs a transition form.
+  if (parsed.kind() === 'ipv6' && embeddedIPv4(parsed as ipaddr.IPv6) !== undefined) return false
+  return parsed.range() === 'unicast'
 }
 
 /** The host of a URL as an address or a name (brackets of an IPv6 literal removed). */
