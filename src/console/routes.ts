@@ -14,7 +14,7 @@ import { attemptCounterFrom } from '../access/attempts.ts'
 import type { LookupCache } from '../lookups/cache.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
-import { isDatabaseUnavailable } from '../http/errors.ts'
+import { concurrentWriteConflict, isDatabaseUnavailable } from '../http/errors.ts'
 import { Problem, type FieldErrors } from '../core/problem.ts'
 import type { ServerKeys } from '../keys.ts'
 import { resumeSession } from '../sessions/service.ts'
@@ -76,7 +76,8 @@ function fieldsOf(error: FastifyError): FieldErrors[] {
 }
 
 /** An error as a page: what went wrong in words, never internals. */
-function errorPage(error: FastifyError | Problem, request: FastifyRequest, reply: FastifyReply) {
+function errorPage(caught: FastifyError | Problem, request: FastifyRequest, reply: FastifyReply) {
+  const error = concurrentWriteConflict(caught) ?? caught
   let status = error instanceof Problem ? error.status : (error.statusCode ?? 500)
   let text =
     error instanceof Problem

@@ -4,7 +4,14 @@
  * about its cause (the cause goes to the log).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { internalError, Problem, serviceUnavailable, validationFailed, type FieldErrors } from '../core/problem.ts'
+import {
+  conflict,
+  internalError,
+  Problem,
+  serviceUnavailable,
+  validationFailed,
+  type FieldErrors,
+} from '../core/problem.ts'
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -55,6 +62,20 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return e.cause !== undefined && e.cause !== error && isDatabaseUnavailable(e.cause)
 }
 
+/**
+ * SQLSTATEs of a write that lost a race with another (DECISIONS: "concurrent identical writes never 500"): a
+ * unique key another transaction took first (23505), a serialization failure (40001), a deadlock (40P01).
+ * Services lock or check where they can; this is the net under them, so the loser gets a 409, not a 500.
+ */
+const RACE_CODES = new Set(['23505', '40001', '40P01'])
+
+/** A 409 for a write that lost a race with a concurrent one; undefined for any other error. */
+export function concurrentWriteConflict(error: unknown): Problem | undefined {
+  const code = (error as { code?: unknown } | null)?.code
+  if (typeof code !== 'string' || !RACE_CODES.has(code)) return undefined
+  return conflict('A concurrent request changed the same thing at the same moment; read it again and retry if needed.')
+}
+
 export function problemHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof Problem) return sendProblem(reply, error)
   if (error.validation !== undefined) {
@@ -63,6 +84,11 @@ export function problemHandler(error: FastifyError, request: FastifyRequest, rep
   if (isDatabaseUnavailable(error)) {
     request.log.error({ err: { message: error.message, code: error.code } }, 'database unavailable')
     return sendProblem(reply, serviceUnavailable('The database is unavailable; try again shortly.'))
+  }
+  const race = concurrentWriteConflict(error)
+  if (race !== undefined) {
+    request.log.warn({ err: { message: error.message, code: error.code } }, 'concurrent write conflict')
+    return sendProblem(reply, race)
   }
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500) {

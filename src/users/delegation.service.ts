@@ -56,6 +56,7 @@ export async function setDelegation(
 ): Promise<Delegation> {
   return inTransaction(db, async (tx) => {
     const userId = await ownerOf(tx, actor, profileId, true)
+    await writes.lockUser(tx, actor.tenantId, userId)
     const delegateeId = typeof input.delegatee === 'number' ? input.delegatee : input.delegatee.id
     const delegatee = await writes.userOfProfile(tx, actor.tenantId, delegateeId)
     const errors: Record<string, string[]> = {}
@@ -87,6 +88,7 @@ export const myDelegators = (db: Kysely<DB>, actor: Actor): Promise<NonNullable<
 export async function endDelegation(db: Kysely<DB>, actor: Actor, profileId: number): Promise<void> {
   await inTransaction(db, async (tx) => {
     const userId = await ownerOf(tx, actor, profileId, true)
+    await writes.lockUser(tx, actor.tenantId, userId)
     const ended = await repo.endDelegation(tx, actor.tenantId, userId)
     await audit(tx, actor, { action: 'user.delegation.end', resourceType: 'user', resourceId: userId })
     if (ended) await profileChanged(tx, actor.tenantId, userId)

@@ -39,6 +39,7 @@ export async function replaceLocationRoles(
   requireAny(actor, ...WRITERS)
   return inTransaction(db, async (tx) => {
     const userId = await ownerOf(tx, actor, profileId)
+    await writes.lockUser(tx, actor.tenantId, userId)
     const found = await grants.existing(
       tx,
       actor.tenantId,

@@ -205,6 +205,21 @@ export async function deactivateUser(
   return true
 }
 
+/**
+ * Locks the user's row until the transaction ends: writes of the same user's delegation or grants then run
+ * one after the other, so identical writes at the same instant all succeed with the same result instead of
+ * racing on a unique key.
+ */
+export async function lockUser(db: Kysely<DB>, tenantId: number, userId: number): Promise<void> {
+  await db
+    .selectFrom('users')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', userId)
+    .forUpdate()
+    .execute()
+}
+
 /** The user behind a profile id, in the tenant. */
 export const userOfProfile = (db: Kysely<DB>, tenantId: number, profileId: number) =>
   db
