@@ -190,13 +190,14 @@ async function deliveries(): Promise<void> {
         FROM generate_series(1, ${DELIVERIES}) g RETURNING tenant_id, xid, seq, type)
       INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_xid, event_seq, event_type, next_attempt_at)
       SELECT tenant_id, ${endpoint.id}, xid, seq, type, now() FROM e`.execute(db)
-    const rows = await sql<{ xid: string; seq: number; type: string; object: unknown; created_at: Date }>`
-      SELECT e.xid::text AS xid, e.seq, e.type, e.object, e.created_at FROM events e
+    await sql`SELECT number_events(${tenant.id}::integer)`.execute(db)
+    const rows = await sql<{ n: string; type: string; object: unknown; created_at: Date }>`
+      SELECT e.n::text AS n, e.type, e.object, e.created_at FROM events e
       JOIN webhook_deliveries d ON d.event_xid = e.xid AND d.event_seq = e.seq AND d.endpoint_id = ${endpoint.id}`.execute(
       db,
     )
     const bodies = rows.rows.map((r) => {
-      const id = eventId(r.xid, r.seq)
+      const id = eventId(r.n)
       return {
         id,
         body: JSON.stringify({ id, type: r.type, created_at: r.created_at.toISOString(), data: { object: r.object } }),
@@ -239,10 +240,11 @@ async function feed(): Promise<void> {
         SELECT ${t.id}, 'vendor.created', jsonb_build_object('id', g, 'name', 'Vendor ' || g, 'city', 'Chicago')
         FROM generate_series(1, 10000) g`.execute(db)
     await sql`VACUUM ANALYZE events`.execute(db)
-    const middle = await sql<{ xid: string; seq: number }>`SELECT xid::text AS xid, seq FROM events
-      WHERE tenant_id = ${t.id} ORDER BY events.xid, events.seq OFFSET ${count / 2} LIMIT 1`.execute(db)
+    await sql`SELECT number_events(${t.id}::integer)`.execute(db)
+    const middle = await sql<{ n: string }>`SELECT n::text AS n FROM events
+      WHERE tenant_id = ${t.id} ORDER BY n OFFSET ${count / 2} LIMIT 1`.execute(db)
     console.log(`${name}: ${fmt(count)} events in ${fmt((performance.now() - started) / 1000, 1)} s`)
-    tenants.push({ name, t, after: eventId(middle.rows[0]!.xid, middle.rows[0]!.seq) })
+    tenants.push({ name, t, after: eventId(middle.rows[0]!.n) })
   }
   const server = await startServer(serverEnv({ ...storeEnv(store), BASE_DOMAIN, RATE_LIMIT_PER_MINUTE: '0' }))
   for (const page of ['first', 'middle'] as const) {

@@ -195,7 +195,9 @@ describe('the feed', () => {
   })
 
   test('the feed orders by transaction id as a number, also where its digits grow (99 before 100)', async () => {
-    const { api, tenant } = await fresh(ctx)
+    // Not `fresh`: its read of the feed numbers the tenant's events (migration 0012), after which no event of an
+    // older, long-finished transaction can appear — as none can outside a test that writes rows by hand.
+    const { api, tenant } = await signedIn(ctx)
     // Transaction ids of long-finished transactions, older than every other event of the tenant.
     for (const [xid, name] of [
       ['100', 'second'],

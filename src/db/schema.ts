@@ -395,6 +395,8 @@ export interface EventTable {
   type: string
   object: ColumnType<unknown, string, never>
   created_at: Timestamp
+  /** The event's number within its tenant (its id spells it), given in feed order below the horizon (0012). */
+  n: ColumnType<string | null, never, never>
 }
 
 export interface WebhookEndpointTable {
@@ -434,6 +436,8 @@ export interface WebhookDeliveryTable {
   claim: Generated<number>
   attempts: ColumnType<WebhookAttempt[], string | undefined, string>
   created_at: Timestamp
+  /** The event's tenant-local number, once it has one (migration 0012). */
+  event_n: ColumnType<string | null, never, never>
 }
 
 export interface InvitationTable {

@@ -3,17 +3,26 @@ import { sql, type Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 
 export interface EventRow {
-  xid: string
-  seq: number
+  /** The event's number within its tenant (migration 0012), as text. */
+  n: string
   type: string
   object: unknown
   created_at: Date
 }
 
-/** The place of an event in the feed. */
+/** The internal place of an event in the feed (transaction id, sequence number): never shown. */
 export interface Position {
   xid: bigint
   seq: bigint
+}
+
+/**
+ * Numbers the tenant's events that have reached the feed's horizon and have no number yet, in feed order
+ * (`number_events`, migration 0012); call it before reading by number. Returns how many it numbered.
+ */
+export async function numberEvents(db: Kysely<DB>, tenantId: number): Promise<number> {
+  const result = await sql<{ added: string | number }>`SELECT number_events(${tenantId}::integer) AS added`.execute(db)
+  return Number(result.rows[0]?.added ?? 0)
 }
 
 /**
@@ -40,36 +49,20 @@ export async function insertEvents(
   `.execute(db)
 }
 
-const COLUMNS = sql`xid::text AS xid, seq, type, object, created_at`
+const COLUMNS = sql`n::text AS n, type, object, created_at`
 
 /**
- * The feed's horizon: every transaction with a lower id has ended, as far as this database is concerned.
- * It is the oldest transaction still running in the statement's snapshot, leaving out those positively seen
- * running in another database (they cannot write this one's events): PostgreSQL's own xmin is cluster-wide,
- * and would let a long transaction in any database of the server hold this feed back. A running transaction
- * that pg_stat_activity does not show (another role's, without pg_read_all_stats; or one that ended since)
- * counts as this database's, so the horizon is never too high. No transaction running: the snapshot's xmax.
- */
-const HORIZON = sql`(
-  WITH s AS (SELECT pg_current_snapshot() AS snap)
-  SELECT coalesce(
-    (SELECT min(x) FROM pg_snapshot_xip((SELECT snap FROM s)) AS x
-     WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a
-                       WHERE a.backend_xid = xid(x) AND a.datname <> current_database())),
-    pg_snapshot_xmax((SELECT snap FROM s))))`
-
-/**
- * Up to `limit` events after `after`, oldest first, of transactions that have all ended: only below the
- * horizon is the set of events final, so nothing can later appear before what this returns.
+ * Up to `limit` numbered events after number `after`, oldest first. Only events below the horizon are numbered
+ * (`numberEvents`), so nothing can later appear before what this returns. The horizon is the oldest
+ * transaction still running in this database (PostgreSQL's own xmin is cluster-wide, and would let a long
+ * transaction in any database of the server hold this feed back); `number_events` spells it out.
  */
 export async function pageOfEvents(
   db: Kysely<DB>,
   tenantId: number,
-  options: { after: Position | undefined; type: string | undefined; limit: number },
+  options: { after: bigint; type: string | undefined; limit: number },
 ): Promise<EventRow[]> {
   const { after, type, limit } = options
-  const afterClause =
-    after === undefined ? sql`` : sql`AND (xid, seq) > (${after.xid.toString()}::xid8, ${after.seq.toString()}::bigint)`
   const typeClause =
     type === undefined
       ? sql``
@@ -78,18 +71,40 @@ export async function pageOfEvents(
         : sql`AND type = ${type}`
   const result = await sql<EventRow>`
     SELECT ${COLUMNS} FROM events
-    WHERE tenant_id = ${tenantId} ${afterClause}
-      AND xid < ${HORIZON} ${typeClause}
-    ORDER BY events.xid, events.seq
+    WHERE tenant_id = ${tenantId} AND events.n > ${after.toString()}::bigint ${typeClause}
+    ORDER BY events.n -- the column, not the text of the same name in COLUMNS
     LIMIT ${limit}
   `.execute(db)
   return result.rows
 }
 
-export async function findEvent(db: Kysely<DB>, tenantId: number, at: Position): Promise<EventRow | undefined> {
+export async function findEvent(db: Kysely<DB>, tenantId: number, n: bigint): Promise<EventRow | undefined> {
+  const result = await sql<EventRow>`
+    SELECT ${COLUMNS} FROM events WHERE tenant_id = ${tenantId} AND n = ${n.toString()}::bigint
+  `.execute(db)
+  return result.rows[0]
+}
+
+/**
+ * The number an id of the earlier form (evt_ + xid + seq, before migration 0012) stands for: that event's,
+ * or if it is gone, the last numbered event before its place; 0 when there is none. A client that kept such a
+ * cursor across the upgrade carries on where it was.
+ */
+export async function numberAtOrBefore(db: Kysely<DB>, tenantId: number, at: Position): Promise<bigint> {
+  const result = await sql<{ n: string | null }>`
+    SELECT max(n)::text AS n FROM events
+    WHERE tenant_id = ${tenantId} AND n IS NOT NULL
+      AND (xid, seq) <= (${at.xid.toString()}::xid8, ${at.seq.toString()}::bigint)
+  `.execute(db)
+  return BigInt(result.rows[0]?.n ?? 0)
+}
+
+/** The numbered event at an earlier-form place, if any. */
+export async function findEventAt(db: Kysely<DB>, tenantId: number, at: Position): Promise<EventRow | undefined> {
   const result = await sql<EventRow>`
     SELECT ${COLUMNS} FROM events
     WHERE tenant_id = ${tenantId} AND xid = ${at.xid.toString()}::xid8 AND seq = ${at.seq.toString()}::bigint
+      AND n IS NOT NULL
   `.execute(db)
   return result.rows[0]
 }

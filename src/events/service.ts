@@ -1,7 +1,7 @@
 /**
  * Events: recorded by the services that write, in the writing transaction, and read from the feed.
- * An event's id encodes its place in the feed (transaction id, then sequence number) as fixed-width hex,
- * so ids sort as strings in feed order and a cursor needs no look-up.
+ * An event's id is its number within its tenant (migration 0012) as fixed-width hex, so ids sort as strings
+ * in feed order, a cursor needs no look-up, and an id says nothing of any other tenant's writes.
  */
 import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
@@ -15,24 +15,31 @@ export const MAX_PAGE_SIZE = 1000
 /** How long the feed keeps events (db/maintenance.ts deletes older ones). */
 export const RETENTION_DAYS = 30
 
-const hex16 = (n: bigint) => n.toString(16).padStart(16, '0')
+/** The id of the tenant's event number `n`: `evt_` and 32 hex digits. */
+export const eventId = (n: string | bigint): string => `evt_${BigInt(n).toString(16).padStart(32, '0')}`
 
-export const eventId = (xid: string | bigint, seq: number | bigint): string =>
-  `evt_${hex16(BigInt(xid))}${hex16(BigInt(seq))}`
-
-const MAX_SEQ = 2n ** 63n - 1n
+const MAX_BIGINT = 2n ** 63n - 1n
 
 const EVENT_ID = new RegExp(EVENT_ID_PATTERN)
 
-/** The position an id names, or undefined when none can be (not an event id, or past the last sequence number). */
-export function positionOf(id: string): repo.Position | undefined {
+/**
+ * What an id names: an event number (`{ n }`), or the place of an id of the earlier form (transaction id
+ * and sequence number, before migration 0012: its first 16 digits are never all zero), or undefined when it
+ * can name nothing (not an event id, or past PostgreSQL's bigint).
+ */
+export function positionOf(id: string): { n: bigint } | { legacy: repo.Position } | undefined {
   if (!EVENT_ID.test(id)) return undefined
-  const position = { xid: BigInt(`0x${id.slice(4, 20)}`), seq: BigInt(`0x${id.slice(20, 36)}`) }
-  return position.seq > MAX_SEQ ? undefined : position
+  const high = BigInt(`0x${id.slice(4, 20)}`)
+  const low = BigInt(`0x${id.slice(20, 36)}`)
+  if (low > MAX_BIGINT) return undefined
+  return high === 0n ? { n: low } : { legacy: { xid: high, seq: low } }
 }
 
+/** Gives the tenant's events that have reached the feed their numbers (ids); see migration 0012. */
+export const numberEvents = (db: Kysely<DB>, tenantId: number) => repo.numberEvents(db, tenantId)
+
 export const toEvent = (row: repo.EventRow): Event => ({
-  id: eventId(row.xid, row.seq),
+  id: eventId(row.n),
   type: row.type,
   created_at: row.created_at.toISOString(),
   data: { object: row.object as Event['data']['object'] },
@@ -71,8 +78,10 @@ const READERS = ['superuser'] as const
 export async function listEvents(db: Kysely<DB>, actor: Actor, query: EventListQuery) {
   requireAny(actor, ...READERS)
   const size = Math.min(query.page_size ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-  const after = query.after === undefined ? undefined : positionOf(query.after)
-  if (query.after !== undefined && after === undefined) throw validationFailed({ after: ['is not an event id'] })
+  const cursor = query.after === undefined ? { n: 0n } : positionOf(query.after)
+  if (cursor === undefined) throw validationFailed({ after: ['is not an event id'] })
+  await repo.numberEvents(db, actor.tenantId)
+  const after = 'n' in cursor ? cursor.n : await repo.numberAtOrBefore(db, actor.tenantId, cursor.legacy)
   const rows = await repo.pageOfEvents(db, actor.tenantId, {
     after,
     type: query.type,
@@ -86,7 +95,11 @@ export async function getEvent(db: Kysely<DB>, actor: Actor, id: string): Promis
   requireAny(actor, ...READERS)
   const position = positionOf(id)
   if (position === undefined) throw notFound('No such event: event ids look like evt_ and 32 hex digits.')
-  const row = await repo.findEvent(db, actor.tenantId, position)
+  await repo.numberEvents(db, actor.tenantId)
+  const row =
+    'n' in position
+      ? await repo.findEvent(db, actor.tenantId, position.n)
+      : await repo.findEventAt(db, actor.tenantId, position.legacy)
   if (row === undefined) throw notFound(`No event ${id}.`)
   return toEvent(row)
 }

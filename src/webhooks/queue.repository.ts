@@ -12,8 +12,8 @@ export interface Claimed {
   claim: number
   tenant_id: number
   endpoint_id: number
-  xid: string
-  event_seq: number
+  /** The event's tenant-local number (its id); null only when the event is gone (past retention). */
+  event_n: string | null
   scheduled_attempts: number
   url: string
   secret: string
@@ -25,6 +25,28 @@ export interface Claimed {
   created_at: Date | null
 }
 
+/** A delivery whose event has its number (its id), or whose event is gone: one that can be sent. */
+const READY = sql`(d.event_n IS NOT NULL OR NOT EXISTS (SELECT 1 FROM events e
+  WHERE e.tenant_id = d.tenant_id AND e.xid = d.event_xid AND e.seq = d.event_seq))`
+
+/**
+ * Gives the events of due deliveries their numbers (migration 0012), so they can be sent with their ids. An
+ * event not yet below the feed's horizon (an older transaction is still open) cannot be numbered yet: its
+ * deliveries wait 100 ms rather than keep the worker spinning; rows another process holds are skipped.
+ */
+async function numberDueEvents(db: Kysely<DB>): Promise<void> {
+  const due = sql`d.status = 'pending' AND d.next_attempt_at <= now() AND d.event_n IS NULL`
+  const tenants = await sql<{ tenant_id: number }>`
+    SELECT DISTINCT d.tenant_id FROM webhook_deliveries d WHERE ${due}`.execute(db)
+  if (tenants.rows.length === 0) return
+  for (const { tenant_id } of tenants.rows) await sql`SELECT number_events(${tenant_id}::integer)`.execute(db)
+  await sql`
+    UPDATE webhook_deliveries SET next_attempt_at = now() + interval '100 milliseconds'
+    WHERE id IN (SELECT d.id FROM webhook_deliveries d WHERE ${due} AND NOT ${READY} FOR UPDATE SKIP LOCKED)`.execute(
+    db,
+  )
+}
+
 /**
  * Claims up to `total` due deliveries of enabled endpoints, at most `perEndpoint` of each — fewer for the
  * endpoints in `busy` (id → slots still free in this process), so one endpoint cannot take every slot.
@@ -33,6 +55,7 @@ export async function claimDue(
   db: Kysely<DB>,
   options: { total: number; perEndpoint: number; busy: ReadonlyMap<number, number>; leaseMs: number },
 ): Promise<Claimed[]> {
+  await numberDueEvents(db)
   const ids = [...options.busy.keys()]
   const free = ids.map((id) => options.busy.get(id)!)
   const result = await sql<Claimed>`
@@ -41,7 +64,7 @@ export async function claimDue(
       SELECT d.id FROM webhook_endpoints w
       CROSS JOIN LATERAL (
         SELECT d.id FROM webhook_deliveries d
-        WHERE d.endpoint_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+        WHERE d.endpoint_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= now() AND ${READY}
         ORDER BY d.next_attempt_at
         LIMIT coalesce((SELECT free FROM slots WHERE slots.endpoint_id = w.id), ${options.perEndpoint})
         FOR UPDATE SKIP LOCKED
@@ -53,9 +76,9 @@ export async function claimDue(
       UPDATE webhook_deliveries d
       SET next_attempt_at = now() + make_interval(secs => ${options.leaseMs / 1000}), claim = d.claim + 1
       FROM claimed WHERE d.id = claimed.id
-      RETURNING d.id, d.claim, d.tenant_id, d.endpoint_id, d.event_xid, d.event_seq, d.scheduled_attempts
+      RETURNING d.id, d.claim, d.tenant_id, d.endpoint_id, d.event_xid, d.event_seq, d.event_n, d.scheduled_attempts
     )
-    SELECT l.id, l.claim, l.tenant_id, l.endpoint_id, l.event_xid::text AS xid, l.event_seq, l.scheduled_attempts,
+    SELECT l.id, l.claim, l.tenant_id, l.endpoint_id, l.event_n::text AS event_n, l.scheduled_attempts,
            w.url, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.object, e.created_at
     FROM leased l
     JOIN webhook_endpoints w ON w.id = l.endpoint_id

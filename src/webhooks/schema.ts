@@ -101,7 +101,11 @@ export const WebhookDelivery = named(
   'WebhookDelivery',
   Type.Object({
     id: Type.Integer(),
-    event: Type.String({ description: 'The event id (also the webhook-id header).', examples: [EVENT_ID_EXAMPLE] }),
+    event: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The event id (also the webhook-id header); null for the moment until the event reaches the feed (an older write still open).',
+      examples: [EVENT_ID_EXAMPLE],
+    }),
     event_type: Type.String({ description: 'The event’s type.', examples: ['vendor.created'] }),
     status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')], {
       description: 'pending (more attempts to come), succeeded, or failed (no more attempts).',

@@ -43,14 +43,13 @@ export async function sendClaimed(
   transport: { signal: AbortSignal; connections: Connections },
 ): Promise<queue.Outcome | null> {
   let result: AttemptResult
-  if (claimed.type === null || claimed.created_at === null) {
+  if (claimed.type === null || claimed.created_at === null || claimed.event_n === null) {
     result = { ok: false, status: null, durationMs: 0, body: '', error: 'the event is past its retention' }
   } else {
-    const id = eventId(claimed.xid, claimed.event_seq)
+    const id = eventId(claimed.event_n)
     const body = JSON.stringify(
       toEvent({
-        xid: claimed.xid,
-        seq: claimed.event_seq,
+        n: claimed.event_n,
         type: claimed.type,
         object: claimed.object,
         created_at: claimed.created_at,

@@ -5,7 +5,7 @@ import { audit } from '../audit/service.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { pageRequest, type Page } from '../core/list-query.ts'
 import type { DB } from '../db/schema.ts'
-import { eventId } from '../events/service.ts'
+import { eventId, numberEvents } from '../events/service.ts'
 import { conflict, notFound, validationFailed } from '../core/problem.ts'
 import { resolveDestination, urlProblem, type Policy } from './destinations.ts'
 import * as repo from './repository.ts'
@@ -52,7 +52,7 @@ const withSecret = (row: repo.EndpointRow) => ({ ...toEndpoint(row), secret: row
 
 export const toDelivery = (row: repo.DeliveryRow): WebhookDelivery => ({
   id: row.id,
-  event: eventId(row.event_xid, row.event_seq),
+  event: row.event_n === null ? null : eventId(row.event_n),
   event_type: row.event_type,
   status: row.status,
   attempts: row.attempts,
@@ -189,6 +189,7 @@ export async function listDeliveries(
 ): Promise<Page<WebhookDelivery>> {
   requireAny(actor, ...MANAGERS)
   await endpointOf(db, actor, endpointId)
+  await numberEvents(db, actor.tenantId)
   const page = pageRequest(query)
   const result = await repo.pageOfDeliveries(db, actor.tenantId, endpointId, page.pageSize, page.offset)
   return { rows: result.rows.map(toDelivery), count: result.count, page }
