@@ -24,8 +24,7 @@ export interface DecisionSubject {
 
 /**
  * Throws 403 unless the acting user may decide now: they hold `nav_approval` at the location, and if they
- * decide as a delegatee (not a candidate themselves), at least one away candidate who delegated to them holds
- * it there too. Whether they are a candidate or delegatee at all, and never the requester, the decision's own
+ * decide as a delegatee (not a candidate themselves), the away candidate they decide for holds it there too. Whether they are a candidate or delegatee at all, and never the requester, the decision's own
  * conditional UPDATE still checks; this adds what a fixed candidate list cannot know.
  */
 export async function requireMayDecide(db: Kysely<DB>, actor: Actor, subject: DecisionSubject): Promise<void> {
@@ -38,7 +37,9 @@ export async function requireMayDecide(db: Kysely<DB>, actor: Actor, subject: De
     )
   if (candidates.includes(userId)) return
   const delegators = await awayCandidatesDelegatingTo(db, actor.tenantId, userId, candidates)
-  if (delegators.length > 0 && !delegators.some((id) => holders.has(id)))
+  // The decision is recorded on behalf of the lowest-numbered of them (approvals/repository.ts): that one
+  // must still hold the permission — a refusal, never a decision on behalf of someone who lost it.
+  if (delegators.length > 0 && !holders.has(Math.min(...delegators)))
     throw forbidden(
       `The away candidate you decide for no longer holds the ${DECIDING_PERMISSION} permission at location ${locationId}.`,
     )

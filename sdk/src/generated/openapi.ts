@@ -718,7 +718,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The event feed, oldest first (superuser or nav_setting) */
+        /** The event feed, oldest first (superuser) */
         get: operations["listEvents"];
         put?: never;
         post?: never;
@@ -735,7 +735,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One event (superuser or nav_setting) */
+        /** One event (superuser) */
         get: operations["getEvent"];
         put?: never;
         post?: never;
@@ -3476,10 +3476,10 @@ export interface components {
              */
             id: number;
             /**
-             * @description The event id (also the webhook-id header).
+             * @description The event id (also the webhook-id header); null for the moment until the event reaches the feed (an older write still open).
              * @example evt_00000000000003e9000000000000002a
              */
-            event: string;
+            event: string | null;
             /**
              * @description The event’s type.
              * @example vendor.created
