@@ -261,8 +261,19 @@ describe('requests and approvals in the console', () => {
     const url = /href="(\/console\/approvals\/\d+)"/.exec(inbox)![1]!
     const page = await requester.b.get(url)
     assert.match(page.body, /on behalf of <strong>abe Tester<\/strong>/)
+    // A delegatee decides only where they hold nav_approval themselves (issue 30): refused until granted at A.
+    const notYet = await requester.b.post(url, {
+      _csrf: requester.b.csrfOf(page.body)!,
+      decision: 'approve',
+      comment: '',
+    })
+    assert.equal(notYet.statusCode, 403)
+    const grants = `/api/v3/users/${requester.profileId}/location-roles/`
+    const atA = [{ location: s.A, role: s.roles.Approver }]
+    assert.equal((await s.admin({ method: 'PUT', url: grants, payload: atA })).statusCode, 200)
     const ok = await requester.b.post(url, { _csrf: requester.b.csrfOf(page.body)!, decision: 'approve', comment: '' })
     assert.equal(ok.statusCode, 303)
+    assert.equal((await s.admin({ method: 'PUT', url: grants, payload: [] })).statusCode, 200)
     assert.match((await other.b.get(detail)).body, /rita Tester <span class="muted">on behalf of<\/span> abe Tester/)
 
     const ended = await approver.b.post('/console/account/delegation/end', { _csrf: token })

@@ -227,8 +227,11 @@ const query = fc.dictionary(
 )
 
 test('10,000+ generated bad requests: no 5xx, a proper error body for every 4xx, nothing written', async () => {
-  const { token } = await signedIn(ctx)
+  const { token, api } = await signedIn(ctx)
   const routes = ctx.app.routeTable.filter((r) => !r.url.startsWith('/docs'))
+  // The first read of the feed gives the sample data's events their numbers (migration 0012): bookkeeping,
+  // done once before the snapshot; after it, a read writes nothing more unless something new was written.
+  assert.equal((await api({ method: 'GET', url: '/api/v3/events/' })).statusCode, 200)
   const before = await snapshot()
   const statuses = new Map<number, number>()
   let requests = 0
