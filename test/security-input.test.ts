@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { beforeEach, describe, test } from 'node:test'
+import { sql } from 'kysely'
 import { useTestApp } from './helpers/app.ts'
 import { runToEnd } from './helpers/process.ts'
 import { setUp, type Setup } from './helpers/requests.ts'
@@ -214,5 +215,23 @@ describe('event ids reveal nothing of other tenants’ activity', () => {
     )
     const one = await quiet.admin({ url: `/api/v3/events/${quiet.ids.at(-1)}/` })
     assert.equal(one.statusCode, 200, one.body)
+  })
+
+  test('an id of the earlier form (transaction id and sequence number) still works as a cursor', async () => {
+    const { admin, ids } = await writesWith(async () => undefined)
+    const first = (await admin({ url: `/api/v3/events/${ids[0]}/` })).json().data
+    const [row] = (
+      await sql<{ xid: string; seq: string }>`SELECT xid::text AS xid, seq::text AS seq FROM events
+        WHERE object = ${JSON.stringify(first.data.object)}::jsonb AND type = ${first.type}`.execute(ctx.database.db)
+    ).rows
+    const hex = (n: string) => BigInt(n).toString(16).padStart(16, '0')
+    const legacy = `evt_${hex(row!.xid)}${hex(row!.seq)}`
+    const after = await admin({ url: `/api/v3/events/?after=${legacy}` })
+    assert.equal(after.statusCode, 200, after.body)
+    assert.deepEqual(
+      (after.json().data as { id: string }[]).map((e) => e.id),
+      ids.slice(1),
+    )
+    assert.equal((await admin({ url: `/api/v3/events/${legacy}/` })).json().data.id, ids[0])
   })
 })
