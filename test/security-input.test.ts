@@ -217,6 +217,26 @@ describe('event ids reveal nothing of other tenants’ activity', () => {
     assert.equal(one.statusCode, 200, one.body)
   })
 
+  test('more unnumbered events than one batch (as after the upgrade) are numbered in order, none skipped', async () => {
+    const tenant = await newTenant(ctx)
+    const admin = await apiAs(ctx, tenant, tenant.adminUserId)
+    await sql`INSERT INTO events (tenant_id, type, object)
+      SELECT ${tenant.tenantId}, 'vendor.created', jsonb_build_object('id', g) FROM generate_series(1, 10050) g`.execute(
+      ctx.database.db,
+    )
+    const seen: string[] = []
+    let after = ''
+    for (;;) {
+      const page = (await admin({ url: `/api/v3/events/?type=vendor.created&page_size=1000${after}` })).json()
+      seen.push(...(page.data as { id: string }[]).map((e) => e.id))
+      if (!page.metadata.has_more) break
+      after = `&after=${page.metadata.next_cursor}`
+    }
+    assert.equal(seen.length, 10050)
+    assert.deepEqual([...seen].sort(), seen)
+    assert.equal(new Set(seen).size, seen.length)
+  })
+
   test('an id of the earlier form (transaction id and sequence number) still works as a cursor', async () => {
     const { admin, ids } = await writesWith(async () => undefined)
     const first = (await admin({ url: `/api/v3/events/${ids[0]}/` })).json().data

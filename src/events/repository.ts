@@ -16,13 +16,25 @@ export interface Position {
   seq: bigint
 }
 
+/** At most this many events are numbered by one statement (each call stays short). */
+export const NUMBERING_BATCH = 10_000
+
 /**
  * Numbers the tenant's events that have reached the feed's horizon and have no number yet, in feed order
- * (`number_events`, migration 0012); call it before reading by number. Returns how many it numbered.
+ * (`number_events`, migration 0012), in batches until none is left or `budgetMs` has passed; call it before
+ * reading by number. Whatever is left (only after an upgrade, for a tenant with many events) is numbered by
+ * the next read, still in order: nothing is skipped, it only comes later. Returns how many it numbered.
  */
-export async function numberEvents(db: Kysely<DB>, tenantId: number): Promise<number> {
-  const result = await sql<{ added: string | number }>`SELECT number_events(${tenantId}::integer) AS added`.execute(db)
-  return Number(result.rows[0]?.added ?? 0)
+export async function numberEvents(db: Kysely<DB>, tenantId: number, budgetMs = 2000): Promise<number> {
+  const started = Date.now()
+  let total = 0
+  for (;;) {
+    const result = await sql<{ added: string | number }>`
+      SELECT number_events(${tenantId}::integer, ${NUMBERING_BATCH}::integer) AS added`.execute(db)
+    const added = Number(result.rows[0]?.added ?? 0)
+    total += added
+    if (added < NUMBERING_BATCH || Date.now() - started > budgetMs) return total
+  }
 }
 
 /**

@@ -32,8 +32,10 @@ CREATE TABLE event_counters (
   last bigint NOT NULL DEFAULT 0
 );
 
--- Numbers the tenant's events below the horizon (events/repository.ts explains the horizon), in feed order.
-CREATE FUNCTION number_events(t integer) RETURNS bigint LANGUAGE plpgsql AS $$
+-- Numbers the tenant's oldest unnumbered events below the horizon (events/repository.ts explains the
+-- horizon), at most batch of them, in feed order; returns how many. A tenant with many unnumbered events
+-- (the first read after this upgrade) is numbered over several calls, each short.
+CREATE FUNCTION number_events(t integer, batch integer DEFAULT 10000) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
   base bigint;
   horizon xid8;
@@ -51,6 +53,7 @@ BEGIN
   WITH todo AS (
     SELECT xid, seq, row_number() OVER (ORDER BY xid, seq) AS k FROM events
     WHERE tenant_id = t AND n IS NULL AND xid < horizon
+    ORDER BY xid, seq LIMIT batch
   ),
   numbered AS (
     UPDATE events e SET n = base + todo.k FROM todo
