@@ -60,8 +60,10 @@ export async function startProvider(redirectUris: string[]): Promise<TestProvide
       },
     }),
     cookies: { keys: ['test-provider-cookie-key-0123456789'] },
+    ttl: { Session: 3600, Grant: 3600, AccessToken: 3600, IdToken: 3600, Interaction: 3600 },
   })
   provider.proxy = false
+  if (process.env.DEBUG_IDP) provider.on('server_error', (_ctx, error) => console.error('idp', error))
   const handle = provider.callback()
   server.on('request', (request, response) => void handle(request, response))
   return {
@@ -115,8 +117,10 @@ export async function signInThrough(jar: Jar, provider: TestProvider, start: str
     const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1]
     if (action === undefined) throw new Error(`the provider showed no form: ${response.status} ${html.slice(0, 300)}`)
     const form = new URLSearchParams()
-    for (const m of html.matchAll(/<input[^>]*name="([^"]+)"[^>]*?(?:value="([^"]*)")?[^>]*>/g))
-      form.set(m[1]!, m[2] ?? '')
+    for (const [tag] of html.matchAll(/<input[^>]*>/g)) {
+      const name = /name="([^"]+)"/.exec(tag)?.[1]
+      if (name !== undefined) form.set(name, /value="([^"]*)"/.exec(tag)?.[1] ?? '')
+    }
     if (form.has('login')) form.set('login', login)
     if (form.has('password')) form.set('password', 'any')
     response = await jar.fetch(new URL(action, provider.issuer).toString(), {
