@@ -163,6 +163,40 @@ describe('console sign-in through the identity provider', () => {
     )
   })
 
+  test('a changed mapping applies at once to everyone in the group', async () => {
+    const kim = await newUser('kim@ssoco.test')
+    idp.accounts.set('kim-sub', { email: 'kim@ssoco.test', groups: ['Buyers'] })
+    assert.equal((await signIn('kim-sub')).response.status, 303)
+    const buyer = { role_id: roles.Buyer, location_id: null }
+    assert.ok((await grantsOf(kim.user)).some((g) => g.role_id === buyer.role_id && g.location_id === null))
+    const save = (group_roles: object[]) =>
+      admin({
+        method: 'PUT',
+        url: '/api/v3/sso/',
+        payload: {
+          issuer: idp.issuer,
+          client_id: idp.clientId,
+          scopes: 'openid email profile groups',
+          allowed_domains: ['ssoco.test'],
+          jit_provisioning: true,
+          default_role: roles.Requester,
+          group_roles,
+        },
+      })
+    assert.equal((await save([])).statusCode, 200)
+    assert.ok(!(await grantsOf(kim.user)).some((g) => g.role_id === buyer.role_id && g.location_id === null))
+    assert.equal(
+      (
+        await save([
+          { group: 'Buyers', role: roles.Buyer, location: null },
+          { group: 'approvers-a', role: roles.Approver, location: locationA },
+        ])
+      ).statusCode,
+      200,
+    )
+    assert.ok((await grantsOf(kim.user)).some((g) => g.role_id === buyer.role_id && g.location_id === null))
+  })
+
   test('every refusal is a page that says why, and signs nobody in', async () => {
     const cases: [string, object, RegExp][] = [
       ['out-sub', { email: 'someone@elsewhere.org' }, /elsewhere\.org cannot join this company/],

@@ -167,3 +167,21 @@ export async function replaceManagedGrants(
   }
   return { added, removed }
 }
+
+/** Everyone whose grants group mappings may touch: in a SCIM group, named groups at sign-in, or holding such grants. */
+export async function usersWithGroups(db: Kysely<DB>, tenantId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('scim_group_members')
+    .select('user_id')
+    .where('tenant_id', '=', tenantId)
+    .union(db.selectFrom('sso_managed_grants').select('user_id').where('tenant_id', '=', tenantId))
+    .union(
+      db
+        .selectFrom('sso_identities')
+        .select('user_id')
+        .where('tenant_id', '=', tenantId)
+        .where(sql<boolean>`cardinality(claim_groups) > 0`),
+    )
+    .execute()
+  return rows.map((r) => r.user_id).sort((a, b) => a - b)
+}

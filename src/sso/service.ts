@@ -9,6 +9,7 @@ import { audit } from '../audit/service.ts'
 import { notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import type { ServerKeys } from '../keys.ts'
+import { syncGroupRoles } from './grants.service.ts'
 import { discoveryFailure, providerOf } from './provider.ts'
 import * as repo from './repository.ts'
 import type { SsoConfig, SsoConfigInput } from './schema.ts'
@@ -143,6 +144,8 @@ export async function saveConfig(
       resourceId: actor.tenantId,
       changes: { ...shown, group_roles: groupRoles, client_secret_changed: input.client_secret !== undefined },
     })
+    // The mapping may have changed: everyone in a group gets the roles it maps to now.
+    for (const userId of await repo.usersWithGroups(tx, actor.tenantId)) await syncGroupRoles(tx, actor, userId)
   })
   const row = (await repo.findConfig(db, actor.tenantId))!
   return { config: toConfig(row, origin), created: existing === undefined }
@@ -153,6 +156,8 @@ export async function deleteConfig(db: Kysely<DB>, actor: Actor): Promise<void> 
   await db.transaction().execute(async (tx) => {
     if (!(await repo.deleteConfig(tx, actor.tenantId))) throw notFound('Single sign-on is not configured.')
     await audit(tx, actor, { action: 'sso.delete', resourceType: 'sso', resourceId: actor.tenantId })
+    // Without a configuration no group maps to a role: the grants the mappings made are withdrawn.
+    for (const userId of await repo.usersWithGroups(tx, actor.tenantId)) await syncGroupRoles(tx, actor, userId)
   })
 }
 
