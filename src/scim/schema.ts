@@ -17,8 +17,11 @@ export const ScimTokenWithSecret = named(
   'ScimTokenWithSecret',
   Type.Object({
     ...ScimToken.properties,
-    token: Type.String({ description: 'The bearer token for the identity provider; shown only in this response.' }),
-    scim_base_url: Type.String(),
+    token: Type.String({ description: 'The token; shown only here.' }),
+    scim_base_url: Type.String({
+      description: 'The SCIM base URL.',
+      examples: ['https://acme.example.com/scim/v2'],
+    }),
   }),
 )
 export type ScimTokenWithSecret = Static<typeof ScimTokenWithSecret>

@@ -1,14 +1,15 @@
 /** The tenant's identity provider on the wire (`GET, PUT /api/v3/sso/`): the client secret goes in, never out. */
 import { Type, type Static } from 'typebox'
-import { Id, named } from '../core/schema.ts'
+import { named } from '../core/schema.ts'
 
-const Nullable = <T extends object>(schema: T) => Type.Union([schema, Type.Null()])
+const Nullable = <T extends object>(schema: T, description?: string, example?: unknown) =>
+  Type.Union([schema, Type.Null()], description === undefined ? {} : { description, examples: [example] })
 
 export const PasswordLoginSchema = Type.Union(
   [Type.Literal('allowed'), Type.Literal('superusers_only'), Type.Literal('disabled')],
   {
-    description:
-      'Password sign-in to the console while single sign-on is configured: everyone, superusers only (a way in when the provider is down), or nobody.',
+    description: 'Console password sign-in while SSO is on: everyone, superusers only, or nobody.',
+    examples: ['superusers_only'],
   },
 )
 
@@ -19,10 +20,11 @@ export const GroupRole = named(
       group: Type.String({
         minLength: 1,
         maxLength: 256,
-        description: "A group as the provider names it (the groups claim's value, or a SCIM group's displayName).",
+        description: 'A group name (groups claim) or SCIM group.',
+        examples: ['Purchasing'],
       }),
-      role: Id,
-      location: Nullable(Id),
+      role: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'A role id.' }),
+      location: Nullable(Type.Integer({ minimum: 1, maximum: 2147483647 }), 'A location id; null: tenant-wide.', null),
     },
     { additionalProperties: false },
   ),
@@ -32,20 +34,35 @@ const common = {
   issuer: Type.String({
     minLength: 1,
     maxLength: 2000,
-    description: 'The OpenID provider issuer URL; checked by OpenID discovery when saved.',
+    description: 'The OpenID issuer URL (checked by discovery).',
     examples: ['https://acme.okta.com'],
   }),
   client_id: Type.String({ minLength: 1, maxLength: 500 }),
   allowed_domains: Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
     maxItems: 50,
-    description: 'E-mail domains whose people may be created at their first sign-in (just-in-time).',
+    description: 'E-mail domains allowed for JIT accounts.',
+    examples: [['acme.com']],
   }),
   jit_provisioning: Type.Boolean({
-    description: 'Create a user at the first sign-in of a person of an allowed domain.',
+    description: 'Create users at first sign-in (JIT).',
+    examples: [true],
   }),
-  default_role: Nullable(Id),
-  groups_claim: Type.String({ minLength: 1, maxLength: 100 }),
-  group_roles: Type.Array(GroupRole, { maxItems: 200 }),
+  default_role: Nullable(
+    Type.Integer({ minimum: 1, maximum: 2147483647 }),
+    'Role id of JIT users; null: least-privileged.',
+    3,
+  ),
+  groups_claim: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: 'The ID token claim listing groups.',
+    examples: ['groups'],
+  }),
+  group_roles: Type.Array(GroupRole, {
+    maxItems: 200,
+    description: 'Roles that groups grant.',
+    examples: [[{ group: 'Purchasing', role: 2, location: null }]],
+  }),
   password_login: PasswordLoginSchema,
 }
 
@@ -59,10 +76,18 @@ export const SsoConfigInput = named(
         Type.String({
           minLength: 1,
           maxLength: 2000,
-          description: 'Write-only. Required the first time; omitted later, the stored secret is kept.',
+          description: 'Write-only; omitted: kept.',
         }),
       ),
-      scopes: Type.Optional(Type.String({ minLength: 1, maxLength: 500, default: 'openid email profile' })),
+      scopes: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 500,
+          default: 'openid email profile',
+          description: 'Scopes to request.',
+          examples: ['openid email profile groups'],
+        }),
+      ),
       allowed_domains: Type.Optional(common.allowed_domains),
       jit_provisioning: Type.Optional(common.jit_provisioning),
       default_role: Type.Optional(common.default_role),
@@ -79,9 +104,15 @@ export const SsoConfig = named(
   'SsoConfig',
   Type.Object({
     ...common,
-    scopes: Type.String(),
-    redirect_uri: Type.String({ description: 'Register this at the provider as the sign-in redirect URI.' }),
-    scim_base_url: Type.String({ description: 'The SCIM 2.0 base URL to give the provider.' }),
+    scopes: Type.String({ description: 'Scopes to request.', examples: ['openid email profile'] }),
+    redirect_uri: Type.String({
+      description: 'The redirect URI to register.',
+      examples: ['https://acme.example.com/console/sso/callback'],
+    }),
+    scim_base_url: Type.String({
+      description: 'The SCIM base URL.',
+      examples: ['https://acme.example.com/scim/v2'],
+    }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   }),
