@@ -30,7 +30,7 @@ function normalized(operation: unknown, i: number): ScimPatchOperation[] {
     if (path === undefined) throw new ScimError(400, `Operations[${i}] removes nothing: it has no path.`, 'noTarget')
     return [{ op: 'remove', path }]
   }
-  return [(path === undefined ? { op: name, value } : { op: name, path, value })]
+  return [path === undefined ? { op: name, value } : { op: name, path, value }]
 }
 
 /** The resource after the body's operations; the id and meta cannot change. */
