@@ -142,7 +142,8 @@ export async function createScimGroup(db: Kysely<DB>, actor: Actor, base: string
 export async function replaceScimGroup(db: Kysely<DB>, actor: Actor, base: string, id: string, body: Json) {
   await db.transaction().execute(async (tx) => {
     const before = await findGroup(tx, actor, id)
-    if (body.id !== undefined && body.id !== id) throw invalidValue('id cannot be changed.')
+    if (body.id !== undefined && (typeof body.id === 'number' ? String(body.id) : body.id) !== id)
+      throw invalidValue('id cannot be changed.')
     const wanted = await desiredOf(tx, actor, body)
     // PUT replaces the group: no members listed means none.
     await store(tx, actor, before.id, { ...wanted, members: wanted.members ?? [] }, before)

@@ -219,7 +219,8 @@ async function applyDesired(db: Kysely<DB>, actor: Actor, before: UserResource, 
 
 export async function replaceScimUser(db: Kysely<DB>, actor: Actor, base: string, id: string, body: Json) {
   const before = await getScimUser(db, actor, base, id)
-  if (body.id !== undefined && body.id !== before.id) throw invalidValue('id cannot be changed.')
+  if (body.id !== undefined && (typeof body.id === 'number' ? String(body.id) : body.id) !== before.id)
+    throw invalidValue('id cannot be changed.')
   await applyDesired(db, actor, before, desiredOf(body, before))
   return getScimUser(db, actor, base, id)
 }
