@@ -8,6 +8,8 @@ import { eventRoutes } from './events/routes.ts'
 import { idempotency } from './http/idempotency.ts'
 import { publicLinks } from './http/public-url.ts'
 import { rateLimit, RateLimiter } from './http/rate-limit.ts'
+import { scimTokenRoutes } from './scim/tokens.routes.ts'
+import { ssoRoutes } from './sso/routes.ts'
 import type { ServerKeys } from './keys.ts'
 import { locationRoutes } from './locations/routes.ts'
 import { lookupRoutes } from './lookups/routes.ts'
@@ -49,4 +51,6 @@ export const apiRoutes =
     await app.register(applicationRoutes(deps.keys.pepper))
     await app.register(eventRoutes)
     await app.register(webhookRoutes(config))
+    await app.register(ssoRoutes(config, deps.keys))
+    await app.register(scimTokenRoutes(deps.keys.pepper))
   }

@@ -32,6 +32,7 @@ import { LOOKUPS_CHANNEL, LookupCache } from './lookups/cache.ts'
 import { ACCESS_CHANNEL, LiveAccessCache } from './oauth/access-cache.ts'
 import { oauthRoutes } from './oauth/routes.ts'
 import { registerWebhookMetrics } from './webhooks/metrics.service.ts'
+import { scimRoutes } from './scim/routes.ts'
 
 export interface AppDeps {
   config: Readonly<Config>
@@ -131,5 +132,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(invitationRoutes(deps.database, config))
   await app.register(apiRoutes({ ...deps, access, lookups }), { prefix: '/api' })
   await app.register(consoleRoutes({ ...deps, lookups }), { prefix: '/console' })
+  await app.register(scimRoutes(deps), { prefix: '/scim/v2' })
   return app
 }

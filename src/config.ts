@@ -68,6 +68,8 @@ export const EnvSchema = Type.Object({
   WEBHOOK_ALLOW_HTTP: Type.Boolean({ default: false }),
   /** Webhook endpoints may resolve to loopback, private, link-local or metadata addresses. */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false }),
+  /** A single sign-on issuer may use http:// (a provider on the same host, or tests); otherwise https:// only. */
+  SSO_ALLOW_HTTP_ISSUER: Type.Boolean({ default: false }),
   /** How long a webhook receiver has to answer: a duration such as `10s`, `500ms`, `1m`. */
   WEBHOOK_TIMEOUT: Type.String({ pattern: DURATION, default: '10s' }),
   /** The waits before each retry of a failed delivery, comma-separated durations. */

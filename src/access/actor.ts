@@ -6,7 +6,7 @@
 import { PERMISSION_KEYS, type PermissionKey } from '../db/schema.ts'
 import { forbidden } from '../core/problem.ts'
 
-export type Channel = 'api' | 'console' | 'cli'
+export type Channel = 'api' | 'console' | 'cli' | 'sso' | 'scim'
 
 export interface Actor {
   tenantId: number
@@ -50,3 +50,17 @@ export function actingUser(actor: Actor): number {
   if (actor.userId === null) throw forbidden('This action is taken by a user, not by the operator.')
   return actor.userId
 }
+
+/**
+ * The tenant's identity provider acting (single sign-on, SCIM): for the tenant's owner, so containment does
+ * not apply, but every rule on e-mails and names does, and every write is audited `via` its channel.
+ */
+export const providerActor = (
+  tenant: { id: number; domain: string },
+  channel: 'sso' | 'scim',
+  requestId: string | null,
+): Actor => ({
+  ...operatorActor(tenant),
+  channel,
+  requestId,
+})

@@ -38,6 +38,7 @@ import { vendorPages } from './pages/vendors.ts'
 import { locationPages } from './pages/locations.ts'
 import { outboxPages } from './pages/outbox.ts'
 import { webhookPages } from './pages/webhooks.ts'
+import { ssoPages } from './pages/sso.ts'
 import { errorView } from './views/errors.ts'
 import { approvalPages } from './pages/approvals.ts'
 import { menuKeysOf } from './pages/request-shared.ts'
@@ -207,4 +208,5 @@ export const consoleRoutes =
     webhookPages(typed, deps)
     requestPages(typed, deps)
     approvalPages(typed, deps)
+    ssoPages(typed, deps)
   }

@@ -19,6 +19,7 @@ import * as m0009 from './migrations/0009_pending_counts.ts'
 import * as m0010 from './migrations/0010_session_row_counts.ts'
 import * as m0011 from './migrations/0011_delegated_plan.ts'
 import * as m0012 from './migrations/0012_authority_fresh.ts'
+import * as m0015 from './migrations/0015_sso.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0010_session_row_counts': m0010,
   '0011_delegated_plan': m0011,
   '0012_authority_fresh': m0012,
+  '0015_sso': m0015,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -481,6 +481,75 @@ export interface EmailOutboxTable {
   sent_at: Date | null
 }
 
+/** Where people may sign in with a password while single sign-on is configured. */
+export type PasswordLogin = 'allowed' | 'superusers_only' | 'disabled'
+
+export interface SsoConfigTable {
+  tenant_id: number
+  issuer: string
+  client_id: string
+  /** The client secret, sealed (sso/seal.ts): the service sends it to the provider, so it is not a hash. */
+  client_secret_sealed: string
+  scopes: string
+  allowed_domains: string[]
+  jit_provisioning: boolean
+  default_role_id: number | null
+  groups_claim: string
+  group_roles: ColumnType<{ group: string; role: number; location: number | null }[], string, string>
+  password_login: PasswordLogin
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface SsoIdentityTable {
+  tenant_id: number
+  issuer: string
+  subject: string
+  user_id: number
+  created_at: Timestamp
+  last_sign_in_at: Date | null
+  claim_groups: Generated<string[]>
+}
+
+export interface SsoManagedGrantTable {
+  tenant_id: number
+  user_id: number
+  /** 0: tenant-wide (a primary key column cannot be null). */
+  location_id: number
+  role_id: number
+}
+
+export interface ScimTokenTable {
+  id: Generated<number>
+  tenant_id: number
+  token_hash: Buffer
+  description: Generated<string>
+  created_by: number | null
+  created_at: Timestamp
+  last_used_at: Date | null
+}
+
+export interface ScimUserTable {
+  tenant_id: number
+  user_id: number
+  external_id: string | null
+}
+
+export interface ScimGroupTable {
+  id: Generated<number>
+  tenant_id: number
+  display_name: string
+  external_id: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface ScimGroupMemberTable {
+  tenant_id: number
+  group_id: number
+  user_id: number
+}
+
 export interface DB {
   tenants: TenantTable
   system_state: SystemStateTable
@@ -522,6 +591,13 @@ export interface DB {
   events: EventTable
   webhook_endpoints: WebhookEndpointTable
   webhook_deliveries: WebhookDeliveryTable
+  sso_configs: SsoConfigTable
+  sso_identities: SsoIdentityTable
+  sso_managed_grants: SsoManagedGrantTable
+  scim_tokens: ScimTokenTable
+  scim_users: ScimUserTable
+  scim_groups: ScimGroupTable
+  scim_group_members: ScimGroupMemberTable
 }
 
 export type Tenant = Selectable<TenantTable>

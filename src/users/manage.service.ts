@@ -43,6 +43,8 @@ export async function getUserWithState(db: Kysely<DB>, actor: Actor, profileId: 
 /** The fields the console edits; `role_id` omitted (or unchanged) keeps the role and grants nothing. */
 export type UserEdit = Pick<SingleUser, 'firstName' | 'lastName' | 'location' | 'department' | 'phone' | 'position'> & {
   role_id?: number
+  /** A new e-mail (SCIM renames people); omitted keeps it. */
+  email?: string
 }
 
 /**

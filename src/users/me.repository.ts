@@ -4,7 +4,13 @@ import { delegationActive } from '../access/approvers.ts'
 import type { DB } from '../db/schema.ts'
 
 export const tenantOf = (db: Kysely<DB>, tenantId: number) =>
-  db.selectFrom('tenants').select(['domain', 'name', 'active']).where('id', '=', tenantId).executeTakeFirstOrThrow()
+  db
+    .selectFrom('tenants')
+    .select(['domain', 'name', 'active'])
+    // Single sign-on is on for everyone of the tenant while it has a configuration (profiles' is_sso_enabled).
+    .select(sql<boolean>`exists (select 1 from sso_configs s where s.tenant_id = tenants.id)`.as('sso'))
+    .where('id', '=', tenantId)
+    .executeTakeFirstOrThrow()
 
 /** Every location of the tenant, by id (a superuser holds everything at each). */
 export const locationIdsOf = async (db: Kysely<DB>, tenantId: number): Promise<number[]> =>

@@ -109,7 +109,7 @@ export async function me(db: Kysely<DB>, actor: Actor): Promise<Me> {
     mobile: row.mobile,
     profile_image: row.profile_image,
     chat_user_id: row.chat_user_id,
-    is_sso_enabled: row.is_sso_enabled,
+    is_sso_enabled: row.is_sso_enabled || tenant.sso,
     last_changed_by: row.last_changed_by,
     user: row.user_id,
     pending_approvals_count: profile.pending_approvals_count,

@@ -833,6 +833,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/sso/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's identity provider */
+        get: operations["listSso"];
+        /** Configure single sign-on (the issuer is checked by OpenID discovery) */
+        put: operations["putSso"];
+        post?: never;
+        /** Turn single sign-on off */
+        delete: operations["deleteSso"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/scim-tokens/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List SCIM tokens (never the tokens themselves) */
+        get: operations["listScimTokens"];
+        put?: never;
+        /** Make a SCIM token (shown once) */
+        post: operations["createScimToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/scim-tokens/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a SCIM token */
+        delete: operations["deleteScimToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3523,6 +3577,242 @@ export interface components {
             };
             /** @description The item, or the page of items. */
             data: components["schemas"]["WebhookDelivery"][];
+        };
+        SsoGroupRole: {
+            /**
+             * @description A group name (groups claim) or SCIM group.
+             * @example Purchasing
+             */
+            group: string;
+            /**
+             * @description A role id.
+             * @example 2
+             */
+            role: number;
+            /**
+             * @description A location id; null: tenant-wide.
+             * @example null
+             */
+            location: number | null;
+        };
+        SsoConfig: {
+            /**
+             * @description The OpenID issuer URL (checked by discovery).
+             * @example https://acme.okta.com
+             */
+            issuer: string;
+            /**
+             * @description The application’s Client ID.
+             * @example pc_2b8XyzQ4
+             */
+            client_id: string;
+            /**
+             * @description E-mail domains allowed for JIT accounts.
+             * @example [
+             *       "acme.com"
+             *     ]
+             */
+            allowed_domains: string[];
+            /**
+             * @description Create users at first sign-in (JIT).
+             * @example true
+             */
+            jit_provisioning: boolean;
+            /**
+             * @description Role id of JIT users; null: least-privileged.
+             * @example 3
+             */
+            default_role: number | null;
+            /**
+             * @description The ID token claim listing groups.
+             * @example groups
+             */
+            groups_claim: string;
+            /**
+             * @description Roles that groups grant.
+             * @example [
+             *       {
+             *         "group": "Purchasing",
+             *         "role": 2,
+             *         "location": null
+             *       }
+             *     ]
+             */
+            group_roles: components["schemas"]["SsoGroupRole"][];
+            /**
+             * @description Console password sign-in while SSO is on: everyone, superusers only, or nobody.
+             * @example superusers_only
+             */
+            password_login: "allowed" | "superusers_only" | "disabled";
+            /**
+             * @description Scopes to request.
+             * @example openid email profile
+             */
+            scopes: string;
+            /**
+             * @description The redirect URI to register.
+             * @example https://acme.example.com/console/sso/callback
+             */
+            redirect_uri: string;
+            /**
+             * @description The SCIM base URL.
+             * @example https://acme.example.com/scim/v2
+             */
+            scim_base_url: string;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at: string;
+        };
+        SsoConfigEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["SsoConfig"];
+        };
+        SsoConfigInput: {
+            /**
+             * @description The OpenID issuer URL (checked by discovery).
+             * @example https://acme.okta.com
+             */
+            issuer: string;
+            /**
+             * @description The application’s Client ID.
+             * @example pc_2b8XyzQ4
+             */
+            client_id: string;
+            /**
+             * @description Write-only; omitted: kept.
+             * @example sk_Kf93…
+             */
+            client_secret?: string;
+            /**
+             * @description Scopes to request.
+             * @default openid email profile
+             * @example openid email profile groups
+             */
+            scopes?: string;
+            /**
+             * @description E-mail domains allowed for JIT accounts.
+             * @example [
+             *       "acme.com"
+             *     ]
+             */
+            allowed_domains?: string[];
+            /**
+             * @description Create users at first sign-in (JIT).
+             * @example true
+             */
+            jit_provisioning?: boolean;
+            /**
+             * @description Role id of JIT users; null: least-privileged.
+             * @example 3
+             */
+            default_role?: number | null;
+            /**
+             * @description The ID token claim listing groups.
+             * @example groups
+             */
+            groups_claim?: string;
+            /**
+             * @description Roles that groups grant.
+             * @example [
+             *       {
+             *         "group": "Purchasing",
+             *         "role": 2,
+             *         "location": null
+             *       }
+             *     ]
+             */
+            group_roles?: components["schemas"]["SsoGroupRole"][];
+            /**
+             * @description Console password sign-in while SSO is on: everyone, superusers only, or nobody.
+             * @example superusers_only
+             */
+            password_login?: "allowed" | "superusers_only" | "disabled";
+        };
+        ScimToken: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id: number;
+            /**
+             * @description Free text describing it.
+             * @example Net 30 days from invoice
+             */
+            description: string;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * @description When a token was last issued to the application (minute precision); null if never.
+             * @example null
+             */
+            last_used_at: string | null;
+        };
+        ScimTokenInput: {
+            /**
+             * @description Free text describing it.
+             * @example Okta provisioning
+             */
+            description?: string;
+        };
+        ScimTokenWithSecret: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id: number;
+            /**
+             * @description Free text describing it.
+             * @example Net 30 days from invoice
+             */
+            description: string;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * @description When a token was last issued to the application (minute precision); null if never.
+             * @example null
+             */
+            last_used_at: string | null;
+            /**
+             * @description The token; shown only here.
+             * @example kq3VdXcZ8pQ2mN7rL1sT4uW6yA9bC0eFgHiJ
+             */
+            token: string;
+            /**
+             * @description The SCIM base URL.
+             * @example https://acme.example.com/scim/v2
+             */
+            scim_base_url: string;
+        };
+        ScimTokenWithSecretEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["ScimTokenWithSecret"];
         };
     };
     responses: {
@@ -6597,6 +6887,225 @@ export interface operations {
         responses: {
             /** @description Default Response */
             202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSso: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConfigEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putSso: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoConfigInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConfigEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConfigEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteSso: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listScimTokens: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        metadata: Record<string, never>;
+                        data: components["schemas"]["ScimToken"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createScimToken: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScimTokenInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScimTokenWithSecretEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteScimToken: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };

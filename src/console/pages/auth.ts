@@ -3,7 +3,8 @@ import { Type } from 'typebox'
 import { hashPassword, passwordProblem } from '../../core/passwords.ts'
 import { hostAllows } from '../../http/host.ts'
 import { openLink, useLink } from '../../invitations/service.ts'
-import { endSession, signIn, startSession } from '../../sessions/service.ts'
+import { endSession, resumeSession, signIn, startSession } from '../../sessions/service.ts'
+import { passwordRefusal, signInOptions } from '../../sso/signin.service.ts'
 import {
   clearSessionCookie,
   hostOf,
@@ -37,7 +38,8 @@ export function authPages(app: ConsoleApp, deps: ConsoleDeps): void {
       const next = safeNext(request.query.next)
       const host = hostOf(deps.config, request)
       if (host.mode === 'multi' && host.domain === null) return sendPage(reply, noCompanyView(), 404)
-      return sendPage(reply, signInView(next))
+      const sso = (await signInOptions(deps.db, host)) !== undefined
+      return sendPage(reply, signInView(next, '', undefined, sso))
     },
   )
 
@@ -45,13 +47,25 @@ export function authPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const email = text(request.body.email).trim().slice(0, 254)
     const password = text(request.body.password).slice(0, 1024)
     const next = safeNext(request.body.next)
+    const host = hostOf(deps.config, request)
+    const sso = (await signInOptions(deps.db, host)) !== undefined
     const result = await signIn(deps.db, deps.attempts, deps.limits, {
-      host: hostOf(deps.config, request),
+      host,
       email,
       password,
       address: request.ip,
       userAgent: String(request.headers['user-agent'] ?? ''),
     })
+    // The company's single sign-on policy may refuse passwords (to all, or to all but superusers).
+    const live = result.ok ? await resumeSession(deps.db, result.token, deps.limits, host, request.id) : undefined
+    const refusal =
+      live === undefined
+        ? undefined
+        : await passwordRefusal(deps.db, live.actor.tenantId, live.actor.permissions.has('superuser'))
+    if (result.ok && refusal !== undefined) {
+      await endSession(deps.db, result.token)
+      return sendPage(reply, signInView(next, email, notice('alert', refusal), true), 403)
+    }
     if (result.ok) {
       setSessionCookie(request, reply, result.token, deps.limits.maxHours)
       return reply.redirect(next, 303)
@@ -64,11 +78,12 @@ export function authPages(app: ConsoleApp, deps: ConsoleDeps): void {
           next,
           email,
           notice('alert', `Too many failed attempts. Try again in ${result.waitSeconds} seconds.`),
+          sso,
         ),
         429,
       )
     }
-    return sendPage(reply, signInView(next, email, notice('alert', 'The e-mail or password is not right.')), 401)
+    return sendPage(reply, signInView(next, email, notice('alert', 'The e-mail or password is not right.'), sso), 401)
   })
 
   app.post('/sign-out', { schema: { hide: true } }, async (request, reply) => {

@@ -3,10 +3,11 @@ import { PASSWORD_MIN_LENGTH } from '../../core/passwords.ts'
 import { html, type Html } from './html.ts'
 import { notice, page } from './layout.ts'
 
-export function signInView(next: string, email = '', message?: Html): string {
+export function signInView(next: string, email = '', message?: Html, sso = false): string {
   return page(
     { title: 'Sign in' },
     html`${message ?? ''}
+      ${sso ? html`<p><a class="button" href="/console/sso/start?next=${encodeURIComponent(next)}">Sign in with single sign-on</a></p>` : ''}
       <form method="post" action="/console/sign-in" class="card" novalidate>
         <input type="hidden" name="next" value="${next}" />
         <label for="email">Email</label>

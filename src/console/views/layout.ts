@@ -52,6 +52,7 @@ const NAV: readonly {
     key: 'webhooks',
     needs: ['superuser'],
   },
+  { href: '/console/settings/sso', label: 'Single sign-on', key: 'sso', needs: ['superuser'] },
   { href: '/console/outbox', label: 'Outbox', key: 'outbox', needs: ['superuser', 'nav_setting'] },
 ]
 

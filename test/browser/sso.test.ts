@@ -1,0 +1,187 @@
+/**
+ * Single sign-on in a real browser (Debian's Chromium driven by playwright-core) against the real `procurement`
+ * command (SSO_ALLOW_HTTP_ISSUER=true) and a real OpenID provider (oidc-provider on 127.0.0.1): the
+ * administrator configures Settings → Single sign-on, then signs in through the provider as an existing user,
+ * a new person is created at their first sign-in (JIT) with the roles of their group, and a person of another
+ * e-mail domain is shown a page that says why not. axe-core finds no serious or critical violation on the
+ * pages, and at 390 px nothing scrolls sideways.
+ */
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { launchChromium, noChromium } from '../helpers/browser.ts'
+import { startProvider, type TestProvider } from '../helpers/oidc.ts'
+import { run, runToEnd, type Running } from '../helpers/process.ts'
+
+const skip = noChromium
+const root = path.resolve(import.meta.dirname, '../..')
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-browser-sso-'))
+const PASSWORD = 'a long and private passphrase'
+
+let port = 0
+let base = ''
+let server: Running | undefined
+let browser: Browser | undefined
+let idp: TestProvider | undefined
+const env = () => ({
+  DATA_DIR: dataDir,
+  DEMO_SEED: 'false',
+  PORT: String(port),
+  LOG_LEVEL: 'warn',
+  SSO_ALLOW_HTTP_ISSUER: 'true',
+})
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port: p } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(p))
+    })
+  })
+
+before(async () => {
+  if (skip) return
+  port = await freePort()
+  base = `http://127.0.0.1:${port}`
+  browser = await launchChromium()
+  idp = await startProvider([`${base}/console/sso/callback`])
+})
+after(async () => {
+  await browser?.close()
+  await idp?.close()
+  server?.child.kill('SIGTERM')
+  await server?.exited
+  fs.rmSync(dataDir, { recursive: true, force: true })
+})
+
+/** axe-core on the page as it is now (in a CSP-bypassing twin context with the same cookies). */
+async function accessible(context: BrowserContext, url: string): Promise<void> {
+  const twin = await browser!.newContext({ bypassCSP: true, storageState: await context.storageState() })
+  try {
+    const page = await twin.newPage()
+    await page.goto(url)
+    await page.addScriptTag({ path: path.join(root, 'node_modules/axe-core/axe.min.js') })
+    const violations = await page.evaluate(async () => {
+      const result = await (
+        globalThis as unknown as {
+          axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string }[] }> }
+        }
+      ).axe.run()
+      return result.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.help}`)
+    })
+    assert.deepEqual(violations, [], `${url}: accessibility`)
+  } finally {
+    await twin.close()
+  }
+}
+
+/** At 390 px wide the page does not scroll sideways. */
+async function fitsPhone(page: Page): Promise<void> {
+  const wide = await page.evaluate(() => {
+    const { documentElement } = (
+      globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+    ).document
+    return documentElement.scrollWidth - documentElement.clientWidth
+  })
+  assert.ok(wide <= 0, `${page.url()} scrolls ${wide} px sideways at 390 px`)
+}
+
+/**
+ * A browser of its own for one person (the provider keeps its own session in cookies), from the console's
+ * sign-in page through the provider's log-in and consent pages, as `login`.
+ */
+async function signInThroughProvider(login: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser!.newContext({ viewport: { width: 390, height: 844 } })
+  // The provider's development pages import a web font; this closed network has no route to it.
+  await context.route(/^https:\/\/fonts\./, (route) => route.abort())
+  const page = await context.newPage()
+  await page.goto(`${base}/console/sign-in`)
+  await page.getByRole('link', { name: 'Sign in with single sign-on' }).click()
+  await page.waitForURL((url) => url.origin === idp!.issuer, { waitUntil: 'domcontentloaded' })
+  await page.locator('input[name="login"]').fill(login)
+  await page.locator('input[name="password"]').fill('anything')
+  await page.getByRole('button', { name: 'Sign-in' }).click()
+  await page.getByRole('button', { name: 'Continue' }).click()
+  await page.waitForURL((url) => url.origin === base)
+  return { context, page }
+}
+
+test(
+  'configure single sign-on, sign in as an existing and a new person (JIT, group roles), a refused domain',
+  { skip, timeout: 300_000 },
+  async () => {
+    const created = await runToEnd(
+      ['tenants', 'create', '--domain', 'acme', '--name', 'Acme', '--admin-email', 'admin@acme.test', '--json'],
+      env(),
+    )
+    assert.equal(created.code, 0, created.output)
+    const { setup_url } = JSON.parse(created.output.trim().split('\n').at(-1)!) as { setup_url: string }
+    server = run(['serve'], env())
+    await server.waitFor(/listening on http:\/\/\S+/, 60_000)
+    idp!.accounts.set('ada', { email: 'admin@acme.test', email_verified: true, given_name: 'Ada' })
+    idp!.accounts.set('nina', { email: 'nina@acme.test', given_name: 'Nina', family_name: 'New', groups: ['buyers'] })
+    idp!.accounts.set('olga', { email: 'olga@elsewhere.example', given_name: 'Olga' })
+
+    const context = await browser!.newContext({ viewport: { width: 390, height: 844 } })
+    const page = await context.newPage()
+    await page.goto(setup_url)
+    await page.getByLabel('New password').fill(PASSWORD)
+    await page.getByLabel('Repeat the password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Set password' }).click()
+    await page.waitForURL(/\/console\/account/)
+
+    await page.getByRole('link', { name: 'Single sign-on' }).click()
+    await page.waitForURL(/\/console\/settings\/sso/)
+    assert.equal(await page.getByTestId('redirect-uri').textContent(), `${base}/console/sso/callback`)
+    await accessible(context, page.url())
+    await fitsPhone(page)
+    await page.getByLabel('Issuer URL').fill(idp!.issuer)
+    await page.getByLabel('Client ID').fill(idp!.clientId)
+    await page.getByLabel('Client secret').fill(idp!.clientSecret)
+    await page.getByLabel('Scopes').fill('openid email profile groups')
+    await page.getByLabel('Allowed e-mail domains').fill('acme.test')
+    await page.getByLabel('Create accounts at first sign-in').check()
+    await page.getByLabel('Role of new accounts').selectOption({ label: 'Requester' })
+    await page.getByLabel('Group roles').fill('buyers = Buyer')
+    await page.getByRole('button', { name: 'Save single sign-on' }).click()
+    await page.waitForURL(/done=saved/)
+    assert.match(await page.content(), /the issuer answered OpenID discovery/)
+    assert.equal(await page.getByLabel('Client secret').inputValue(), '', 'the secret is never shown back')
+    await fitsPhone(page)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await accessible(context, `${base}/console/sign-in`)
+    await context.close()
+
+    // The administrator, linked by e-mail at the first sign-in.
+    const ada = await signInThroughProvider('ada')
+    await ada.page.waitForURL(/\/console\/account/)
+    assert.match(await ada.page.content(), /admin@acme\.test/)
+    await ada.context.close()
+
+    // A new person: created at the first sign-in with the default role, plus the role of their group.
+    const nina = await signInThroughProvider('nina')
+    await nina.page.waitForURL(/\/console\/account/)
+    const account = await nina.page.content()
+    assert.match(account, /nina@acme\.test/)
+    assert.match(account, /Requester/)
+    assert.match(account, /Buyer/)
+    await accessible(nina.context, nina.page.url())
+    await fitsPhone(nina.page)
+    await nina.context.close()
+
+    // Another e-mail domain: a page that says why, and no session.
+    const olga = await signInThroughProvider('olga')
+    assert.match(await olga.page.content(), /elsewhere\.example cannot join this company/)
+    await accessible(olga.context, olga.page.url())
+    await fitsPhone(olga.page)
+    await olga.page.goto(`${base}/console/account`)
+    await olga.page.waitForURL(/\/console\/sign-in/)
+    await olga.context.close()
+  },
+)
