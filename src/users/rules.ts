@@ -5,6 +5,7 @@
  * not (U+202E turns `gpj.exe` into what reads as `exe.jpg`).
  */
 import { Type } from 'typebox'
+import { messageFor } from '../http/messages.ts'
 import { compileBodyValidator } from '../http/validation.ts'
 
 export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 })
@@ -13,7 +14,7 @@ const validEmail = compileBodyValidator(Email)
 /** What is wrong with an e-mail address, in the API's words; empty when nothing is. */
 export function emailProblems(email: string): string[] {
   if (validEmail(email)) return []
-  return [...new Set((validEmail.errors ?? []).map((e) => e.message ?? 'is not valid'))]
+  return [...new Set((validEmail.errors ?? []).map(messageFor))]
 }
 
 const FORBIDDEN_IN_NAMES = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u
