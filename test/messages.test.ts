@@ -54,7 +54,7 @@ function failing(schema: Schema, mode: Mode, depth = 0): unknown {
   if (schema.const !== undefined) return mode === 'type' || mode === 'enum' ? 'zzz-not-allowed' : schema.const
   if (Array.isArray(schema.enum)) return mode === 'type' || mode === 'enum' ? 'zzz-not-allowed' : schema.enum[0]
   const type = [schema.type].flat()[0]
-  const n = (key: string) => (typeof schema[key] === 'number' ? (schema[key] as number) : undefined)
+  const n = (key: string) => (typeof schema[key] === 'number' ? schema[key] : undefined)
   switch (type) {
     case 'object': {
       if (mode === 'type') return ['not', 'an', 'object']
@@ -97,6 +97,8 @@ function failing(schema: Schema, mode: Mode, depth = 0): unknown {
     }
     case 'boolean':
       return mode === 'type' ? 'perhaps' : true
+    case 'null':
+    case undefined:
     default:
       return mode === 'type' ? 'x' : null
   }
@@ -109,7 +111,7 @@ function queryOf(value: unknown): string {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return ''
   const params = new URLSearchParams()
   for (const [name, v] of Object.entries(value)) for (const one of [v].flat()) params.append(name, text(one))
-  return params.size === 0 ? '' : `?${params}`
+  return params.size === 0 ? '' : `?${params.toString()}`
 }
 
 function pathOf(url: string, params: Schema | undefined, mode: Mode): string {
@@ -117,7 +119,7 @@ function pathOf(url: string, params: Schema | undefined, mode: Mode): string {
     const schema = params?.properties?.[name]
     if (schema === undefined) return '1'
     const value = failing(schema, mode)
-    return encodeURIComponent(value === null || typeof value === 'object' ? '1' : String(value) || '1')
+    return encodeURIComponent(value === null || typeof value === 'object' ? '1' : text(value) || '1')
   })
 }
 
@@ -147,7 +149,7 @@ describe('every validation message is a sentence', () => {
             pathOf(route.url, schema.params, mode) + queryOf(schema.querystring && failing(schema.querystring, mode))
           const payload = schema.body === undefined ? undefined : failing(schema.body, mode)
           const response = await api({
-            method: method as 'POST',
+            method,
             url,
             ...(payload === undefined
               ? {}

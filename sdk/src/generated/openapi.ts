@@ -229,7 +229,8 @@ export interface paths {
         /** List currencies */
         get: operations["listCurrencies"];
         put?: never;
-        post?: never;
+        /** Add a currency (superuser or nav_setting) */
+        post: operations["createCurrency"];
         delete?: never;
         options?: never;
         head?: never;
@@ -263,7 +264,8 @@ export interface paths {
         /** List departments */
         get: operations["listDepartments"];
         put?: never;
-        post?: never;
+        /** Create a department at a location (superuser or nav_setting) */
+        post: operations["createDepartment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -298,7 +300,8 @@ export interface paths {
         /** List payment terms (the ids a vendor's payment_term_ref takes) */
         get: operations["listPaymentTerms"];
         put?: never;
-        post?: never;
+        /** Create one of the payment terms (superuser or nav_setting) */
+        post: operations["createPaymentTerm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -315,7 +318,8 @@ export interface paths {
         /** List shipping terms (the ids a vendor's shipping_term_ref takes) */
         get: operations["listShippingTerms"];
         put?: never;
-        post?: never;
+        /** Create one of the shipping terms (superuser or nav_setting) */
+        post: operations["createShippingTerm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -332,7 +336,8 @@ export interface paths {
         /** List payment methods (the ids a vendor's payment_method_ref takes) */
         get: operations["listPaymentMethods"];
         put?: never;
-        post?: never;
+        /** Create one of the payment methods (superuser or nav_setting) */
+        post: operations["createPaymentMethod"];
         delete?: never;
         options?: never;
         head?: never;
@@ -349,6 +354,109 @@ export interface paths {
         /** List shipping methods (the ids a vendor's shipping_method_ref takes) */
         get: operations["listShippingMethods"];
         put?: never;
+        /** Create one of the shipping methods (superuser or nav_setting) */
+        post: operations["createShippingMethod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/departments/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace a department (superuser or nav_setting); active false deactivates it */
+        put: operations["replaceDepartment"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/currencies/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace a currency (superuser or nav_setting); the base currency cannot be deactivated or re-rated */
+        put: operations["replaceCurrency"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/payment-terms/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace one of the payment terms (superuser or nav_setting); active false deactivates it */
+        put: operations["replacePaymentTerm"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/shipping-terms/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace one of the shipping terms (superuser or nav_setting); active false deactivates it */
+        put: operations["replaceShippingTerm"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/payment-methods/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace one of the payment methods (superuser or nav_setting); active false deactivates it */
+        put: operations["replacePaymentMethod"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/shipping-methods/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace one of the shipping methods (superuser or nav_setting); active false deactivates it */
+        put: operations["replaceShippingMethod"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1886,6 +1994,37 @@ export interface components {
             /** @description The item, or the page of items. */
             data: components["schemas"]["Currency"][];
         };
+        CurrencyInput: {
+            /**
+             * @description ISO 4217 code (three capital letters); unique in the tenant.
+             * @example EUR
+             */
+            name: string;
+            /**
+             * @description Free text describing it.
+             * @example Euro
+             */
+            description?: string;
+            /**
+             * @description Exchange rate to the base currency, more than 0 (the base currency’s stays as it is: it cannot be re-rated).
+             * @example 1.085
+             */
+            rate: string;
+            /**
+             * @description false deactivates it (nothing is deleted); default true.
+             * @example true
+             */
+            active?: boolean;
+        };
+        CurrencyEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Currency"];
+        };
         LegalEntity: {
             /**
              * @description Identifier, unique within its kind.
@@ -1970,6 +2109,37 @@ export interface components {
             };
             /** @description The item, or the page of items. */
             data: components["schemas"]["Department"][];
+        };
+        DepartmentInput: {
+            /**
+             * @description Name, as people read it.
+             * @example Facilities
+             */
+            name: string;
+            /**
+             * @description The location’s id.
+             * @example 1
+             */
+            location: number;
+            /**
+             * @description Your own identifier for it (from another system); not checked for uniqueness.
+             * @example FAC-01
+             */
+            external_id?: string;
+            /**
+             * @description false deactivates it (nothing is deleted); default true.
+             * @example true
+             */
+            active?: boolean;
+        };
+        DepartmentEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Department"];
         };
         Role: {
             /**
@@ -2057,6 +2227,32 @@ export interface components {
             };
             /** @description The item, or the page of items. */
             data: components["schemas"]["VendorLookup"][];
+        };
+        VendorLookupInput: {
+            /**
+             * @description Name, as people read it.
+             * @example Net 30
+             */
+            name: string;
+            /**
+             * @description Free text describing it.
+             * @example Payment due 30 days after the invoice.
+             */
+            description?: string;
+            /**
+             * @description false deactivates it (nothing is deleted); default true.
+             * @example true
+             */
+            active?: boolean;
+        };
+        VendorLookupEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["VendorLookup"];
         };
         DepartmentSummary: {
             /**
@@ -4470,6 +4666,46 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    createCurrency: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CurrencyInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrencyEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listLegalEntities: {
         parameters: {
             query?: {
@@ -4558,6 +4794,46 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createDepartment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DepartmentInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepartmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
@@ -4690,6 +4966,46 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    createPaymentTerm: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorLookupInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorLookupEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listShippingTerms: {
         parameters: {
             query?: {
@@ -4731,6 +5047,46 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createShippingTerm: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorLookupInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorLookupEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
@@ -4780,6 +5136,46 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    createPaymentMethod: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorLookupInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorLookupEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listShippingMethods: {
         parameters: {
             query?: {
@@ -4821,6 +5217,292 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createShippingMethod: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorLookupInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorLookupEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceDepartment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DepartmentInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepartmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceCurrency: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CurrencyInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrencyEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replacePaymentTerm: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorLookupInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorLookupEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceShippingTerm: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorLookupInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorLookupEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replacePaymentMethod: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorLookupInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorLookupEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceShippingMethod: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorLookupInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorLookupEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
