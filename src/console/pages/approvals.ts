@@ -29,6 +29,8 @@ const DecisionForm = Type.Object({
 })
 const checkRejection = bodyChecker(Rejection)
 const checkDecision = bodyChecker(Decision)
+/** The `done` each decision leads to ("reject" + "d" was once `rejectd`, which showed nothing). */
+const DONE = { approve: 'approved', reject: 'rejected' } as const
 const flash = flashOf({ approved: 'Approved. The request moves on.', rejected: 'Rejected. The requester is told why.' })
 
 export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
@@ -114,6 +116,6 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
         error.status,
       )
     }
-    return reply.redirect(`/console/approvals?done=${request.body.decision}d`, 303)
+    return reply.redirect(`/console/approvals?done=${DONE[request.body.decision]}`, 303)
   })
 }
