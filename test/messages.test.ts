@@ -184,6 +184,8 @@ describe('every validation message is a sentence', () => {
     const location = await errors('/api/v2/locations/', { name: '' })
     assert.deepEqual(location.name, ['must not be empty'])
     assert.deepEqual(location.currency, ['is required'])
+    // Empty is also blank: one problem, one message.
+    assert.deepEqual((await errors('/api/v3/roles/', { name: '', permissions: [] })).name, ['must not be empty'])
     const query = (await api({ method: 'GET', url: '/api/v3/vendors/?format=xml' })).json().errors
     assert.deepEqual(query.format, ['must be one of: json, csv'])
   })

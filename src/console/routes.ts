@@ -42,6 +42,7 @@ import { errorView } from './views/errors.ts'
 import { approvalPages } from './pages/approvals.ts'
 import { menuKeysOf } from './pages/request-shared.ts'
 import { requestPages } from './pages/requests.ts'
+import { setupPages } from './pages/setup.ts'
 import { menuKeys } from './views/layout.ts'
 
 const ASSETS = new Map(
@@ -190,4 +191,5 @@ export const consoleRoutes =
     webhookPages(typed, deps)
     requestPages(typed, deps)
     approvalPages(typed, deps)
+    setupPages(typed, deps)
   }

@@ -117,6 +117,8 @@ export function toFieldErrors(
     const messages = (target[field] ??= [])
     if (!messages.includes(message)) messages.push(message)
   }
+  for (const target of isBatch ? perItem : [flat])
+    for (const field in target) target[field] = oneProblem(target[field]!)
   if (isBatch)
     return Array.from(
       { length: Math.max(itemCount, perItem.length) },
@@ -124,6 +126,10 @@ export function toFieldErrors(
     )
   return flat
 }
+
+/** An empty value is also a blank one: "must not be empty" says it once. */
+const oneProblem = (messages: string[]) =>
+  messages.includes('must not be empty') ? messages.filter((m) => m !== 'must not be blank') : messages
 
 /**
  * A value that matches no branch of a union gets one error per branch ("must be equal to constant",

@@ -52,6 +52,7 @@ const NAV: readonly {
     key: 'webhooks',
     needs: ['superuser', 'nav_setting'],
   },
+  { href: '/console/settings/setup', label: 'Set-up', key: 'setup', needs: ['superuser', 'nav_setting'] },
   { href: '/console/outbox', label: 'Outbox', key: 'outbox', needs: ['superuser', 'nav_setting'] },
 ]
 
