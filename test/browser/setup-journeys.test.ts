@@ -221,11 +221,8 @@ test(
       await page.goto(`${base}${url}`)
       await checked(context, page)
       // And one row's page of every list that has one.
-      const first = await page
-        .locator('main table tbody a')
-        .first()
-        .getAttribute('href')
-        .catch(() => null)
+      const links = page.locator('main table tbody a')
+      const first = (await links.count()) === 0 ? null : await links.first().getAttribute('href')
       if (first !== null && first.startsWith('/console/')) {
         await page.goto(`${base}${first}`)
         await checked(context, page)
