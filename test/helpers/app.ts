@@ -96,7 +96,10 @@ export async function sampleTenant(ctx: TestContext, domain = `t${process.pid}x$
     .where('tenant_id', '=', tenantId)
     .execute()
   const id = (name: string) => users.find((u) => u.email === `${name}@example.com`)!.id
-  return { tenantId, domain, users: { admin: id('admin'), buyer: id('buyer'), requester: id('requester'), manager: id('manager') },
+  return {
+    tenantId,
+    domain,
+    users: { admin: id('admin'), buyer: id('buyer'), requester: id('requester'), manager: id('manager') },
   }
 }
 
