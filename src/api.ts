@@ -13,6 +13,7 @@ import { ssoRoutes } from './sso/routes.ts'
 import type { ServerKeys } from './keys.ts'
 import { locationRoutes } from './locations/routes.ts'
 import { lookupRoutes } from './lookups/routes.ts'
+import { lookupWriteRoutes } from './lookups/write.routes.ts'
 import type { LookupCache } from './lookups/cache.ts'
 import type { LiveAccessCache } from './oauth/access-cache.ts'
 import { bearerAuth } from './oauth/bearer.plugin.ts'
@@ -42,6 +43,7 @@ export const apiRoutes =
     await app.register(vendorRoutes(deps.lookups))
     await app.register(locationRoutes)
     await app.register(lookupRoutes)
+    await app.register(lookupWriteRoutes)
     await app.register(userRoutes)
     await app.register(userGrantRoutes)
     await app.register(delegationRoutes)

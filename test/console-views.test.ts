@@ -23,6 +23,7 @@ import * as lists from '../src/console/views/lists.ts'
 import * as outbox from '../src/console/views/outbox.ts'
 import * as requestForm from '../src/console/views/request-form.ts'
 import * as requests from '../src/console/views/requests.ts'
+import * as setup from '../src/console/views/setup.ts'
 import * as userForms from '../src/console/views/user-forms.ts'
 import * as users from '../src/console/views/users.ts'
 import * as vendorImport from '../src/console/views/vendor-import.ts'
@@ -233,6 +234,20 @@ const lineForm = {
 }
 
 /** What each view writes with hostile input everywhere it takes text. */
+const setupSpec: setup.FormSpec = {
+  action: HOSTILE,
+  submit: HOSTILE,
+  problem: HOSTILE,
+  state: form,
+  fields: [
+    { kind: 'text', name: 'name', label: HOSTILE, hint: HOSTILE, required: true },
+    { kind: 'textarea', name: HOSTILE, label: HOSTILE },
+    { kind: 'select', name: 'location', label: HOSTILE, options: [{ value: HOSTILE, label: HOSTILE }], empty: HOSTILE },
+    { kind: 'checkbox', name: 'active', label: HOSTILE },
+    { kind: 'checkboxes', name: HOSTILE, label: HOSTILE, hint: HOSTILE, options: [{ value: HOSTILE, label: HOSTILE }] },
+  ],
+}
+
 const CASES: Record<string, () => string | htmlModule.Html> = {
   'account.accountView': () =>
     account.accountView(
@@ -361,13 +376,35 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
         result: pageOf([profile]),
         search: HOSTILE,
         canManage: true,
-        roles: [{ id: 1, name: HOSTILE }],
+        roles: [{ id: 1, name: HOSTILE, permissions: [] }],
+        locations: [{ id: 2, name: HOSTILE }],
         invited: HOSTILE,
         link: HOSTILE,
         deactivated: true,
       },
       frame,
     ),
+  'setup.setupForm': () => setup.setupForm(setupSpec, HOSTILE),
+  'setup.setupListView': () =>
+    setup.setupListView(
+      {
+        title: HOSTILE,
+        intro: HOSTILE,
+        headings: [HOSTILE],
+        rows: [
+          html`<tr>
+            <td>${HOSTILE}</td>
+          </tr>`,
+        ],
+        empty: HOSTILE,
+        add: setupSpec,
+        flash: HOSTILE,
+      },
+      frame,
+    ),
+  'setup.setupEditView': () => setup.setupEditView(HOSTILE, HOSTILE, setupSpec, frame),
+  'setup.setupIndexView': () => setup.setupIndexView([{ href: HOSTILE, label: HOSTILE, what: HOSTILE }], frame),
+  'setup.activeText': () => setup.activeText(true),
   'outbox.outboxView': () =>
     outbox.outboxView(
       [
@@ -444,6 +481,7 @@ const MODULES = {
   outbox,
   'request-form': requestForm,
   requests,
+  setup,
   users,
   'user-forms': userForms,
   vendors,

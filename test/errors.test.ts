@@ -135,7 +135,7 @@ test('messages say how to fix it: allowed values, expected types, the path param
   )
   assert.deepEqual(
     (await errorsOf({ method: 'POST', url: '/api/v3/vendors/', payload: { name: 'x', currency: 'USD' } })).currency,
-    ['must be integer or null'],
+    ['must be a whole number or null'],
   )
   const path = await api({ method: 'GET', url: '/api/v3/vendors/abc/' })
   assert.match(path.json().detail, /The path is not valid/)

@@ -281,7 +281,7 @@ describe('data model constraints', () => {
       .groupBy('table_name')
       .execute()
     const byTable = Object.fromEntries(counted.map((r) => [r.table_name, Number(r.n)]))
-    assert.deepEqual(byTable, { vendors: 28, locations: 3, users: 3 })
+    assert.deepEqual(byTable, { vendors: 28, locations: 3, users: 4 })
     await ctx.database.db
       .deleteFrom('vendors')
       .where('tenant_id', '=', t.tenantId)
@@ -369,7 +369,7 @@ describe('demo seed', () => {
     )
     assert.equal(await count('locations'), 3)
     assert.ok((await count('vendors')) >= 25)
-    assert.equal(await count('users'), 3)
+    assert.equal(await count('users'), 4, 'admin, buyer, requester and manager')
     assert.ok((await count('departments')) > 0)
     assert.equal(await count('legal_entities'), 1)
     assert.equal(await count('delegations'), 1)

@@ -76,8 +76,9 @@ test('/docs serves the interactive documentation', async () => {
 
 test('the document is small and names its schemas: components referenced by $ref, under 300 KB', async () => {
   const committed = fs.readFileSync(OPENAPI_PATH, 'utf8')
-  // 200 KB held the vendor, location and user API; requests, approvals, rules, roles and delegation add 17 operations.
-  assert.ok(committed.length < 300_000, `${committed.length} bytes`)
+  // 200 KB held the vendor, location and user API; requests, approvals, rules, roles and delegation add 17 operations;
+  // the look-up writes (departments, currencies, the four vendor look-ups) 12 more, about 2 KB each.
+  assert.ok(committed.length < 340_000, `${committed.length} bytes`)
   const document = JSON.parse(committed) as {
     components: { schemas: Record<string, unknown> }
     paths: Record<string, unknown>

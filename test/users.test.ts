@@ -61,7 +61,7 @@ describe('batch create', () => {
     assert.equal(data[7].lastName, '', 'last_name defaults to empty')
     assert.equal(data[7].role.name, 'Buyer')
     assert.equal(data[7].department.id, p.departments[0]!.id)
-    assert.equal(await userCount(api), 1003)
+    assert.equal(await userCount(api), 1004)
   })
 
   test('one bad item in the middle: 400 with one error object per item, the error at its index, nothing written', async () => {
@@ -78,7 +78,7 @@ describe('batch create', () => {
     assert.equal(errors.length, 1000)
     assert.ok(errors[500].email)
     assert.equal(errors.filter((e: object) => Object.keys(e).length > 0).length, 1)
-    assert.equal(await userCount(api), 3)
+    assert.equal(await userCount(api), 4)
   })
 
   test('reference and uniqueness errors are reported per item; nothing written', async () => {
@@ -108,7 +108,7 @@ describe('batch create', () => {
     assert.ok(errors[4].role_id)
     assert.ok(errors[5].home_department)
     assert.ok(errors[6]['locations.0'] && errors[6].legal_entities)
-    assert.equal(await userCount(api), 3)
+    assert.equal(await userCount(api), 4)
     // Shape errors are reported first (before references are looked up), still one object per item.
     const shape = await api({
       method: 'POST',
@@ -187,7 +187,7 @@ describe('batch create', () => {
       .where('email', 'ilike', 'shared@example.org')
       .execute()
     assert.equal(rows.length, 1)
-    assert.equal(await userCount(api), 5)
+    assert.equal(await userCount(api), 6)
   })
 })
 
@@ -305,7 +305,7 @@ describe('single create, read, replace, deactivate', () => {
       { method: 'DELETE', url: `/api/v3/users/${target.id}/` },
     ] as const
     for (const call of calls) assert.equal((await requester.api(call)).statusCode, 403, `${call.method} ${call.url}`)
-    assert.equal(await userCount(admin.api), 3)
+    assert.equal(await userCount(admin.api), 4)
     assert.deepEqual((await admin.api({ method: 'GET', url: `/api/v3/users/${target.id}/` })).json().data, target)
   })
 })
@@ -345,10 +345,10 @@ describe('list', () => {
     const ordered = (await api({ method: 'GET', url: '/api/v3/users/?order_by=-firstName' }))
       .json()
       .data.map((u: { firstName: string }) => u.firstName)
-    assert.deepEqual(ordered, ['Zed', 'Rita', 'Bo', 'Ada'])
+    assert.deepEqual(ordered, ['Zed', 'Rita', 'Mia', 'Bo', 'Ada'])
     const csv = await api({ method: 'GET', url: '/api/v3/users/?format=csv' })
     assert.match(String(csv.headers['content-type']), /text\/csv/)
-    assert.equal(csv.body.trim().split('\r\n').length, 5)
+    assert.equal(csv.body.trim().split('\r\n').length, 6)
   })
 })
 

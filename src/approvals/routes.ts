@@ -56,7 +56,13 @@ export const approvalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       metadata: {},
-      data: await service.approve(request.db, request.actor, request.params.id, request.body?.comment ?? ''),
+      data: await service.approve(
+        request.db,
+        request.actor,
+        request.params.id,
+        request.body?.comment ?? '',
+        request.mailBase,
+      ),
     }),
   )
   app.post(
@@ -74,7 +80,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       metadata: {},
-      data: await service.reject(request.db, request.actor, request.params.id, request.body.comment),
+      data: await service.reject(request.db, request.actor, request.params.id, request.body.comment, request.mailBase),
     }),
   )
 

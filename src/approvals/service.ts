@@ -16,6 +16,7 @@ import type { DB, PlannedStep } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
 import { requestView } from '../requests/view.service.ts'
+import { notifyDecision, notifyPending, type MailBase } from './notify.service.ts'
 import * as repo from './repository.ts'
 import type { Approval, ApprovalListQuery, ApprovalListSql } from './schema.ts'
 import { toApproval } from './view.service.ts'
@@ -69,6 +70,7 @@ async function decide(
   id: number,
   outcome: 'approved' | 'rejected',
   comment: string,
+  base: MailBase,
 ): Promise<Approval> {
   const userId = actingUser(actor)
   const scope = await requestScope(db, actor)
@@ -94,6 +96,8 @@ async function decide(
     const sequel: Sequel =
       outcome === 'rejected' ? 'request.rejected' : next === undefined ? 'request.approved' : 'approval.created'
     const approval = await recordDecision(tx, actor.tenantId, id, decided.request_id, sequel)
+    if (sequel === 'approval.created') await notifyPending(tx, actor.tenantId, decided.request_id, base)
+    else await notifyDecision(tx, actor.tenantId, decided.request_id, outcome, comment, base)
     await audit(tx, actor, {
       action: outcome === 'approved' ? 'approval.approve' : 'approval.reject',
       resourceType: 'approval',
@@ -104,8 +108,9 @@ async function decide(
   })
 }
 
-export const approve = (db: Kysely<DB>, actor: Actor, id: number, comment = '') =>
-  decide(db, actor, id, 'approved', comment)
+/** `base`: where the links of the e-mail this sends start (none without it). */
+export const approve = (db: Kysely<DB>, actor: Actor, id: number, comment = '', base?: MailBase) =>
+  decide(db, actor, id, 'approved', comment, base)
 
-export const reject = (db: Kysely<DB>, actor: Actor, id: number, comment: string) =>
-  decide(db, actor, id, 'rejected', comment.trim())
+export const reject = (db: Kysely<DB>, actor: Actor, id: number, comment: string, base?: MailBase) =>
+  decide(db, actor, id, 'rejected', comment.trim(), base)

@@ -15,6 +15,7 @@ import { serviceVersion } from '../core/version.ts'
 import { openDatabase, openPglite } from '../db/database.ts'
 import { lockDataDir, pgdataPaths } from '../db/data-dir.ts'
 import { securePermissions } from '../db/integrity.ts'
+import { keepPrivate } from '../db/private-files.ts'
 import { readStored, writeStored, type StoredSecrets } from '../keys.ts'
 import { UsageError } from './shared.ts'
 
@@ -108,6 +109,7 @@ export async function restore(config: Readonly<Config>, file: string | undefined
   try {
     const { ready, partial } = pgdataPaths(dir)
     fs.rmSync(partial, { recursive: true, force: true })
+    keepPrivate(dir)
     const restored = await openPglite({ dataDir: partial, loadDataDir: new Blob([data]) })
     await restored.close()
     // Only now is anything that was there replaced: first the old database, then the keys, then the new one.

@@ -43,6 +43,7 @@ import { errorView } from './views/errors.ts'
 import { approvalPages } from './pages/approvals.ts'
 import { menuKeysOf } from './pages/request-shared.ts'
 import { requestPages } from './pages/requests.ts'
+import { setupPages } from './pages/setup.ts'
 import { menuKeys } from './views/layout.ts'
 
 const ASSETS = new Map(
@@ -209,4 +210,5 @@ export const consoleRoutes =
     requestPages(typed, deps)
     approvalPages(typed, deps)
     ssoPages(typed, deps)
+    setupPages(typed, deps)
   }

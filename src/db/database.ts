@@ -13,6 +13,7 @@ import { checkPgdataFiles, securePermissions } from './integrity.ts'
 import { everyone, listenPostgres, type Subscribers, type Subscription } from './listener.ts'
 import { pglitePool } from './pglite-pool.ts'
 import { preparedStatements } from './prepared.ts'
+import { keepPrivate } from './private-files.ts'
 import type { DB } from './schema.ts'
 
 export type Engine = 'postgres' | 'pglite'
@@ -220,6 +221,8 @@ async function openEmbedded(
   progress?: (line: string) => void,
 ): Promise<Database> {
   const { ready, partial } = pgdataPaths(dir)
+  // What PGlite writes from now on (pg_internal.init while serving, new relation files) is private too.
+  keepPrivate(dir)
   if (!fs.existsSync(ready)) {
     progress?.(`Creating the embedded database in ${dir} (first start; a few seconds)…`)
     fs.rmSync(partial, { recursive: true, force: true })

@@ -20,6 +20,7 @@ import * as m0010 from './migrations/0010_session_row_counts.ts'
 import * as m0011 from './migrations/0011_delegated_plan.ts'
 import * as m0012 from './migrations/0012_authority_fresh.ts'
 import * as m0015 from './migrations/0015_sso.ts'
+import * as m0014 from './migrations/0014_approval_emails.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '0011_delegated_plan': m0011,
   '0012_authority_fresh': m0012,
   '0015_sso': m0015,
+  '0014_approval_emails': m0014,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

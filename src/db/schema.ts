@@ -130,6 +130,8 @@ export interface UserTable {
   /** scrypt hash of the console password (see core/passwords.ts); null until one is set. */
   password_hash: string | null
   password_changed_at: Date | null
+  /** Whether approval e-mail reaches them (migration 0014; off on My account). */
+  approval_emails: Generated<boolean>
 }
 
 export interface UserProfileTable {

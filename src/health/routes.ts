@@ -10,9 +10,42 @@ const Health = Type.Object({
   version: Type.String({ description: "The service's version (package.json), e.g. 0.1.0" }),
 })
 
+/** Where a client starts: the paths it can follow from `/` (relative, so they hold on every host). */
+const INDEX = {
+  console: '/console/',
+  api_reference: '/docs/',
+  openapi: '/openapi.json',
+  token: '/oauth/token',
+  vendors: '/api/v3/vendors/',
+  health: '/healthz',
+} as const
+const Index = Type.Object(
+  Object.fromEntries(Object.keys(INDEX).map((name) => [name, Type.String()])) as Record<
+    keyof typeof INDEX,
+    ReturnType<typeof Type.String>
+  >,
+)
+
 export const healthRoutes =
   (database: Database): FastifyPluginAsync =>
   async (app) => {
+    app.get(
+      '/',
+      {
+        schema: {
+          summary: 'Where to start: a browser is sent to the console (303); any other client gets these links',
+          operationId: 'getIndex',
+          tags: ['operations'],
+          response: { 200: Index, 303: Type.Null({ description: 'To /console/ (the request accepts text/html).' }) },
+        },
+      },
+      async (request, reply) => {
+        reply.header('vary', 'Accept')
+        if (/text\/html/i.test(request.headers.accept ?? ''))
+          return reply.code(303).header('location', '/console/').send()
+        return INDEX
+      },
+    )
     app.get(
       '/healthz',
       {

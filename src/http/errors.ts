@@ -4,6 +4,7 @@
  * about its cause (the cause goes to the log).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { alternatives, messageFor, typeWord, type ValidatorError } from './messages.ts'
 import {
   conflict,
   internalError,
@@ -112,12 +113,7 @@ export function fieldErrors(error: FastifyError): FieldErrors | FieldErrors[] {
   return toFieldErrors(validation, isBatch, error.validationContext === 'body' ? 'body' : 'request')
 }
 
-export interface ValidatorError {
-  instancePath: string
-  keyword: string
-  params: Record<string, unknown>
-  message?: string | undefined
-}
+export type { ValidatorError } from './messages.ts'
 
 /** Validator errors as `{path: [messages]}` (nested paths dotted); for a batch, one object per item index. */
 export function toFieldErrors(
@@ -135,18 +131,9 @@ export function toFieldErrors(
       .split('/')
       .slice(1)
       .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    let message = v.message ?? 'is not valid'
-    if (v.keyword === 'required') {
-      segments.push(String(params.missingProperty))
-      message = 'is required'
-    } else if (v.keyword === 'additionalProperties') {
-      segments.push(String(params.additionalProperty))
-      message = 'is not a known field'
-    } else if (v.keyword === 'enum' && Array.isArray(params.allowedValues)) {
-      message = `must be one of: ${params.allowedValues.map(String).join(', ')}`
-    } else if (v.keyword === 'const') {
-      message = `must be ${JSON.stringify(params.allowedValue)}`
-    }
+    if (v.keyword === 'required') segments.push(String(params.missingProperty))
+    else if (v.keyword === 'additionalProperties') segments.push(String(params.additionalProperty))
+    const message = messageFor(v)
     let target = flat
     if (isBatch) {
       const index = Number(segments.shift())
@@ -156,6 +143,8 @@ export function toFieldErrors(
     const messages = (target[field] ??= [])
     if (!messages.includes(message)) messages.push(message)
   }
+  for (const target of isBatch ? perItem : [flat])
+    for (const field in target) target[field] = oneProblem(target[field]!)
   if (isBatch)
     return Array.from(
       { length: Math.max(itemCount, perItem.length) },
@@ -164,32 +153,41 @@ export function toFieldErrors(
   return flat
 }
 
+/** An empty value is also a blank one: "must not be empty" says it once. */
+const oneProblem = (messages: string[]) =>
+  messages.includes('must not be empty') ? messages.filter((m) => m !== 'must not be blank') : messages
+
 /**
  * A value that matches no branch of a union gets one error per branch ("must be equal to constant",
  * "must be integer", "must be null") and "must match a schema in anyOf". Say instead what is allowed:
- * "must be one of: id, -id, name, -name", or "must be integer or null".
+ * "must be one of: id, -id, name, -name", or "must be a whole number or null". When the value has the type of
+ * one branch and fails that branch's own rule (an e-mail that is not one, a missing field inside an object),
+ * that rule is the one problem: the other branches' type mismatches are left out.
  */
 function explainUnions(validation: readonly ValidatorError[]): ValidatorError[] {
   const unions = new Set(validation.filter((v) => v.keyword === 'anyOf').map((v) => v.instancePath))
   if (unions.size === 0) return [...validation]
+  const branchOnly = (v: ValidatorError) => v.keyword === 'anyOf' || v.keyword === 'const' || v.keyword === 'type'
   const out: ValidatorError[] = []
+  const explained = new Set<string>()
   for (const path of unions) {
+    const deeper = validation.some(
+      (v) => (v.instancePath === path && !branchOnly(v)) || v.instancePath.startsWith(`${path}/`),
+    )
+    explained.add(path)
+    if (deeper) continue
     const branches = validation.filter(
       (v) => v.instancePath === path && (v.keyword === 'const' || v.keyword === 'type'),
     )
-    const values = branches.filter((v) => v.keyword === 'const').map((v) => JSON.stringify(v.params.allowedValue))
+    const values = branches.filter((v) => v.keyword === 'const').map((v) => v.params.allowedValue)
     const types = [...new Set(branches.filter((v) => v.keyword === 'type').map((v) => String(v.params.type)))]
-    const allowed = [...values.map((v) => (v.startsWith('"') ? v.slice(1, -1) : v)), ...types]
+    const shown = values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
     const message =
       values.length > 0 && types.length === 0
-        ? `must be one of: ${allowed.join(', ')}`
-        : `must be ${allowed.join(', ').replace(/, ([^,]*)$/, ' or $1')}`
+        ? `must be one of: ${shown.join(', ')}`
+        : `must be ${alternatives([...shown, ...types.map((t) => typeWord(t))])}`
     out.push({ instancePath: path, keyword: 'union', params: {}, message })
   }
-  for (const v of validation) {
-    const explained =
-      unions.has(v.instancePath) && (v.keyword === 'anyOf' || v.keyword === 'const' || v.keyword === 'type')
-    if (!explained) out.push(v)
-  }
+  for (const v of validation) if (!(explained.has(v.instancePath) && branchOnly(v))) out.push(v)
   return out
 }

@@ -10,6 +10,8 @@ export interface RouteEntry {
   url: string
   pattern: RegExp
   methods: Set<string>
+  /** Each method's route schema (body, querystring, params, headers), as registered. */
+  schemas: Map<string, unknown>
 }
 
 declare module 'fastify' {
@@ -26,8 +28,11 @@ export function methodNotAllowed(app: FastifyInstance): void {
     const source = route.url.replace(/\/$/, '').replace(/:[A-Za-z_]+/g, '[^/]+')
     const pattern = new RegExp(`^${source}/?$`)
     let entry = routes.find((r) => r.pattern.source === pattern.source)
-    if (entry === undefined) routes.push((entry = { url: route.url, pattern, methods: new Set() }))
-    for (const method of [route.method].flat()) entry.methods.add(method)
+    if (entry === undefined) routes.push((entry = { url: route.url, pattern, methods: new Set(), schemas: new Map() }))
+    for (const method of [route.method].flat()) {
+      entry.methods.add(method)
+      entry.schemas.set(method, route.schema)
+    }
   })
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? ''

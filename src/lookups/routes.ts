@@ -19,7 +19,7 @@ import {
 } from './schema.ts'
 import * as service from './service.ts'
 
-const VENDOR_LOOKUPS = [
+export const VENDOR_LOOKUPS = [
   { path: 'payment-terms', table: 'payment_terms', what: 'payment terms' },
   { path: 'shipping-terms', table: 'shipping_terms', what: 'shipping terms' },
   { path: 'payment-methods', table: 'payment_methods', what: 'payment methods' },

@@ -113,3 +113,70 @@ export type LegalEntityListQuery = Static<typeof LegalEntityListQuery>
 export type DepartmentListQuery = Static<typeof DepartmentListQuery>
 export type RoleListQuery = Static<typeof RoleListQuery>
 export type VendorLookupListQuery = Static<typeof VendorLookupListQuery>
+
+/** A name a person types: not blank, trimmed by the service. */
+const Name = (maxLength: number, example: string) =>
+  Type.String({ minLength: 1, maxLength, pattern: '\\S', examples: [example] })
+const ActiveInput = Type.Optional(
+  Type.Boolean({ description: 'false deactivates it (nothing is deleted); default true.' }),
+)
+
+/** POST /api/v3/departments/ and PUT /api/v3/departments/{id}/ (a full replacement: omitted fields take their defaults). */
+export const DepartmentInput = named(
+  'DepartmentInput',
+  Type.Object(
+    {
+      name: Name(150, 'Facilities'),
+      location: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'The location’s id.', examples: [1] }),
+      external_id: Type.Optional(Type.String({ maxLength: 100, examples: ['FAC-01'] })),
+      active: ActiveInput,
+    },
+    { additionalProperties: false },
+  ),
+)
+export type DepartmentInput = Static<typeof DepartmentInput>
+
+/** The ISO 4217 form of a currency code. */
+export const CURRENCY_CODE_PATTERN = '^[A-Z]{3}$'
+/** An exchange rate as typed: a positive decimal with up to 6 decimals. */
+export const RATE_PATTERN = '^\\d{1,9}(\\.\\d{1,6})?$'
+
+/** POST /api/v2/currencies/ and PUT /api/v2/currencies/{id}/. */
+export const CurrencyInput = named(
+  'CurrencyInput',
+  Type.Object(
+    {
+      name: Type.String({
+        pattern: CURRENCY_CODE_PATTERN,
+        maxLength: 3,
+        description: 'ISO 4217 code (three capital letters); unique in the tenant.',
+        examples: ['EUR'],
+      }),
+      description: Type.Optional(Type.String({ maxLength: 100, examples: ['Euro'] })),
+      rate: Type.String({
+        pattern: RATE_PATTERN,
+        maxLength: 16,
+        description:
+          'Exchange rate to the base currency, more than 0 (the base currency’s stays as it is: it cannot be re-rated).',
+        examples: ['1.085'],
+      }),
+      active: ActiveInput,
+    },
+    { additionalProperties: false },
+  ),
+)
+export type CurrencyInput = Static<typeof CurrencyInput>
+
+/** POST and PUT on the four vendor look-ups (payment and shipping terms and methods). */
+export const VendorLookupInput = named(
+  'VendorLookupInput',
+  Type.Object(
+    {
+      name: Name(100, 'Net 30'),
+      description: Type.Optional(Type.String({ maxLength: 500, examples: ['Payment due 30 days after the invoice.'] })),
+      active: ActiveInput,
+    },
+    { additionalProperties: false },
+  ),
+)
+export type VendorLookupInput = Static<typeof VendorLookupInput>

@@ -81,7 +81,7 @@ export const requestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({
       metadata: {},
-      data: await service.submitRequest(request.db, request.actor, request.params.id),
+      data: await service.submitRequest(request.db, request.actor, request.params.id, request.mailBase),
     }),
   )
   app.post(

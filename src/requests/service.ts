@@ -10,6 +10,7 @@ import { actingUser, type Actor } from '../access/actor.ts'
 import { actorLocationAccess, requestScope, requireAnyAt, type LocationAccess } from '../access/location-permissions.ts'
 import { cancelChain, startChain } from '../approvals/service.ts'
 import { planChain } from '../approvals/rules.service.ts'
+import { notifyPending, type MailBase } from '../approvals/notify.service.ts'
 import { audit } from '../audit/service.ts'
 import { lineTotal, parseDecimal } from '../core/decimal.ts'
 import type { Page } from '../core/list-query.ts'
@@ -165,7 +166,13 @@ export async function updateRequest(
   })
 }
 
-export async function submitRequest(db: Kysely<DB>, actor: Actor, id: number): Promise<PurchaseRequest> {
+/** `base`: where the links of the approval e-mail start (none without it). */
+export async function submitRequest(
+  db: Kysely<DB>,
+  actor: Actor,
+  id: number,
+  base?: MailBase,
+): Promise<PurchaseRequest> {
   const access = await actorLocationAccess(db, actor)
   return inTransaction(db, async (tx) => {
     const row = await visibleRequest(tx, actor, id, true)
@@ -187,6 +194,7 @@ export async function submitRequest(db: Kysely<DB>, actor: Actor, id: number): P
     await recordEvent(tx, actor.tenantId, 'request.submitted', request)
     if (chain.length === 0) await recordEvent(tx, actor.tenantId, 'request.approved', request)
     else await recordEvent(tx, actor.tenantId, 'approval.created', request.approvals[0]!)
+    if (chain.length > 0) await notifyPending(tx, actor.tenantId, id, base)
     return request
   })
 }

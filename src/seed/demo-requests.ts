@@ -19,6 +19,7 @@ export interface DemoPeople {
   admin: { userId: number; profileId: number; email: string }
   buyer: { userId: number; profileId: number; email: string }
   requester: { userId: number; profileId: number; email: string }
+  manager: { userId: number; profileId: number; email: string }
 }
 
 const personActor = (base: Actor, who: { userId: number; email: string }, keys: readonly PermissionKey[]): Actor => ({
@@ -34,9 +35,11 @@ export async function seedRequests(tx: Kysely<DB>, p: DemoPeople): Promise<void>
   const rita = personActor(operator, p.requester, ['nav_request'])
   const [headOffice, east, berlin] = p.locations as [number, number, number]
 
-  await createRule(tx, operator, { location: headOffice, step: 1, approvers: [p.admin.profileId] })
+  // The Head Office's requests go to the admin or the manager, so the admin's own first request has an approver.
+  const office = [p.admin.profileId, p.manager.profileId]
+  await createRule(tx, operator, { location: headOffice, step: 1, approvers: office })
   await createRule(tx, operator, { location: east, step: 1, approvers: [p.buyer.profileId] })
-  await createRule(tx, operator, { location: null, step: 2, min_total: '1000', approvers: [p.admin.profileId] })
+  await createRule(tx, operator, { location: null, step: 2, min_total: '1000', approvers: office })
 
   const line = (quantity: string, unit_price: string, description: string, vendor: number | null = null) => ({
     description,

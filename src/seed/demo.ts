@@ -22,6 +22,7 @@ import { seedRequests } from './demo-requests.ts'
 
 export const DEMO_DOMAIN = 'demo'
 export const DEMO_ADMIN_EMAIL = 'admin@example.com'
+export const DEMO_MANAGER_EMAIL = 'manager@example.com'
 
 type Tx = Transaction<DB>
 
@@ -223,7 +224,7 @@ async function createLocations(tx: Tx, operator: Actor, legalEntity: number) {
 
 /**
  * A tenant with the full sample data set (the demo tenant's contents) under `domain`; returns its id.
- * Users are admin@example.com, buyer@example.com and requester@example.com (e-mail is unique per tenant).
+ * Users are admin@, buyer@, requester@ and manager@example.com (e-mail is unique per tenant).
  */
 export async function createSampleTenant(tx: Tx, domain: string, name: string): Promise<number> {
   const { tenantId, adminUserId } = await createTenant(tx, {
@@ -266,7 +267,7 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
     department: departmentIds[1]!,
     ...contact,
   })
-  const [buyer, requester] = await createBatch(
+  const [buyer, requester, manager] = await createBatch(
     tx,
     operator,
     [
@@ -286,12 +287,22 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
         position: 'Analyst',
         dept: 2,
       },
-    ].map(({ dept, ...person }) => ({
+      // The Head Office's second approver: the administrator's own requests go to her (nobody approves their own).
+      {
+        email: DEMO_MANAGER_EMAIL,
+        first_name: 'Mia',
+        last_name: 'Manager',
+        role_id: roles.Approver,
+        position: 'Office Manager',
+        dept: 1,
+        only: [headOffice],
+      },
+    ].map(({ dept, only, ...person }) => ({
       ...person,
       ...contact,
       home_location: headOffice,
       home_department: departmentIds[dept]!,
-      locations,
+      locations: only ?? locations,
     })),
     '',
   )
@@ -334,6 +345,7 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
     admin: { userId: adminUserId, profileId: adminProfileId, email: DEMO_ADMIN_EMAIL },
     buyer: { userId: buyer!.user, profileId: buyer!.id, email: buyer!.email },
     requester: { userId: requester!.user, profileId: requester!.id, email: requester!.email },
+    manager: { userId: manager!.user, profileId: manager!.id, email: manager!.email },
   })
   return tenantId
 }

@@ -67,3 +67,21 @@ export const departmentOf = (db: Kysely<DB>, tenantId: number, departmentId: num
     .where('tenant_id', '=', tenantId)
     .where('id', '=', departmentId)
     .executeTakeFirst()
+
+export async function approvalEmails(db: Kysely<DB>, tenantId: number, userId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('users')
+    .select('approval_emails')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', userId)
+    .executeTakeFirst()
+  return row?.approval_emails ?? false
+}
+
+export const setApprovalEmails = (db: Kysely<DB>, tenantId: number, userId: number, on: boolean) =>
+  db
+    .updateTable('users')
+    .set({ approval_emails: on })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', userId)
+    .execute()

@@ -5,6 +5,8 @@ import { actingUser, type Actor } from '../access/actor.ts'
 import { notFound } from '../core/problem.ts'
 import type { LocationView } from '../locations/schema.ts'
 import { getLocation } from '../locations/service.ts'
+import { audit } from '../audit/service.ts'
+import { inTransaction } from '../db/transaction.ts'
 import * as meRepo from './me.repository.ts'
 import * as repo from './repository.ts'
 import { BRANCH_FIELDS, type Me } from './schema.ts'
@@ -114,4 +116,22 @@ export async function me(db: Kysely<DB>, actor: Actor): Promise<Me> {
     user: row.user_id,
     pending_approvals_count: profile.pending_approvals_count,
   }
+}
+
+/** Whether approval e-mail reaches the signed-in user. */
+export const approvalEmails = (db: Kysely<DB>, actor: Actor): Promise<boolean> =>
+  meRepo.approvalEmails(db, actor.tenantId, actingUser(actor))
+
+/** Turns the signed-in user's approval e-mail on or off (audited). */
+export async function setApprovalEmails(db: Kysely<DB>, actor: Actor, on: boolean): Promise<void> {
+  const userId = actingUser(actor)
+  await inTransaction(db, async (tx) => {
+    await meRepo.setApprovalEmails(tx, actor.tenantId, userId, on)
+    await audit(tx, actor, {
+      action: 'user.approval_emails',
+      resourceType: 'user',
+      resourceId: userId,
+      changes: { on },
+    })
+  })
 }

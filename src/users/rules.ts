@@ -5,6 +5,7 @@
  * text display as something it is not (U+202E turns `gpj.exe` into what reads as `exe.jpg`).
  */
 import { Type } from 'typebox'
+import { messageFor } from '../http/messages.ts'
 import { compileBodyValidator } from '../http/validation.ts'
 
 export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 })
@@ -13,7 +14,7 @@ const validEmail = compileBodyValidator(Email)
 /** What is wrong with an e-mail address, in the API's words; empty when nothing is. */
 export function emailProblems(email: string): string[] {
   if (validEmail(email)) return []
-  return [...new Set((validEmail.errors ?? []).map((e) => e.message ?? 'is not valid'))]
+  return [...new Set((validEmail.errors ?? []).map(messageFor))]
 }
 
 /** Control characters and every bidi control: the marks (U+061C, U+200E, U+200F), embeddings, overrides, isolates. */

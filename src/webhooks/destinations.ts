@@ -26,7 +26,9 @@ export function urlProblem(text: string, policy: Policy): string | undefined {
     return 'is not an absolute URL'
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp))
-    return policy.allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL'
+    return policy.allowHttp
+      ? 'must be an http:// or https:// URL'
+      : 'must be an https:// URL (the operator allows http:// with WEBHOOK_ALLOW_HTTP=true)'
   if (url.username !== '' || url.password !== '') return 'must not carry a user name or password'
   if (url.hash !== '') return 'must not have a fragment (#…)'
   return undefined

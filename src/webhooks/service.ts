@@ -67,7 +67,11 @@ async function checkUrl(url: string, policy: Policy): Promise<void> {
   const resolved = await resolveDestination(new URL(url), policy)
   // A name that does not resolve now is accepted: its attempts fail until it does.
   if ('refused' in resolved)
-    throw validationFailed({ url: [`${resolved.refused}; webhooks go to public addresses only`] })
+    throw validationFailed({
+      url: [
+        `${resolved.refused}; webhooks go to public addresses only (the operator allows others with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)`,
+      ],
+    })
 }
 
 async function endpointOf(db: Kysely<DB>, actor: Actor, id: number): Promise<repo.EndpointRow> {

@@ -68,8 +68,8 @@ export function useTestApp(env: Record<string, string> = {}): TestContext {
 export interface SampleTenant {
   tenantId: number
   domain: string
-  /** user ids by e-mail: admin@example.com, buyer@example.com, requester@example.com */
-  users: Record<'admin' | 'buyer' | 'requester', number>
+  /** user ids by e-mail: admin@, buyer@, requester@ and manager@example.com */
+  users: Record<'admin' | 'buyer' | 'requester' | 'manager', number>
 }
 
 /** A sample tenant made directly in `db` (no app needed), with the id of its admin@example.com. */
@@ -96,7 +96,11 @@ export async function sampleTenant(ctx: TestContext, domain = `t${process.pid}x$
     .where('tenant_id', '=', tenantId)
     .execute()
   const id = (name: string) => users.find((u) => u.email === `${name}@example.com`)!.id
-  return { tenantId, domain, users: { admin: id('admin'), buyer: id('buyer'), requester: id('requester') } }
+  return {
+    tenantId,
+    domain,
+    users: { admin: id('admin'), buyer: id('buyer'), requester: id('requester'), manager: id('manager') },
+  }
 }
 
 export async function clientFor(ctx: TestContext, tenant: SampleTenant, who: keyof SampleTenant['users'] = 'admin') {

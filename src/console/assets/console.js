@@ -41,3 +41,12 @@ for (const picker of document.querySelectorAll('input[type="file"][data-fills]')
     })
   })
 }
+
+// Phones show a table's rows as cards: each cell is labelled with its column's heading (console.css).
+for (const table of document.querySelectorAll('.table-wrap table')) {
+  const headings = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim())
+  for (const row of table.querySelectorAll('tbody tr'))
+    [...row.children].forEach((cell, i) => {
+      if (headings[i] && !cell.hasAttribute('data-label')) cell.setAttribute('data-label', headings[i])
+    })
+}

@@ -4,7 +4,7 @@ import { listLocations } from '../../locations/service.ts'
 import { mySessions, revokeMySession } from '../../sessions/service.ts'
 import { bodyChecker } from '../../http/body-check.ts'
 import { endDelegation, getDelegation, setDelegation } from '../../users/delegation.service.ts'
-import { me } from '../../users/me.service.ts'
+import { approvalEmails, me, setApprovalEmails } from '../../users/me.service.ts'
 import { DelegationInput } from '../../users/schema.ts'
 import { listUsers } from '../../users/service.ts'
 import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
@@ -29,6 +29,8 @@ const checkDelegation = bodyChecker(DelegationInput)
 const flash = flashOf({
   delegated: 'Your delegation is set: your pending approvals go to the person you chose.',
   back: 'Your delegation is ended: your approvals come to you again.',
+  emails_on: 'Approval e-mail is on.',
+  emails_off: 'Approval e-mail is off: nothing about approvals is e-mailed to you.',
 })
 
 export function accountPages(app: ConsoleApp, deps: ConsoleDeps): void {
@@ -43,9 +45,10 @@ export function accountPages(app: ConsoleApp, deps: ConsoleDeps): void {
       mySessions(deps.db, actor),
       listLocations(deps.db, actor, { page_size: 100 }),
     ])
-    const [delegation, users] = await Promise.all([
+    const [delegation, users, emails] = await Promise.all([
       getDelegation(deps.db, actor, account.id),
       everything((page) => listUsers(deps.db, actor, { page, page_size: 100, is_active: true, order_by: 'firstName' })),
+      approvalEmails(deps.db, actor),
     ])
     const locationNames = new Map(locations.rows.map((l) => [String(l.id), l.name]))
     const view = {
@@ -55,6 +58,7 @@ export function accountPages(app: ConsoleApp, deps: ConsoleDeps): void {
       welcome: flags.welcome !== undefined,
       revoked: flags.revoked !== undefined,
       locationNames,
+      approvalEmails: emails,
       delegation: {
         current: delegation,
         users: users
@@ -72,6 +76,24 @@ export function accountPages(app: ConsoleApp, deps: ConsoleDeps): void {
 
   app.get('/account', { schema: { hide: true, querystring: Flags } }, async (request, reply) =>
     sendPage(reply, await render(request.session, request.query)),
+  )
+
+  app.post(
+    '/account/notifications',
+    {
+      schema: {
+        hide: true,
+        body: Type.Object({
+          _csrf: Type.String(),
+          approval_emails: Type.Union([Type.Literal('on'), Type.Literal('off')]),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const on = request.body.approval_emails === 'on'
+      await setApprovalEmails(deps.db, request.session.actor, on)
+      return reply.redirect(`/console/account?done=${on ? 'emails_on' : 'emails_off'}#email`, 303)
+    },
   )
 
   app.post('/sessions/:id/revoke', { schema: { hide: true, params: Id } }, async (request, reply) => {

@@ -9,6 +9,7 @@ import { Decision, Rejection } from '../../approvals/schema.ts'
 import { approve, getApproval, listApprovals, reject } from '../../approvals/service.ts'
 import { Problem } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
+import { listeningPort, mailBase } from '../../http/public-url.ts'
 import { getRequest, requestsByIds } from '../../requests/service.ts'
 import { myDelegators } from '../../users/delegation.service.ts'
 import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
@@ -29,6 +30,8 @@ const DecisionForm = Type.Object({
 })
 const checkRejection = bodyChecker(Rejection)
 const checkDecision = bodyChecker(Decision)
+/** The `done` each decision leads to ("reject" + "d" was once `rejectd`, which showed nothing). */
+const DONE = { approve: 'approved', reject: 'rejected' } as const
 const flash = flashOf({ approved: 'Approved. The request moves on.', rejected: 'Rejected. The requester is told why.' })
 
 export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
@@ -104,8 +107,9 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
       return sendPage(reply, await decisionPage(request.session, id, form), 400)
     }
     try {
-      if (request.body.decision === 'approve') await approve(db, actor, id, comment.trim())
-      else await reject(db, actor, id, comment)
+      const base = mailBase(deps.config, actor.domain, listeningPort(request.server.server))
+      if (request.body.decision === 'approve') await approve(db, actor, id, comment.trim(), base)
+      else await reject(db, actor, id, comment, base)
     } catch (error) {
       if (!(error instanceof Problem) || ![400, 403, 409].includes(error.status)) throw error
       return sendPage(
@@ -114,6 +118,6 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
         error.status,
       )
     }
-    return reply.redirect(`/console/approvals?done=${request.body.decision}d`, 303)
+    return reply.redirect(`/console/approvals?done=${DONE[request.body.decision]}`, 303)
   })
 }

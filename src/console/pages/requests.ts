@@ -7,6 +7,7 @@ import { Type } from 'typebox'
 import { actorLocationAccess, locationsWithAny } from '../../access/location-permissions.ts'
 import { Problem, validationFailed, type FieldErrors } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
+import { listeningPort, mailBase } from '../../http/public-url.ts'
 import { MAX_LINES, RequestInput, RequestPatch, type PurchaseRequest } from '../../requests/schema.ts'
 import {
   cancelRequest,
@@ -204,7 +205,12 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
     app.post(`/requests/:id/${action}`, { schema: { hide: true, params: Id } }, async (request, reply) => {
       const { actor } = request.session
       try {
-        await run(db, actor, request.params.id)
+        await run(
+          db,
+          actor,
+          request.params.id,
+          mailBase(deps.config, actor.domain, listeningPort(request.server.server)),
+        )
       } catch (error) {
         // A refusal of the action (wrong state, no approver for a step, not the requester) is said on the
         // request's page; a request the user may not see stays a 404 page.

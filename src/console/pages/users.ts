@@ -34,6 +34,8 @@ const Invite = Type.Object({
   last_name: Type.Optional(Type.String({ maxLength: 100 })),
   // A role id as the select offers it: up to 9 digits (any more would not fit PostgreSQL's integer).
   role_id: Type.Optional(Type.String({ pattern: '^[0-9]{0,9}$' })),
+  // The new user's home location (and the location their role applies at), as the select offers it.
+  location: Type.Optional(Type.String({ pattern: '^[0-9]{0,9}$' })),
 })
 const flash = flashOf({
   saved: 'Your changes are saved.',
@@ -70,7 +72,14 @@ export function userPages(app: ConsoleApp, deps: ConsoleDeps): void {
     })
     const canManage = canManageUsers(actor)
     const roles = canManage ? await allRows((query) => listRoles(db, actor, query)) : []
+    const locations = canManage
+      ? (await allRows((query) => listLocations(db, actor, { ...query, active: true }))).map((l) => ({
+          id: l.id,
+          name: l.name,
+        }))
+      : []
     const view = {
+      locations,
       result,
       search: q.search,
       canManage,
@@ -86,6 +95,7 @@ export function userPages(app: ConsoleApp, deps: ConsoleDeps): void {
   app.post('/users/invite', { schema: { hide: true, body: Invite } }, async (request, reply) => {
     const body = request.body
     const roleId = body.role_id === undefined || body.role_id === '' ? undefined : Number(body.role_id)
+    const location = body.location === undefined || body.location === '' ? undefined : Number(body.location)
     await createBatch(
       db,
       request.session.actor,
@@ -96,6 +106,7 @@ export function userPages(app: ConsoleApp, deps: ConsoleDeps): void {
           last_name: body.last_name ?? '',
           send_invitation_email: true,
           ...(roleId === undefined ? {} : { role_id: roleId }),
+          ...(location === undefined ? {} : { home_location: location, locations: [location] }),
         },
       ],
       mailBase(deps.config, request.session.actor.domain, listeningPort(request.server.server)),

@@ -32,6 +32,8 @@ export interface AccountView {
   locationNames: ReadonlyMap<string, string>
   /** The out-of-office delegation in force, and the form that sets one. */
   delegation?: DelegationPart
+  /** Whether approval e-mail reaches them (absent: the section is not shown). */
+  approvalEmails?: boolean
 }
 
 export interface DelegationPart {
@@ -78,7 +80,8 @@ function delegationSection(part: DelegationPart, csrf: string): Html {
 export function accountView(view: AccountView, frame: { actor: Actor; csrf: string }): string {
   const { account, sessions, current } = view
   const access = Object.entries(account.systemaccess_cache.structured)
-  const approvals = Object.entries(account.pending_approvals_count)
+  // Only the kinds something creates: orders always, any other kind once it counts something.
+  const approvals = Object.entries(account.pending_approvals_count).filter(([kind, n]) => kind === 'order' || n > 0)
   const body = html` ${view.welcome ? notice('status', 'Your password is set and you are signed in.') : ''}
     ${view.revoked ? notice('status', 'The session was signed out.') : ''}
     <section aria-labelledby="profile">
@@ -133,6 +136,7 @@ export function accountView(view: AccountView, frame: { actor: Actor; csrf: stri
         )}
       </dl>
     </section>
+    ${view.approvalEmails === undefined ? '' : emailSection(view.approvalEmails, frame.csrf)}
     ${view.delegation === undefined ? '' : delegationSection(view.delegation, frame.csrf)}
     <section aria-labelledby="sessions">
       <h2 id="sessions">Where you are signed in</h2>
@@ -165,4 +169,22 @@ export function accountView(view: AccountView, frame: { actor: Actor; csrf: stri
       </div>
     </section>`
   return page({ title: 'My account', actor: frame.actor, csrf: frame.csrf, current: 'me' }, body)
+}
+
+/** Approval e-mail on or off. */
+function emailSection(on: boolean, csrf: string) {
+  return html`<section aria-labelledby="email">
+    <h2 id="email">E-mail</h2>
+    <p>
+      ${on ? 'You get an e-mail when an approval waits for you and when your requests are approved or rejected.' : 'You get no approval e-mail.'}
+    </p>
+    ${postForm(
+      '/console/account/notifications',
+      csrf,
+      html`<input type="hidden" name="approval_emails" value="${on ? 'off' : 'on'}" />
+        <button type="submit" class="secondary">
+          ${on ? 'Turn approval e-mail off' : 'Turn approval e-mail on'}
+        </button>`,
+    )}
+  </section>`
 }

@@ -125,5 +125,8 @@ export function decisionView(view: DecisionView, { actor, csrf }: Frame): string
         : html`<p>${a.status === 'pending' ? 'You cannot decide this approval.' : `This approval is ${a.status}.`}</p>`
     }
     ${requestSummary(r, view.vendors)} ${approvalChain(r.approvals, new Set())}`
-  return page({ title: `Approve request #${r.id}?`, actor, csrf, current: 'approvals' }, body)
+  const title = open
+    ? `Approve request #${r.id}?`
+    : `Request #${r.id}: ${a.status === 'pending' ? 'waiting for approval' : `step ${a.step} ${a.status}`}`
+  return page({ title, actor, csrf, current: 'approvals' }, body)
 }

@@ -53,6 +53,7 @@ const NAV: readonly {
     needs: ['superuser'],
   },
   { href: '/console/settings/sso', label: 'Single sign-on', key: 'sso', needs: ['superuser'] },
+  { href: '/console/settings/setup', label: 'Set-up', key: 'setup', needs: ['superuser', 'nav_setting'] },
   { href: '/console/outbox', label: 'Outbox', key: 'outbox', needs: ['superuser', 'nav_setting'] },
 ]
 

@@ -25,13 +25,25 @@ export interface UsersView {
   search: string | undefined
   /** Whether the actor may invite and deactivate (then `roles` are the ones to offer). */
   canManage: boolean
-  roles: readonly { id: number; name: string }[]
+  roles: readonly { id: number; name: string; permissions: readonly string[] }[]
+  /** The active locations an invitation may name as the new user's home. */
+  locations: readonly { id: number; name: string }[]
   invited: string | undefined
   /** Without a mail server: the invitation's link, for the administrator to hand over (undefined with one). */
   link?: string | undefined
   /** Whether a mail server sends the e-mail. */
   smtp?: boolean
   deactivated: boolean
+}
+
+/**
+ * The role an invitation offers first: the standard Requester, else the role with the fewest permissions —
+ * never Administrator by default (a mis-click should not hand out everything).
+ */
+function defaultRole(roles: UsersView['roles']): number | undefined {
+  const requester = roles.find((r) => r.name === 'Requester')
+  if (requester !== undefined) return requester.id
+  return [...roles].sort((a, b) => a.permissions.length - b.permissions.length)[0]?.id
 }
 
 const nameOf = (u: { firstName: string; lastName: string }) => `${u.firstName} ${u.lastName}`.trim()
@@ -100,8 +112,21 @@ export function usersView(view: UsersView, { actor, csrf }: Frame): string {
               <label for="invite-first">First name</label><input id="invite-first" name="first_name" type="text" />
               <label for="invite-last">Last name</label><input id="invite-last" name="last_name" type="text" />
               <label for="invite-role">Role</label>
-              <select id="invite-role" name="role_id">
-                ${view.roles.map((r) => html`<option value="${r.id}">${r.name}</option>`)}
+              <select id="invite-role" name="role_id" aria-describedby="invite-role-hint">
+                ${view.roles.map(
+                  (r) =>
+                    html`<option value="${r.id}" ${r.id === defaultRole(view.roles) ? html`selected` : ''}>
+                      ${r.name}
+                    </option>`,
+                )}
+              </select>
+              <p class="hint" id="invite-role-hint">What they may do; change it later on their page.</p>
+              <label for="invite-location">Location</label>
+              <select id="invite-location" name="location">
+                <option value="">No location yet</option>
+                ${view.locations.map(
+                  (l, i) => html`<option value="${l.id}" ${i === 0 ? html`selected` : ''}>${l.name}</option>`,
+                )}
               </select>
               <p><button type="submit">Send invitation</button></p>`,
           )}

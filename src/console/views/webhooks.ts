@@ -93,6 +93,12 @@ export function webhooksView(rows: readonly EndpointState[], form: FormState, fr
       <p class="muted">
         Each event is POSTed to the URL, signed as Standard Webhooks specifies; see the webhooks guide for a receiver.
       </p>
+      <p class="muted" id="webhook-local">
+        A receiver on this machine or a private network (such as <code>http://localhost:4000/</code>) is refused unless
+        the operator allows it: <code>WEBHOOK_ALLOW_HTTP=true</code> for <code>http://</code> URLs and
+        <code>WEBHOOK_ALLOW_PRIVATE_NETWORKS=true</code> for private addresses — both explained in the webhooks guide
+        (<code>docs/webhooks.md</code>, “Webhook endpoints”) and the <a href="/docs/">API reference</a>.
+      </p>
       ${errorSummary(form, WEBHOOK_LABELS)}
       ${postForm(
         WEBHOOK_BASE,

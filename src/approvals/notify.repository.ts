@@ -1,0 +1,60 @@
+/** SQL for approval e-mail: who is told, and the message queued in the outbox. */
+import { sql, type Kysely } from 'kysely'
+import { delegationActive } from '../access/approvers.ts'
+import type { DB } from '../db/schema.ts'
+
+export interface Told {
+  email: string
+}
+
+/** The request and its pending approval (if any), as a message names them. */
+export const requestFacts = (db: Kysely<DB>, tenantId: number, requestId: number) =>
+  db
+    .selectFrom('purchase_requests as r')
+    .innerJoin('currencies as c', 'c.id', 'r.currency_id')
+    .innerJoin('locations as l', 'l.id', 'r.location_id')
+    .innerJoin('users as u', 'u.id', 'r.requester_id')
+    .leftJoin('request_approvals as a', (join) =>
+      join.onRef('a.request_id', '=', 'r.id').onRef('a.tenant_id', '=', 'r.tenant_id').on('a.status', '=', 'pending'),
+    )
+    .select([
+      'r.id',
+      'r.description',
+      'r.total',
+      'r.requester_id',
+      'c.name as currency',
+      'l.name as location',
+      'u.email as requester_email',
+      'u.approval_emails as requester_wants',
+      'u.is_active as requester_active',
+      'a.id as approval_id',
+      'a.candidates',
+    ])
+    .where('r.tenant_id', '=', tenantId)
+    .where('r.id', '=', requestId)
+    .executeTakeFirstOrThrow()
+
+/**
+ * Who decides an approval with these candidates: each candidate, or while they are away their delegatee —
+ * never the requester; only active users who have not turned approval e-mail off.
+ */
+export async function deciders(db: Kysely<DB>, tenantId: number, candidates: number[], requesterId: number) {
+  const { rows } = await sql<Told>`select distinct u.email from users u
+    where u.tenant_id = ${tenantId} and u.is_active and u.approval_emails and u.id <> ${requesterId}
+      and u.id in (
+        select c from unnest(${candidates}::int[]) c where not exists (
+          select 1 from delegations dd where dd.user_id = c and ${delegationActive('dd')})
+        union
+        select dd.delegatee_id from delegations dd
+          where dd.tenant_id = ${tenantId} and dd.user_id = any(${candidates}::int[]) and ${delegationActive('dd')})
+    order by u.email`.execute(db)
+  return rows
+}
+
+export async function queue(db: Kysely<DB>, tenantId: number, to: string[], subject: string, body: string) {
+  if (to.length === 0) return
+  await db
+    .insertInto('email_outbox')
+    .values(to.map((to_address) => ({ tenant_id: tenantId, to_address, subject, body_text: body })))
+    .execute()
+}

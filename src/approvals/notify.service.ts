@@ -1,0 +1,54 @@
+/**
+ * Approval e-mail (DECISIONS, "Administering a tenant without SQL"): when an approval becomes pending, its
+ * candidates — or, while one is away, their delegatee — are told, with a link to it in the console; when a
+ * request is approved or rejected, its requester is told. Queued in the outbox in the same transaction as the
+ * change (sent by SMTP when set); nobody who turned approval e-mail off on My account gets any.
+ */
+import type { Kysely } from 'kysely'
+import { trimDecimal } from '../core/decimal.ts'
+import type { DB } from '../db/schema.ts'
+import * as repo from './notify.repository.ts'
+
+/** Where the links in e-mail start (the tenant's console origin); no e-mail without one (e.g. the demo seed). */
+export type MailBase = string | undefined
+
+const footer = (base: string) =>
+  `\n\nYou get this because approval e-mail is on for you. Turn it off on My account: ${base}/console/account`
+
+/** Tells whoever decides the request's pending approval that it waits for them. */
+export async function notifyPending(db: Kysely<DB>, tenantId: number, requestId: number, base: MailBase) {
+  if (base === undefined) return
+  const r = await repo.requestFacts(db, tenantId, requestId)
+  if (r.approval_id === null || r.candidates === null) return
+  const to = await repo.deciders(db, tenantId, r.candidates, r.requester_id)
+  const what = `request #${r.id}${r.description ? ` “${r.description}”` : ''} (${trimDecimal(r.total)} ${r.currency}, ${r.location})`
+  await repo.queue(
+    db,
+    tenantId,
+    to.map((t) => t.email),
+    `Approval needed: request #${r.id}`,
+    `${r.requester_email} asks for your approval of ${what}.\n\nApprove or reject it: ${base}/console/approvals/${r.approval_id}${footer(base)}`,
+  )
+}
+
+/** Tells the requester their request was approved or rejected (with the comment given). */
+export async function notifyDecision(
+  db: Kysely<DB>,
+  tenantId: number,
+  requestId: number,
+  outcome: 'approved' | 'rejected',
+  comment: string,
+  base: MailBase,
+) {
+  if (base === undefined) return
+  const r = await repo.requestFacts(db, tenantId, requestId)
+  if (!r.requester_active || !r.requester_wants) return
+  const why = comment === '' ? '' : `\n\nComment: ${comment}`
+  await repo.queue(
+    db,
+    tenantId,
+    [r.requester_email],
+    `Request #${r.id} ${outcome}`,
+    `Your request #${r.id}${r.description ? ` “${r.description}”` : ''} (${trimDecimal(r.total)} ${r.currency}) is ${outcome}.${why}\n\nSee it: ${base}/console/requests/${r.id}${footer(base)}`,
+  )
+}

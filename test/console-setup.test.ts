@@ -1,0 +1,117 @@
+/**
+ * Settings → Set-up in the console (issue #33): departments, currencies, the vendor look-ups, roles and
+ * approval rules, added and edited through forms that say what to fix in sentences; managers only.
+ */
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { useTestApp } from './helpers/app.ts'
+import { adminBrowser, apiAs, createUser, newTenant, roleId, userBrowser } from './helpers/security.ts'
+
+const ctx = useTestApp()
+const visible = (body: string) => body.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ')
+
+describe('Settings → Set-up', () => {
+  test('every page opens for an administrator; the menu leads there; others are refused', async () => {
+    const tenant = await newTenant(ctx)
+    const b = await adminBrowser(ctx, tenant)
+    const index = await b.get('/console/settings/setup')
+    assert.equal(index.statusCode, 200)
+    assert.match(index.body, /href="\/console\/settings\/setup"[^>]*>Set-up</)
+    for (const kind of [
+      'roles',
+      'approval-rules',
+      'departments',
+      'currencies',
+      'payment-terms',
+      'shipping-terms',
+      'payment-methods',
+      'shipping-methods',
+    ]) {
+      assert.match(index.body, new RegExp(`href="/console/settings/setup/${kind}"`))
+      const response = await b.get(`/console/settings/setup/${kind}`)
+      assert.equal(response.statusCode, 200, `${kind}: ${response.body.slice(0, 200)}`)
+      assert.match(response.body, /<h2 id="add">Add<\/h2>/)
+    }
+    const admin = await apiAs(ctx, tenant, tenant.adminUserId)
+    await createUser(admin, `req@${tenant.domain}.test`, await roleId(ctx, tenant, 'Requester'))
+    const requester = await userBrowser(ctx, tenant, `req@${tenant.domain}.test`)
+    assert.equal((await requester.get('/console/settings/setup/currencies')).statusCode, 403)
+    assert.doesNotMatch((await requester.get('/console/account')).body, /Set-up/)
+  })
+
+  test('currencies: add EUR, a mistake said in words, the base currency kept', async () => {
+    const tenant = await newTenant(ctx)
+    const b = await adminBrowser(ctx, tenant)
+    const page = '/console/settings/setup/currencies'
+    const bad = await b.submit(page, page, { name: 'eur', rate: '1,08', active: 'on' })
+    assert.equal(bad.statusCode, 400)
+    assert.match(visible(bad.body), /must be a three-letter currency code in capitals, like EUR/)
+    assert.match(visible(bad.body), /must be a decimal number like 1\.085 \(up to 6 decimals\)/)
+    assert.match(bad.body, /value="eur"/, 'what was typed is kept')
+    const ok = await b.submit(page, page, { name: 'EUR', description: 'Euro', rate: '1.08', active: 'on' })
+    assert.equal(ok.statusCode, 303, ok.body.slice(0, 300))
+    const list = visible((await b.get(`${page}?done=saved`)).body)
+    assert.match(list, /Saved\./)
+    assert.match(list, /EUR Euro 1\.08/)
+    const usd = /href="\/console\/settings\/setup\/currencies\/(\d+)">USD</.exec((await b.get(page)).body)![1]
+    const retire = await b.submit(`${page}/${usd}`, `${page}/${usd}`, { name: 'USD', rate: '1' })
+    assert.equal(retire.statusCode, 409)
+    assert.match(visible(retire.body), /USD is the base currency: it cannot be deactivated\./)
+  })
+
+  test('departments and vendor look-ups: added, renamed, retired', async () => {
+    const tenant = await newTenant(ctx)
+    const b = await adminBrowser(ctx, tenant)
+    const departments = '/console/settings/setup/departments'
+    const location = /<option value="(\d+)"/.exec((await b.get(departments)).body)![1]!
+    assert.equal(
+      (await b.submit(departments, departments, { name: 'Facilities', location, active: 'on' })).statusCode,
+      303,
+    )
+    const blank = await b.submit(departments, departments, { name: ' ', location, active: 'on' })
+    assert.equal(blank.statusCode, 400)
+    assert.match(visible(blank.body), /Name: must not be empty Name/, 'one message for one problem')
+    const terms = '/console/settings/setup/payment-terms'
+    assert.equal(
+      (await b.submit(terms, terms, { name: 'Net 45', description: 'In 45 days', active: 'on' })).statusCode,
+      303,
+    )
+    const id = /href="\/console\/settings\/setup\/payment-terms\/(\d+)">Net 45</.exec((await b.get(terms)).body)![1]
+    const edit = await b.get(`${terms}/${id}`)
+    assert.match(edit.body, /value="Net 45"/)
+    assert.equal((await b.submit(`${terms}/${id}`, `${terms}/${id}`, { name: 'Net 60' })).statusCode, 303)
+    assert.match(visible((await b.get(terms)).body), /Net 60 Inactive/)
+  })
+
+  test('roles with permissions as checkboxes, and an approval rule naming its approvers', async () => {
+    const tenant = await newTenant(ctx)
+    const b = await adminBrowser(ctx, tenant)
+    const roles = '/console/settings/setup/roles'
+    const form = (await b.get(roles)).body
+    assert.match(visible(form), /Approval — approve requests/)
+    const made = await b.submit(roles, roles, {
+      name: 'Site approver',
+      type: '1',
+      'permissions.nav_request': 'on',
+      'permissions.nav_approval': 'on',
+    })
+    assert.equal(made.statusCode, 303, made.body.slice(0, 300))
+    assert.match(visible((await b.get(roles)).body), /Site approver Approval, Request Approver/)
+
+    const rules = '/console/settings/setup/approval-rules'
+    const approver = new RegExp(`name="approvers\\.(\\d+)"`).exec((await b.get(rules)).body)![1]!
+    const wrong = await b.submit(rules, rules, { location: '', min_total: '249,50', step: '1', active: 'on' })
+    assert.equal(wrong.statusCode, 400)
+    assert.match(visible(wrong.body), /must be a decimal number like 19\.99 \(up to 4 decimals\)/)
+    assert.match(visible(wrong.body), /Approvers: must not be empty/)
+    const rule = await b.submit(rules, rules, {
+      location: '',
+      min_total: '500',
+      step: '2',
+      [`approvers.${approver}`]: 'on',
+      active: 'on',
+    })
+    assert.equal(rule.statusCode, 303, rule.body.slice(0, 300))
+    assert.match(visible((await b.get(rules)).body), /Step 2 · every location 500 Ada/)
+  })
+})
