@@ -18,6 +18,7 @@ import * as m0008 from './migrations/0008_requests.ts'
 import * as m0009 from './migrations/0009_pending_counts.ts'
 import * as m0010 from './migrations/0010_session_row_counts.ts'
 import * as m0011 from './migrations/0011_delegated_plan.ts'
+import * as m0013 from './migrations/0013_purchase_orders.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0009_pending_counts': m0009,
   '0010_session_row_counts': m0010,
   '0011_delegated_plan': m0011,
+  '0013_purchase_orders': m0013,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -17,6 +17,7 @@ import { conflict, forbidden, notFound, validationFailed, type FieldErrors } fro
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
+import './approval.service.ts'
 import * as repo from './repository.ts'
 import { requestView, toRequests } from './view.service.ts'
 import type { LineInput, PurchaseRequest, RequestInput, RequestListQuery, RequestPatch } from './schema.ts'
@@ -181,7 +182,13 @@ export async function submitRequest(db: Kysely<DB>, actor: Actor, id: number): P
       submitted: true,
       chain,
     })
-    if (chain.length > 0) await startChain(tx, actor, id, chain)
+    if (chain.length > 0)
+      await startChain(
+        tx,
+        actor,
+        { type: 'request', id, locationId: row.location_id, submitterId: row.requester_id },
+        chain,
+      )
     await audit(tx, actor, { action: 'request.submit', resourceType: 'request', resourceId: id })
     const request = await requestView(tx, actor.tenantId, id)
     await recordEvent(tx, actor.tenantId, 'request.submitted', request)
@@ -197,7 +204,7 @@ export async function cancelRequest(db: Kysely<DB>, actor: Actor, id: number): P
     requireOwner(actor, row, 'cancel')
     requireStatus(row, ['draft', 'pending'], 'cancelled')
     await repo.setStatus(tx, actor.tenantId, id, 'cancelled')
-    await cancelChain(tx, actor, id)
+    await cancelChain(tx, actor, 'request', id)
     await audit(tx, actor, { action: 'request.cancel', resourceType: 'request', resourceId: id })
     // Its pending approval, now cancelled, shows in the object; an approval's cancellation has no event type.
     const request = await requestView(tx, actor.tenantId, id)

@@ -7,7 +7,7 @@
 import { Type } from 'typebox'
 import { Decision, Rejection } from '../../approvals/schema.ts'
 import { approve, getApproval, listApprovals, reject } from '../../approvals/service.ts'
-import { Problem } from '../../core/problem.ts'
+import { notFound, Problem } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
 import { getRequest, requestsByIds } from '../../requests/service.ts'
 import { myDelegators } from '../../users/delegation.service.ts'
@@ -52,13 +52,13 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
         await requestsByIds(
           db,
           actor,
-          result.rows.map((a) => a.request),
+          result.rows.flatMap((a) => (a.request === null ? [] : [a.request])),
         )
       ).map((r) => [r.id, r]),
     )
     const rows: InboxRow[] = result.rows.map((a) => ({
       approval: a,
-      request: requests.get(a.request),
+      request: a.request === null ? undefined : requests.get(a.request),
       onBehalfOf:
         a.status === 'pending' ? (deciderOf(actor, delegators, a)?.onBehalfOf ?? null) : (a.on_behalf_of ?? null),
     }))
@@ -67,6 +67,7 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
 
   async function decisionPage(session: ConsoleSession, id: number, form: FormState, problem?: string) {
     const approval = await getApproval(db, session.actor, id)
+    if (approval.request === null) throw notFound(`Approval ${id} is not a request's: decide it through the API.`)
     const [request, delegators] = await Promise.all([
       getRequest(db, session.actor, approval.request),
       myDelegators(db, session.actor),
