@@ -4,7 +4,7 @@ import { approvalVisible, decidesFor, delegationActive } from '../access/approve
 import { filtersOf, pageRequest, type Page } from '../core/list-query.ts'
 import { listSql } from '../db/list.ts'
 import type { DB, DocumentType, PlannedStep } from '../db/schema.ts'
-import type { DocumentRef } from './documents.ts'
+import type { DocumentRef } from './schema.ts'
 import { ApprovalListSql, type Person } from './schema.ts'
 
 /** The person (profile id, names, e-mail) of the user id `user`, as JSON; null for null. */

@@ -163,6 +163,14 @@ export const ApprovalRuleListQuery = listQuery(['id', 'step'], {
 export type ApprovalRuleListQuery = Static<typeof ApprovalRuleListQuery>
 export const IdParams = Type.Object({ id: Id })
 
+/** What an approval chain is opened for: the document, where it is and who submitted it. */
+export interface DocumentRef {
+  type: 'request' | 'purchase_order' | 'bill'
+  id: number
+  locationId: number
+  submitterId: number
+}
+
 declare module '../events/schema.ts' {
   interface EventObjects {
     'approval.created': Approval

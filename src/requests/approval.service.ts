@@ -1,9 +1,9 @@
 /**
- * Requests as an approval document (approvals/documents.ts): what the end of a request's chain does —
+ * Requests as an approval document (approvals/documents.service.ts): what the end of a request's chain does —
  * approved after its last step, rejected by any one step — and the event each records (the request as
  * GET /api/v3/requests/{id}/ returns it).
  */
-import { registerDocument } from '../approvals/documents.ts'
+import { registerDocument } from '../approvals/documents.service.ts'
 import * as repo from './repository.ts'
 import { requestView } from './view.service.ts'
 

@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
 import type { DB, DocumentType } from '../db/schema.ts'
 import type { EventObjects, EventType } from '../events/schema.ts'
+export type { DocumentRef } from './schema.ts'
 
 export type DocumentEvent = { [T in EventType]: { type: T; object: EventObjects[T] } }[EventType]
 
@@ -32,12 +33,4 @@ export function documentHandler(type: DocumentType): DocumentHandler {
   const handler = handlers.get(type)
   if (handler === undefined) throw new Error(`no approval document handler registered for ${type}`)
   return handler
-}
-
-/** What an approval chain is opened for: the document, where it is and who submitted it. */
-export interface DocumentRef {
-  type: DocumentType
-  id: number
-  locationId: number
-  submitterId: number
 }
