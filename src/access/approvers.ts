@@ -83,7 +83,12 @@ export const approvalVisible = (user: unknown, locations: unknown, a = 'a'): Raw
  * Whether the document (`type`, id expression `id`) has an approval naming the user `user` as a candidate or
  * decider, or one they decide now as a delegatee: its approval candidates see the document.
  */
-export const approvalCandidateOf = (user: unknown, type: string, tenant: RawBuilder<number>, id: RawBuilder<number>) => {
+export const approvalCandidateOf = (
+  user: unknown,
+  type: string,
+  tenant: RawBuilder<number>,
+  id: RawBuilder<number>,
+) => {
   const u = sql<number>`${user}::int`
   return sql<boolean>`exists (select 1 from request_approvals va where va.tenant_id = ${tenant}
     and va.document_type = ${type} and va.document_id = ${id}

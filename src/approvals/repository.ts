@@ -13,30 +13,28 @@ const person = (user: RawBuilder<number | null>) =>
     'email', pu.email) from user_profiles pp join users pu on pu.id = pp.user_id where pp.user_id = ${user})`
 
 function selectApprovals(db: Kysely<DB>) {
-  return db
-    .selectFrom('request_approvals as a')
-    .select([
-      'a.id',
-      'a.tenant_id',
-      'a.request_id',
-      'a.step',
-      'a.kind',
-      'a.status',
-      'a.candidates as candidate_ids',
-      'a.comment',
-      'a.created_at',
-      'a.acted_at',
-      'a.document_type',
-      'a.document_id',
-      'a.location_id',
-      'a.submitter_id',
-      'a.plan',
-      sql<Person[]>`coalesce((select json_agg(json_build_object('id', pp.id, 'first_name', pp.first_name,
+  return db.selectFrom('request_approvals as a').select([
+    'a.id',
+    'a.tenant_id',
+    'a.request_id',
+    'a.step',
+    'a.kind',
+    'a.status',
+    'a.candidates as candidate_ids',
+    'a.comment',
+    'a.created_at',
+    'a.acted_at',
+    'a.document_type',
+    'a.document_id',
+    'a.location_id',
+    'a.submitter_id',
+    'a.plan',
+    sql<Person[]>`coalesce((select json_agg(json_build_object('id', pp.id, 'first_name', pp.first_name,
         'last_name', pp.last_name, 'email', pu.email) order by pp.id) from user_profiles pp join users pu on pu.id = pp.user_id
         where pp.user_id = any(a.candidates)), '[]')`.as('candidates'),
-      person(sql.ref('a.acted_by')).as('acted_by'),
-      person(sql.ref('a.on_behalf_of')).as('on_behalf_of'),
-    ])
+    person(sql.ref('a.acted_by')).as('acted_by'),
+    person(sql.ref('a.on_behalf_of')).as('on_behalf_of'),
+  ])
 }
 export type ApprovalRow = Awaited<ReturnType<ReturnType<typeof selectApprovals>['executeTakeFirstOrThrow']>>
 
@@ -160,7 +158,13 @@ export async function decide(
   outcome: 'approved' | 'rejected',
   comment: string,
 ) {
-  const result = await sql<{ id: number; document_type: DocumentType; document_id: number; step: number; plan: PlannedStep[] }>`
+  const result = await sql<{
+    id: number
+    document_type: DocumentType
+    document_id: number
+    step: number
+    plan: PlannedStep[]
+  }>`
     update request_approvals a set status = ${outcome}, acted_by = ${user}, comment = ${comment}, acted_at = now(),
       on_behalf_of = case when a.candidates @> array[${user}::int] then null else (
         select dd.user_id from delegations dd where dd.delegatee_id = ${user} and dd.user_id = any(a.candidates)

@@ -144,10 +144,9 @@ export const ApprovalRuleInput = named(
       approvers: Type.Array(Id, { minItems: 1, maxItems: 20, examples: [[7, 9]] }),
       active: Type.Optional(Type.Boolean({ default: true })),
       document: Type.Optional(
-        Type.Union(
-          [Type.Literal('request'), Type.Literal('purchase_order'), Type.Literal('bill')],
-          { description: 'What the rule routes: "request" (default), "purchase_order" or "bill".' },
-        ),
+        Type.Union([Type.Literal('request'), Type.Literal('purchase_order'), Type.Literal('bill')], {
+          description: 'What the rule routes: "request" (default), "purchase_order" or "bill".',
+        }),
       ),
       id: Type.Optional(Type.Integer({ description: 'Read-only; ignored.' })),
     },

@@ -39,7 +39,7 @@ export async function getApproval(db: Kysely<DB>, actor: Actor, id: number): Pro
  * records `approval.created` after its own event, with the approval as GET returns it.
  */
 export async function startChain(tx: Kysely<DB>, actor: Actor, doc: DocumentRef, chain: PlannedStep[]) {
-  await repo.insertApproval(tx, actor.tenantId, doc, chain, chain[0]!)
+  return repo.insertApproval(tx, actor.tenantId, doc, chain, chain[0]!)
 }
 
 /** Ends a document's chain unfinished (the document was cancelled or withdrawn): its pending approval is cancelled. */

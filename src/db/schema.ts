@@ -485,6 +485,15 @@ export interface EmailOutboxTable {
   next_attempt_at: Timestamp
   created_at: Timestamp
   sent_at: Date | null
+  attachments: ColumnType<MailAttachment[], string | undefined, string>
+}
+
+/** An e-mail attachment as the outbox keeps it. */
+export interface MailAttachment {
+  filename: string
+  content_type: string
+  /** base64 */
+  content: string
 }
 
 export type OrderStatus = 'draft' | 'pending_approval' | 'issued' | 'closed' | 'cancelled'
@@ -512,6 +521,8 @@ export interface PurchaseOrderTable {
   number: string
   status: Generated<OrderStatus>
   version: Generated<number>
+  receipt_status: Generated<'none' | 'partial' | 'full' | 'over'>
+  billing_status: Generated<'none' | 'partial' | 'full'>
   vendor_id: number
   location_id: number
   department_id: number | null

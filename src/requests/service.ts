@@ -212,3 +212,17 @@ export async function cancelRequest(db: Kysely<DB>, actor: Actor, id: number): P
     return request
   })
 }
+
+/** The approved total of a request (for an order's approval tolerance); undefined when there is none. */
+export async function requestTotal(db: Kysely<DB>, tenantId: number, id: number): Promise<string | undefined> {
+  return (await repo.findRequest(db, tenantId, id))?.total
+}
+
+/**
+ * The request, locked, for making orders from it: 404 unless the actor may see it. Its lines, location,
+ * department and currency are what the orders copy.
+ */
+export async function requestForOrdering(db: Kysely<DB>, actor: Actor, id: number) {
+  const row = await visibleRequest(db, actor, id, true)
+  return { ...(await toRequests(db, actor.tenantId, [row]))[0]!, currency_id: row.currency_id }
+}
