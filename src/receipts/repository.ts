@@ -42,7 +42,8 @@ export const pageOfReceipts = listSql(ReceiptListQuery, {
   order: { created_at: 'r.created_at' },
   search: ['r.number', 'r.packing_slip'],
   filters: { purchase_order: 'r.order_id', location: 'r.location_id', type: 'r.type', status: 'r.status' },
-  scope: ([, locations]) => sql<boolean>`r.location_id = any(${locations}::int[])`,
+  // Every scope value must appear in the SQL: the user id guards the creator's own (always at such a location).
+  scope: ([user, locations]) => sql<boolean>`(r.location_id = any(${locations}::int[]) or r.created_by = ${user}::int)`,
 })
 
 export function findReceipt(db: Kysely<DB>, tenantId: number, id: number, locations?: number[]) {
