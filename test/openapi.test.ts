@@ -69,10 +69,11 @@ test('/docs serves the interactive documentation', async () => {
   assert.match(String(response.headers['content-type']), /text\/html/)
 })
 
-test('the document is small and names its schemas: components referenced by $ref, under 300 KB', async () => {
+test('the document is small and names its schemas: components referenced by $ref, under 400 KB', async () => {
   const committed = fs.readFileSync(OPENAPI_PATH, 'utf8')
-  // 200 KB held the vendor, location and user API; requests, approvals, rules, roles and delegation add 17 operations.
-  assert.ok(committed.length < 300_000, `${committed.length} bytes`)
+  // 200 KB held the vendor, location and user API; requests, approvals, rules, roles and delegation add 17 operations;
+  // purchase orders, receipts and procurement settings (issue #31) add 19 more (about 70 KB, pretty-printed).
+  assert.ok(committed.length < 400_000, `${committed.length} bytes`)
   const document = JSON.parse(committed) as {
     components: { schemas: Record<string, unknown> }
     paths: Record<string, unknown>

@@ -15,7 +15,6 @@ test('orders and receipts through the SDK', async () => {
     clientId: creds.client_id,
     clientSecret: creds.client_secret,
     audience: TEST_AUDIENCE,
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, host: tenant.host } }),
   })
   const location = (await client.locations.list()).data[0]!.id
   const vendor = await client.vendors.create({ name: 'SDK Supplies' })

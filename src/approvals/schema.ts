@@ -80,7 +80,12 @@ export const ApprovalListQuery = listQuery(['id', 'created_at'], {
   ),
   document_type: Type.Optional(DocumentType),
   document_id: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 2147483647, description: 'A document’s id (with document_type).' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 2147483647,
+      description: 'A document’s id (with document_type).',
+      examples: [42],
+    }),
   ),
 })
 export type ApprovalListQuery = Static<typeof ApprovalListQuery>
@@ -146,6 +151,7 @@ export const ApprovalRuleInput = named(
       document: Type.Optional(
         Type.Union([Type.Literal('request'), Type.Literal('purchase_order'), Type.Literal('bill')], {
           description: 'What the rule routes: "request" (default), "purchase_order" or "bill".',
+          examples: ['purchase_order'],
         }),
       ),
       id: Type.Optional(Type.Integer({ description: 'Read-only; ignored.' })),

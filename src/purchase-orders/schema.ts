@@ -64,7 +64,7 @@ export const OrderLine = named(
     received_quantity: Dec('Accepted, net of returns.', '2'),
     rejected_quantity: Dec('Rejected at receipt.', '0'),
     billed_quantity: Dec('On submitted, approved and paid bills.', '0'),
-    closed: Type.Boolean({ description: 'Closed short: no more is received against it.' }),
+    closed: Type.Boolean({ description: 'Closed short: no more is received against it.', examples: [false] }),
   }),
 )
 
@@ -81,7 +81,9 @@ export const LineInput = named(
       quantity: Money('Decimal string greater than 0, up to 4 decimals.', '3'),
       unit_price: Money('Decimal string, up to 4 decimals.', '199.99'),
       tax_rate: Type.Optional(Money('Percent; default "0".', '8.25')),
-      request_line: Type.Optional(Type.Unknown({ description: 'Read-only; kept from the existing line.' })),
+      request_line: Type.Optional(
+        Type.Unknown({ description: 'Read-only; kept from the existing line.', examples: [null] }),
+      ),
     },
     { additionalProperties: true },
   ),
@@ -143,9 +145,12 @@ export const PurchaseOrder = named(
     receipt_status: ReceiptStatus,
     billing_status: BillingStatus,
     version: Type.Integer({ description: '0 while a draft; 1 at issue; +1 per applied revision.', examples: [1] }),
-    vendor: Ref,
-    location: Ref,
-    department: Nullable(Ref),
+    vendor: Type.Object(Ref.properties, { description: 'The vendor.', examples: [{ id: 4, name: 'Acme Supplies' }] }),
+    location: Type.Object(Ref.properties, { description: 'The location.', examples: [{ id: 1, name: 'Head Office' }] }),
+    department: Nullable(Ref, {
+      description: 'A department of the location, or null.',
+      examples: [{ id: 3, name: 'Operations' }],
+    }),
     request: Nullable(Type.Integer(), { description: 'The request it was made from, or null.', examples: [31] }),
     currency: Type.String({ examples: ['USD'] }),
     ship_to: Nullable(OrderAddress),

@@ -2991,6 +2991,7 @@ export interface components {
              * @example 31
              */
             request: number | null;
+            /** @description What the approval approves: {type, id}. */
             document: components["schemas"]["ApprovalDocument"];
             /**
              * @description order: a request’s or a purchase order’s approval; bill: a bill’s.
@@ -3432,7 +3433,10 @@ export interface components {
              * @example true
              */
             active?: boolean;
-            /** @description What the rule routes: "request" (default), "purchase_order" or "bill". */
+            /**
+             * @description What the rule routes: "request" (default), "purchase_order" or "bill".
+             * @example purchase_order
+             */
             document?: "request" | "purchase_order" | "bill";
             /**
              * @description Read-only; ignored.
@@ -3532,7 +3536,10 @@ export interface components {
              * @example 0
              */
             billed_quantity: string;
-            /** @description Closed short: no more is received against it. */
+            /**
+             * @description Closed short: no more is received against it.
+             * @example false
+             */
             closed: boolean;
         };
         PurchaseOrder: {
@@ -3541,7 +3548,10 @@ export interface components {
              * @example 42
              */
             id: number;
-            /** @example PO-000042 */
+            /**
+             * @description The document’s number, unique in the tenant and never reused.
+             * @example PO-000042
+             */
             number: string;
             /**
              * @description draft → issue → issued (or pending_approval → issued on approval, back to draft on rejection) → close → closed → reopen → issued; cancel from draft, pending_approval, or issued with nothing received or billed.
@@ -3563,16 +3573,35 @@ export interface components {
              * @example 1
              */
             version: number;
+            /**
+             * @description The vendor.
+             * @example {
+             *       "id": 4,
+             *       "name": "Acme Supplies"
+             *     }
+             */
             vendor: {
                 id: number;
                 name: string;
             };
-            /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
+            /**
+             * @description The location.
+             * @example {
+             *       "id": 1,
+             *       "name": "Head Office"
+             *     }
+             */
             location: {
                 id: number;
                 name: string;
             };
-            /** @description The department (an id in requests, a summary in responses). */
+            /**
+             * @description A department of the location, or null.
+             * @example {
+             *       "id": 3,
+             *       "name": "Operations"
+             *     }
+             */
             department: {
                 id: number;
                 name: string;
@@ -3587,9 +3616,19 @@ export interface components {
              * @example USD
              */
             currency: string;
+            /** @description Where the goods go: the location’s shipping address, copied when the order was made. */
             ship_to: components["schemas"]["OrderAddress"] | null;
+            /** @description Where the invoice goes: the location’s billing address, copied when the order was made. */
             bill_to: components["schemas"]["OrderAddress"] | null;
+            /**
+             * @description The date the vendor promised delivery (YYYY-MM-DD), or null.
+             * @example 2026-12-15
+             */
             promise_date: string | null;
+            /**
+             * @description Free text for the vendor or the receiving dock.
+             * @example Deliver to dock 2
+             */
             notes: string;
             /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
             lines: components["schemas"]["PurchaseOrderLine"][];
@@ -3610,6 +3649,7 @@ export interface components {
             total: string;
             /** @description Approvals of its issue and of its revisions. */
             approvals: components["schemas"]["Approval"][];
+            /** @description A revision beyond the approval tolerance, held until approved; null when none. */
             pending_revision: {
                 /** @description The proposed order body (as PUT sent it). */
                 body: unknown;
@@ -3621,9 +3661,22 @@ export interface components {
                 proposed_at: string;
                 approvals: components["schemas"]["Approval"][];
             } | null;
+            /** @description Who made it. */
             created_by: components["schemas"]["Person"];
+            /**
+             * @description When it was issued; null until then.
+             * @example 2026-11-27T10:00:00.000Z
+             */
             issued_at: string | null;
+            /**
+             * @description When it was last e-mailed to the vendor; null until then.
+             * @example 2026-11-27T10:05:00.000Z
+             */
             sent_at: string | null;
+            /**
+             * @description When it was closed; null while open.
+             * @example null
+             */
             closed_at: string | null;
             /**
              * Format: date-time
@@ -3672,13 +3725,20 @@ export interface components {
              * @example 8.25
              */
             tax_rate?: string;
-            /** @description Read-only; kept from the existing line. */
+            /**
+             * @description Read-only; kept from the existing line.
+             * @example null
+             */
             request_line?: unknown;
         } & {
             [key: string]: unknown;
         };
         /** @description Read-only fields of a GET body are accepted and ignored. */
         PurchaseOrderInput: {
+            /**
+             * @description The vendor: its id on write (GET /api/v3/vendors/), {id, name} on read.
+             * @example 4
+             */
             vendor: number | ({
                 id: number;
             } & {
@@ -3707,7 +3767,15 @@ export interface components {
              * @example USD
              */
             currency?: string;
+            /**
+             * @description The date the vendor promised delivery (YYYY-MM-DD), or null.
+             * @example 2026-12-15
+             */
             promise_date?: string | null;
+            /**
+             * @description Free text for the vendor or the receiving dock.
+             * @example Deliver to dock 2
+             */
             notes?: string;
             /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
             lines: components["schemas"]["PurchaseOrderLineInput"][];
@@ -3734,11 +3802,29 @@ export interface components {
             message?: string;
         } | null;
         PurchaseOrderRevision: {
-            /** @example 2 */
+            /**
+             * @description The order’s version: 1 at issue, + 1 per applied revision (its ETag).
+             * @example 2
+             */
             version: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the revision was applied.
+             * @example 2026-11-27T11:00:00.000Z
+             */
             changed_at: string;
+            /** @description Who proposed the revision. */
             changed_by: components["schemas"]["Person"];
+            /**
+             * @description What changed: [{path, from, to}].
+             * @example [
+             *       {
+             *         "path": "lines.0.quantity",
+             *         "from": "10",
+             *         "to": "11"
+             *       }
+             *     ]
+             */
             changes: {
                 /** @example lines.0.quantity */
                 path: string;
@@ -3762,7 +3848,10 @@ export interface components {
              * @example 5
              */
             price_tolerance_percent: string;
-            /** @example three_way */
+            /**
+             * @description two_way: bills match orders; three_way: bills match orders and receipts.
+             * @example three_way
+             */
             match_mode: "two_way" | "three_way";
         };
         ProcurementSettingsEnvelope: {
@@ -3790,6 +3879,10 @@ export interface components {
              * @example 5
              */
             price_tolerance_percent?: string;
+            /**
+             * @description two_way: bills match orders; three_way: bills match orders and receipts.
+             * @example three_way
+             */
             match_mode?: "two_way" | "three_way";
         };
         Receipt: {
@@ -3798,7 +3891,10 @@ export interface components {
              * @example 9
              */
             id: number;
-            /** @example GR-000009 */
+            /**
+             * @description The document’s number, unique in the tenant and never reused.
+             * @example GR-000009
+             */
             number: string;
             /**
              * @description receipt: goods arrived (accepted and rejected); return: accepted goods given back.
@@ -3810,19 +3906,48 @@ export interface components {
              * @example posted
              */
             status: "posted" | "voided";
-            /** @example 42 */
+            /**
+             * @description A purchase order’s id (GET /api/v3/purchase-orders/{id}/).
+             * @example 42
+             */
             purchase_order: number;
-            /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
+            /**
+             * @description The order’s location.
+             * @example {
+             *       "id": 1,
+             *       "name": "Head Office"
+             *     }
+             */
             location: {
                 id: number;
                 name: string;
             };
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the goods arrived (default: now).
+             * @example 2026-11-27T09:30:00.000Z
+             */
             received_at: string;
-            /** @example PS-7781 */
+            /**
+             * @description The packing slip’s number, as printed by the vendor.
+             * @example PS-7781
+             */
             packing_slip: string;
+            /**
+             * @description Free text for the vendor or the receiving dock.
+             * @example Deliver to dock 2
+             */
             notes: string;
-            /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
+            /**
+             * @description Per order line: quantity accepted and rejected (a return: accepted quantity given back).
+             * @example [
+             *       {
+             *         "po_line": 101,
+             *         "accepted_quantity": "2",
+             *         "rejected_quantity": "0"
+             *       }
+             *     ]
+             */
             lines: {
                 /**
                  * @description A line of the order.
@@ -3834,6 +3959,7 @@ export interface components {
                 /** @example 0 */
                 rejected_quantity: string;
             }[];
+            /** @description Who made it. */
             created_by: components["schemas"]["Person"];
             /**
              * Format: date-time
@@ -3841,6 +3967,10 @@ export interface components {
              * @example 2026-11-22T14:42:53.000Z
              */
             created_at: string;
+            /**
+             * @description When it was voided; null while posted.
+             * @example null
+             */
             voided_at: string | null;
         };
         ReceiptList: {
@@ -3852,17 +3982,41 @@ export interface components {
             data: components["schemas"]["Receipt"][];
         };
         ReceiptInput: {
+            /**
+             * @description A purchase order’s id (GET /api/v3/purchase-orders/{id}/).
+             * @example 42
+             */
             purchase_order: number;
             /**
              * @description receipt: goods arrived (accepted and rejected); return: accepted goods given back.
              * @example receipt
              */
             type?: "receipt" | "return";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the goods arrived (default: now).
+             * @example 2026-11-27T09:30:00.000Z
+             */
             received_at?: string;
+            /**
+             * @description The packing slip’s number, as printed by the vendor.
+             * @example PS-7781
+             */
             packing_slip?: string;
+            /**
+             * @description Free text for the vendor or the receiving dock.
+             * @example Deliver to dock 2
+             */
             notes?: string;
-            /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
+            /**
+             * @description Per order line: accepted and rejected quantities.
+             * @example [
+             *       {
+             *         "po_line": 101,
+             *         "accepted_quantity": "2"
+             *       }
+             *     ]
+             */
             lines: {
                 po_line: number;
                 /**
@@ -6395,7 +6549,10 @@ export interface operations {
                  * @example request
                  */
                 document_type?: "request" | "purchase_order" | "bill";
-                /** @description A document’s id (with document_type). */
+                /**
+                 * @description A document’s id (with document_type).
+                 * @example 42
+                 */
                 document_id?: number;
             };
             header: {
@@ -6777,6 +6934,7 @@ export interface operations {
                  * @example none
                  */
                 billing_status?: "none" | "partial" | "full";
+                /** @description The vendor: its id on write (GET /api/v3/vendors/), {id, name} on read. */
                 vendor?: number;
                 /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
                 location?: number;
@@ -7150,6 +7308,7 @@ export interface operations {
             path: {
                 /** @description Id of the item. */
                 id: components["parameters"]["Id"];
+                /** @description A line of the order (its id). */
                 line_id: number;
             };
             cookie?: never;
@@ -7374,6 +7533,7 @@ export interface operations {
                 format?: components["parameters"]["Format"];
                 /** @description Sort field; prefix - for descending. */
                 order_by?: "id" | "-id" | "created_at" | "-created_at";
+                /** @description A purchase order’s id (GET /api/v3/purchase-orders/{id}/). */
                 purchase_order?: number;
                 /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
                 location?: number;
