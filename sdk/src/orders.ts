@@ -3,7 +3,6 @@
  * carries an Idempotency-Key (the transport makes one unless you pass yours).
  */
 import type { components } from './generated/openapi.ts'
-import type { Transport } from './http.ts'
 import { Resource, type Options, type QueryOf } from './workflow.ts'
 
 type Schemas = components['schemas']
