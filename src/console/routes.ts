@@ -41,6 +41,7 @@ import { webhookPages } from './pages/webhooks.ts'
 import { errorView } from './views/errors.ts'
 import { approvalPages } from './pages/approvals.ts'
 import { menuKeysOf } from './pages/request-shared.ts'
+import { orderPages } from './pages/orders.ts'
 import { requestPages } from './pages/requests.ts'
 import { menuKeys } from './views/layout.ts'
 
@@ -190,4 +191,5 @@ export const consoleRoutes =
     webhookPages(typed, deps)
     requestPages(typed, deps)
     approvalPages(typed, deps)
+    orderPages(typed, deps)
   }

@@ -32,6 +32,16 @@ export async function getOrder(db: Kysely<DB>, actor: Actor, id: number): Promis
   return (await toOrders(db, actor.tenantId, [row]))[0]!
 }
 
+/** The orders among `ids` the actor may see (the rest left out), e.g. for the approvals inbox. */
+export async function ordersByIds(db: Kysely<DB>, actor: Actor, ids: readonly number[]): Promise<PurchaseOrder[]> {
+  if (ids.length === 0) return []
+  const scope = await orderScope(db, actor)
+  const rows = (await Promise.all([...new Set(ids)].map((id) => repo.findOrder(db, actor.tenantId, id, scope)))).filter(
+    (r) => r !== undefined,
+  )
+  return toOrders(db, actor.tenantId, rows)
+}
+
 export async function listRevisions(db: Kysely<DB>, actor: Actor, id: number): Promise<Revision[]> {
   await visibleOrder(db, actor, await orderScope(db, actor), id)
   const rows = await repo.revisionsOf(db, actor.tenantId, id)
