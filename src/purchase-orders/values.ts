@@ -16,8 +16,8 @@ import type { OrderInput } from './schema.ts'
 const idOf = (value: unknown): number | null =>
   value === null || value === undefined ? null : typeof value === 'number' ? value : (value as { id: number }).id
 
-/** What a kept line (named by `id`) carries over: its request line, and its description when none is sent. */
-export type ExistingLines = ReadonlyMap<number, { request_line: number | null; description: string }>
+/** What a kept line (named by `id`) carries over: its request line, and its description and tax rate when not sent. */
+export type ExistingLines = ReadonlyMap<number, { request_line: number | null; description: string; tax_rate: string }>
 
 /** Line columns with their amount and tax; `existing` holds the order's own lines by id. */
 export function lineValues(
@@ -26,7 +26,7 @@ export function lineValues(
   add: (field: string, message: string) => void,
 ): repo.LineValues[] {
   return lines.map((l, i) => {
-    const tax_rate = l.tax_rate ?? '0'
+    const tax_rate = l.tax_rate ?? (l.id !== undefined ? existing.get(l.id)?.tax_rate : undefined) ?? '0'
     if (parseDecimal(l.quantity) === 0n) add(`lines.${i}.quantity`, 'must be greater than 0')
     if (parseDecimal(tax_rate) > 100n * 10_000n) add(`lines.${i}.tax_rate`, 'must be at most 100 (percent)')
     if (l.id !== undefined && !existing.has(l.id)) add(`lines.${i}.id`, `no line ${l.id} on this order`)
