@@ -343,7 +343,7 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
         decidable: new Set([8]),
         flash: HOSTILE,
         problem: HOSTILE,
-      } as unknown as Parameters<typeof orders.orderView>[0],
+      },
       frame,
     ),
   'orders.receivingView': () =>
