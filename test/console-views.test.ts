@@ -22,6 +22,7 @@ import * as locations from '../src/console/views/locations.ts'
 import * as lists from '../src/console/views/lists.ts'
 import * as orders from '../src/console/views/orders.ts'
 import * as outbox from '../src/console/views/outbox.ts'
+import * as receiving from '../src/console/views/receiving.ts'
 import * as requestForm from '../src/console/views/request-form.ts'
 import * as requests from '../src/console/views/requests.ts'
 import * as userForms from '../src/console/views/user-forms.ts'
@@ -273,7 +274,7 @@ const order = {
   closed_at: null,
   created_at: '2026-11-25T10:00:00.000Z',
   updated_at: HOSTILE,
-} as unknown as Parameters<typeof orders.receivingView>[0]
+} as unknown as Parameters<typeof receiving.receivingView>[0]
 const receipt = {
   id: 7,
   number: HOSTILE,
@@ -288,7 +289,7 @@ const receipt = {
   created_by: person,
   created_at: HOSTILE,
   voided_at: null,
-} as unknown as Parameters<typeof orders.receivingView>[1][0]
+} as unknown as Parameters<typeof receiving.receivingView>[1][0]
 const requestChoices = {
   location: options,
   department: [{ location: HOSTILE, options }],
@@ -321,6 +322,7 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
       frame,
     ),
   'requests.personName': () => html`${requests.personName(person)}`,
+  'orders.statusName': () => html`${orders.statusName(HOSTILE)}`,
   'orders.ordersView': () =>
     orders.ordersView(pageOf([order]), { search: HOSTILE, status: HOSTILE }, frame, {
       path: '/console/orders',
@@ -346,8 +348,8 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
       },
       frame,
     ),
-  'orders.receivingView': () =>
-    orders.receivingView(
+  'receiving.receivingView': () =>
+    receiving.receivingView(
       order,
       [receipt],
       { values: { packing_slip: HOSTILE, 'accepted.5': HOSTILE }, problem: HOSTILE, flash: HOSTILE },
@@ -555,6 +557,7 @@ const MODULES = {
   locations,
   orders,
   outbox,
+  receiving,
   'request-form': requestForm,
   requests,
   users,

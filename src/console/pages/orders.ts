@@ -16,7 +16,8 @@ import { getOrder, listOrders, listRevisions } from '../../purchase-orders/servi
 import { createReceipt, getReceipt, listReceipts, voidReceipt } from '../../receipts/service.ts'
 import { myDelegators } from '../../users/delegation.service.ts'
 import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
-import { ORDER_STATUS_NAMES, ordersView, orderView, receivingView } from '../views/orders.ts'
+import { ORDER_STATUS_NAMES, ordersView, orderView } from '../views/orders.ts'
+import { receivingView } from '../views/receiving.ts'
 import { Done, flashOf, FormBody, Id, PAGE_SIZE } from './forms.ts'
 import { deciderOf } from './request-shared.ts'
 
