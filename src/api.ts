@@ -17,6 +17,8 @@ import { lookupWriteRoutes } from './lookups/write.routes.ts'
 import type { LookupCache } from './lookups/cache.ts'
 import type { LiveAccessCache } from './oauth/access-cache.ts'
 import { bearerAuth } from './oauth/bearer.plugin.ts'
+import { purchaseOrderRoutes } from './purchase-orders/routes.ts'
+import { receiptRoutes } from './receipts/routes.ts'
 import { requestRoutes } from './requests/routes.ts'
 import { roleRoutes } from './roles/routes.ts'
 import { userRoutes } from './users/routes.ts'
@@ -50,6 +52,8 @@ export const apiRoutes =
     await app.register(roleRoutes)
     await app.register(requestRoutes)
     await app.register(approvalRoutes)
+    await app.register(purchaseOrderRoutes)
+    await app.register(receiptRoutes)
     await app.register(applicationRoutes(deps.keys.pepper))
     await app.register(eventRoutes)
     await app.register(webhookRoutes(config))

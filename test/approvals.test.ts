@@ -53,6 +53,7 @@ describe('approval rules', () => {
       step: 3,
       approvers: [second.profileId],
       active: false,
+      document: 'request',
     })
     const url = `/api/v3/approval-rules/${created.id}/`
     assert.deepEqual((await s.admin({ method: 'GET', url })).json().data, created)

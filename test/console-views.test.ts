@@ -20,7 +20,9 @@ import * as htmlModule from '../src/console/views/html.ts'
 import * as layout from '../src/console/views/layout.ts'
 import * as locations from '../src/console/views/locations.ts'
 import * as lists from '../src/console/views/lists.ts'
+import * as orders from '../src/console/views/orders.ts'
 import * as outbox from '../src/console/views/outbox.ts'
+import * as receiving from '../src/console/views/receiving.ts'
 import * as requestForm from '../src/console/views/request-form.ts'
 import * as requests from '../src/console/views/requests.ts'
 import * as setup from '../src/console/views/setup.ts'
@@ -193,6 +195,7 @@ const person = { id: 4, first_name: HOSTILE, last_name: HOSTILE, email: HOSTILE 
 const approval = {
   id: 8,
   request: 9,
+  document: { type: 'request', id: 9 },
   kind: 'order',
   step: 1,
   status: 'approved',
@@ -222,6 +225,72 @@ const purchase = {
   updated_at: HOSTILE,
 } as unknown as Parameters<typeof requests.requestSummary>[0]
 const vendorNames = new Map([[3, HOSTILE]])
+const orderAddress = {
+  name: HOSTILE,
+  addressLineOne: HOSTILE,
+  city: HOSTILE,
+  postalCode: HOSTILE,
+  state_province: HOSTILE,
+  country: HOSTILE,
+}
+const order = {
+  id: 42,
+  number: HOSTILE,
+  status: 'issued',
+  receipt_status: 'partial',
+  billing_status: 'none',
+  version: 2,
+  vendor: { id: 3, name: HOSTILE },
+  location: { id: 1, name: HOSTILE },
+  department: null,
+  request: 9,
+  currency: HOSTILE,
+  ship_to: orderAddress,
+  bill_to: orderAddress,
+  promise_date: HOSTILE,
+  notes: HOSTILE,
+  lines: [
+    {
+      id: 5,
+      request_line: null,
+      description: HOSTILE,
+      quantity: HOSTILE,
+      unit_price: HOSTILE,
+      tax_rate: HOSTILE,
+      amount: HOSTILE,
+      received_quantity: HOSTILE,
+      rejected_quantity: HOSTILE,
+      billed_quantity: HOSTILE,
+      closed: false,
+    },
+  ],
+  subtotal: HOSTILE,
+  tax: HOSTILE,
+  total: HOSTILE,
+  approvals: [approval],
+  pending_revision: { body: HOSTILE, total: HOSTILE, proposed_by: 1, proposed_at: HOSTILE, approvals: [] },
+  created_by: person,
+  issued_at: HOSTILE,
+  sent_at: HOSTILE,
+  closed_at: null,
+  created_at: '2026-11-25T10:00:00.000Z',
+  updated_at: HOSTILE,
+} as unknown as Parameters<typeof receiving.receivingView>[0]
+const receipt = {
+  id: 7,
+  number: HOSTILE,
+  type: 'receipt',
+  status: 'posted',
+  purchase_order: 42,
+  location: { id: 1, name: HOSTILE },
+  received_at: HOSTILE,
+  packing_slip: HOSTILE,
+  notes: HOSTILE,
+  lines: [{ po_line: 5, accepted_quantity: HOSTILE, rejected_quantity: HOSTILE }],
+  created_by: person,
+  created_at: HOSTILE,
+  voided_at: null,
+} as unknown as Parameters<typeof receiving.receivingView>[1][0]
 const requestChoices = {
   location: options,
   department: [{ location: HOSTILE, options }],
@@ -268,6 +337,51 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
       frame,
     ),
   'requests.personName': () => html`${requests.personName(person)}`,
+  'orders.statusName': () => html`${orders.statusName(HOSTILE)}`,
+  'orders.ordersView': () =>
+    orders.ordersView(pageOf([order]), { search: HOSTILE, status: HOSTILE }, frame, {
+      path: '/console/orders',
+      title: HOSTILE,
+      current: 'orders',
+    }),
+  'orders.orderView': () =>
+    orders.orderView(
+      {
+        order,
+        revisions: [
+          {
+            version: 2,
+            changed_at: HOSTILE,
+            changed_by: person,
+            changes: [{ path: HOSTILE, from: HOSTILE, to: HOSTILE }],
+          },
+        ],
+        can: { purchase: true, receive: true },
+        decidable: new Set([8]),
+        flash: HOSTILE,
+        problem: HOSTILE,
+      },
+      frame,
+    ),
+  'receiving.receivingView': () =>
+    receiving.receivingView(
+      order,
+      [receipt],
+      { values: { packing_slip: HOSTILE, 'accepted.5': HOSTILE }, problem: HOSTILE, flash: HOSTILE },
+      frame,
+    ),
+  'approvals.orderDecision': () =>
+    approvals.decisionView(
+      {
+        approval: { ...approval, status: 'pending', document: { type: 'purchase_order', id: 42 } },
+        order,
+        vendors: vendorNames,
+        onBehalfOf: person,
+        form,
+        problem: HOSTILE,
+      } as unknown as Parameters<typeof approvals.decisionView>[0],
+      frame,
+    ),
   'request-form.requestLabels': () => html`${Object.values(requestForm.requestLabels(2))}`,
   'requests.decidedBy': () => requests.decidedBy(approval),
   'requests.requestSummary': () => requests.requestSummary(purchase, vendorNames),
@@ -478,7 +592,9 @@ const MODULES = {
   layout,
   lists,
   locations,
+  orders,
   outbox,
+  receiving,
   'request-form': requestForm,
   requests,
   setup,

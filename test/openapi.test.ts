@@ -74,11 +74,12 @@ test('/docs serves the interactive documentation', async () => {
   assert.match(String(response.headers['content-type']), /text\/html/)
 })
 
-test('the document is small and names its schemas: components referenced by $ref, under 300 KB', async () => {
+test('the document is small and names its schemas: components referenced by $ref, under 440 KB', async () => {
   const committed = fs.readFileSync(OPENAPI_PATH, 'utf8')
   // 200 KB held the vendor, location and user API; requests, approvals, rules, roles and delegation add 17 operations;
-  // the look-up writes (departments, currencies, the four vendor look-ups) 12 more, about 2 KB each.
-  assert.ok(committed.length < 340_000, `${committed.length} bytes`)
+  // the look-up writes (departments, currencies, the four vendor look-ups) 12 more, about 2 KB each;
+  // purchase orders, receipts and procurement settings (issue #31) 19 more (about 70 KB, pretty-printed).
+  assert.ok(committed.length < 440_000, `${committed.length} bytes`)
   const document = JSON.parse(committed) as {
     components: { schemas: Record<string, unknown> }
     paths: Record<string, unknown>

@@ -19,16 +19,16 @@ export type Delegation = Schemas['Delegation']
 export type DelegationInput = Schemas['DelegationInput']
 export type Pagination = Schemas['Pagination']
 
-type QueryOf<K extends keyof operations> = operations[K] extends { parameters: { query?: infer Q } }
+export type QueryOf<K extends keyof operations> = operations[K] extends { parameters: { query?: infer Q } }
   ? NonNullable<Q>
   : never
 type Query = Record<string, string | number | boolean | undefined>
-interface Options {
+export interface Options {
   idempotencyKey?: string
 }
 
 /** One resource under `path`: list, get, and the writes its subclass names. */
-class Resource<T, Q> {
+export class Resource<T, Q> {
   constructor(
     protected readonly http: Transport,
     protected readonly path: string,

@@ -13,12 +13,13 @@ export const delegationActive = (alias: string): RawBuilder<boolean> =>
     or now() < (${sql.ref(`${alias}.expected_return_date`)} + 1)::timestamp at time zone 'UTC'))`
 
 /**
- * Whether the user `user` (an SQL expression for a users.id) may decide the approval aliased `a` of the
- * request aliased `r`: a candidate who is not away, or the delegatee of an away candidate — never the requester.
+ * Whether the user `user` (an SQL expression for a users.id) may decide the approval aliased `a`: a candidate
+ * who is not away, or the delegatee of an away candidate — never the document's submitter (a request's
+ * requester, the one who issued an order).
  */
-export const decidesFor = (user: RawBuilder<number>, a = 'a', r = 'r'): RawBuilder<boolean> => {
+export const decidesFor = (user: RawBuilder<number>, a = 'a'): RawBuilder<boolean> => {
   const candidates = sql.ref(`${a}.candidates`)
-  return sql<boolean>`(${sql.ref(`${r}.requester_id`)} <> ${user} and (
+  return sql<boolean>`(${sql.ref(`${a}.submitter_id`)} <> ${user} and (
     (${candidates} @> array[${user}]::int[] and not exists (
       select 1 from delegations dd where dd.user_id = ${user} and ${delegationActive('dd')}))
     or ${candidates} && array(
@@ -61,5 +62,35 @@ export const requestVisible = (user: unknown, locations: unknown, r = 'r'): RawB
   return sql<boolean>`(${sql.ref(`${r}.requester_id`)} = ${u} or ${sql.ref(`${r}.location_id`)} = any(${locations}::int[])
     or exists (select 1 from request_approvals va where va.tenant_id = ${sql.ref(`${r}.tenant_id`)}
       and va.request_id = ${sql.ref(`${r}.id`)} and (va.candidates @> array[${u}]::int[] or va.acted_by = ${u}
-        or (va.status = 'pending' and ${decidesFor(u, 'va', r)}))))`
+        or (va.status = 'pending' and ${decidesFor(u, 'va')}))))`
+}
+
+/**
+ * Whether the approval aliased `a` is visible to the user `user` whose locations with `nav_approval`,
+ * `nav_purchase` or `superuser` are `locations`: as its document is — the document's submitter, anyone at
+ * those locations, and whoever is (or was) a candidate or decides one of the document's approvals.
+ */
+export const approvalVisible = (user: unknown, locations: unknown, a = 'a'): RawBuilder<boolean> => {
+  const u = sql<number>`${user}::int`
+  return sql<boolean>`(${sql.ref(`${a}.submitter_id`)} = ${u} or ${sql.ref(`${a}.location_id`)} = any(${locations}::int[])
+    or exists (select 1 from request_approvals va where va.tenant_id = ${sql.ref(`${a}.tenant_id`)}
+      and va.document_type = ${sql.ref(`${a}.document_type`)} and va.document_id = ${sql.ref(`${a}.document_id`)}
+      and (va.candidates @> array[${u}]::int[] or va.acted_by = ${u}
+        or (va.status = 'pending' and ${decidesFor(u, 'va')}))))`
+}
+
+/**
+ * Whether the document (`type`, id expression `id`) has an approval naming the user `user` as a candidate or
+ * decider, or one they decide now as a delegatee: its approval candidates see the document.
+ */
+export const approvalCandidateOf = (
+  user: unknown,
+  type: string,
+  tenant: RawBuilder<number>,
+  id: RawBuilder<number>,
+) => {
+  const u = sql<number>`${user}::int`
+  return sql<boolean>`exists (select 1 from request_approvals va where va.tenant_id = ${tenant}
+    and va.document_type = ${type} and va.document_id = ${id}
+    and (va.candidates @> array[${u}]::int[] or va.acted_by = ${u} or (va.status = 'pending' and ${decidesFor(u, 'va')})))`
 }

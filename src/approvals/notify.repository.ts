@@ -34,6 +34,33 @@ export const requestFacts = (db: Kysely<DB>, tenantId: number, requestId: number
     .where('r.id', '=', requestId)
     .executeTakeFirstOrThrow()
 
+/** A pending approval's candidates, submitter and document, as a message names them. */
+export const approvalFacts = (db: Kysely<DB>, tenantId: number, approvalId: number) =>
+  db
+    .selectFrom('request_approvals as a')
+    .innerJoin('locations as l', 'l.id', 'a.location_id')
+    .innerJoin('users as u', 'u.id', 'a.submitter_id')
+    .leftJoin('purchase_orders as po', (join) =>
+      join
+        .onRef('po.tenant_id', '=', 'a.tenant_id')
+        .onRef('po.id', '=', 'a.document_id')
+        .on('a.document_type', '=', 'purchase_order'),
+    )
+    .select([
+      'a.id',
+      'a.status',
+      'a.candidates',
+      'a.submitter_id',
+      'a.document_type',
+      'a.document_id',
+      'l.name as location',
+      'u.email as submitter_email',
+      'po.number as label',
+    ])
+    .where('a.tenant_id', '=', tenantId)
+    .where('a.id', '=', approvalId)
+    .executeTakeFirst()
+
 /**
  * Who decides an approval with these candidates: each candidate, or while they are away their delegatee —
  * never the requester; only active users who have not turned approval e-mail off.

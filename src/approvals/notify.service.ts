@@ -15,19 +15,34 @@ export type MailBase = string | undefined
 const footer = (base: string) =>
   `\n\nYou get this because approval e-mail is on for you. Turn it off on My account: ${base}/console/account`
 
-/** Tells whoever decides the request's pending approval that it waits for them. */
-export async function notifyPending(db: Kysely<DB>, tenantId: number, requestId: number, base: MailBase) {
+const DOCUMENT_NAMES: Record<string, string> = { request: 'request', purchase_order: 'purchase order', bill: 'bill' }
+
+/** Tells whoever decides this pending approval that it waits for them (any document: request, order, bill). */
+export async function notifyPending(db: Kysely<DB>, tenantId: number, approvalId: number, base: MailBase) {
   if (base === undefined) return
-  const r = await repo.requestFacts(db, tenantId, requestId)
-  if (r.approval_id === null || r.candidates === null) return
-  const to = await repo.deciders(db, tenantId, r.candidates, r.requester_id)
-  const what = `request #${r.id}${r.description ? ` “${r.description}”` : ''} (${trimDecimal(r.total)} ${r.currency}, ${r.location})`
+  const a = await repo.approvalFacts(db, tenantId, approvalId)
+  if (a === undefined || a.status !== 'pending') return
+  const to = await repo.deciders(db, tenantId, a.candidates, a.submitter_id)
+  const link = `${base}/console/approvals/${a.id}`
+  if (a.document_type === 'request') {
+    const r = await repo.requestFacts(db, tenantId, a.document_id)
+    const what = `request #${r.id}${r.description ? ` “${r.description}”` : ''} (${trimDecimal(r.total)} ${r.currency}, ${r.location})`
+    await repo.queue(
+      db,
+      tenantId,
+      to.map((t) => t.email),
+      `Approval needed: request #${r.id}`,
+      `${r.requester_email} asks for your approval of ${what}.\n\nApprove or reject it: ${link}${footer(base)}`,
+    )
+    return
+  }
+  const name = `${DOCUMENT_NAMES[a.document_type] ?? a.document_type} ${a.label ?? `#${a.document_id}`}`
   await repo.queue(
     db,
     tenantId,
     to.map((t) => t.email),
-    `Approval needed: request #${r.id}`,
-    `${r.requester_email} asks for your approval of ${what}.\n\nApprove or reject it: ${base}/console/approvals/${r.approval_id}${footer(base)}`,
+    `Approval needed: ${name}`,
+    `${a.submitter_email} asks for your approval of ${name} (${a.location}).\n\nApprove or reject it: ${link}${footer(base)}`,
   )
 }
 

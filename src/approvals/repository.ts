@@ -1,9 +1,10 @@
 /** SQL for approval records (`request_approvals`). Every query is scoped to one tenant. */
 import { sql, type Kysely, type RawBuilder } from 'kysely'
-import { decidesFor, delegationActive, requestVisible } from '../access/approvers.ts'
+import { approvalVisible, decidesFor, delegationActive } from '../access/approvers.ts'
 import { filtersOf, pageRequest, type Page } from '../core/list-query.ts'
 import { listSql } from '../db/list.ts'
-import type { DB, PlannedStep } from '../db/schema.ts'
+import type { DB, DocumentType, PlannedStep } from '../db/schema.ts'
+import type { DocumentRef } from './schema.ts'
 import { ApprovalListSql, type Person } from './schema.ts'
 
 /** The person (profile id, names, e-mail) of the user id `user`, as JSON; null for null. */
@@ -12,30 +13,28 @@ const person = (user: RawBuilder<number | null>) =>
     'email', pu.email) from user_profiles pp join users pu on pu.id = pp.user_id where pp.user_id = ${user})`
 
 function selectApprovals(db: Kysely<DB>) {
-  return db
-    .selectFrom('request_approvals as a')
-    .innerJoin('purchase_requests as r', (j) =>
-      j.onRef('r.tenant_id', '=', 'a.tenant_id').onRef('r.id', '=', 'a.request_id'),
-    )
-    .select([
-      'a.id',
-      'a.tenant_id',
-      'a.request_id',
-      'a.step',
-      'a.kind',
-      'a.status',
-      'a.candidates as candidate_ids',
-      'a.comment',
-      'a.created_at',
-      'a.acted_at',
-      'r.location_id',
-      'r.requester_id',
-      sql<Person[]>`coalesce((select json_agg(json_build_object('id', pp.id, 'first_name', pp.first_name,
+  return db.selectFrom('request_approvals as a').select([
+    'a.id',
+    'a.tenant_id',
+    'a.request_id',
+    'a.step',
+    'a.kind',
+    'a.status',
+    'a.candidates as candidate_ids',
+    'a.comment',
+    'a.created_at',
+    'a.acted_at',
+    'a.document_type',
+    'a.document_id',
+    'a.location_id',
+    'a.submitter_id',
+    'a.plan',
+    sql<Person[]>`coalesce((select json_agg(json_build_object('id', pp.id, 'first_name', pp.first_name,
         'last_name', pp.last_name, 'email', pu.email) order by pp.id) from user_profiles pp join users pu on pu.id = pp.user_id
         where pp.user_id = any(a.candidates)), '[]')`.as('candidates'),
-      person(sql.ref('a.acted_by')).as('acted_by'),
-      person(sql.ref('a.on_behalf_of')).as('on_behalf_of'),
-    ])
+    person(sql.ref('a.acted_by')).as('acted_by'),
+    person(sql.ref('a.on_behalf_of')).as('on_behalf_of'),
+  ])
 }
 export type ApprovalRow = Awaited<ReturnType<ReturnType<typeof selectApprovals>['executeTakeFirstOrThrow']>>
 
@@ -49,9 +48,11 @@ const listedApprovals = listSql(ApprovalListSql, {
   filters: {
     status: 'a.status',
     request: 'a.request_id',
+    document_type: 'a.document_type',
+    document_id: 'a.document_id',
     approver_user: (me) => sql<boolean>`(${decidesFor(sql<number>`${me}::int`)} or a.acted_by = ${me}::int)`,
   },
-  scope: ([user, locations]) => requestVisible(user, locations),
+  scope: ([user, locations]) => approvalVisible(user, locations),
 })
 
 /**
@@ -77,9 +78,8 @@ const pendingElsewhere = async (
 ) =>
   (
     await sql<{ n: number }>`select count(*)::int as n from request_approvals a
-      join purchase_requests r on r.tenant_id = a.tenant_id and r.id = a.request_id
-      where a.tenant_id = ${tenantId} and a.status = 'pending' and r.location_id = any(${elsewhere}::int[])
-        and ${requestVisible(user, locations)}`.execute(db)
+      where a.tenant_id = ${tenantId} and a.status = 'pending' and a.location_id = any(${elsewhere}::int[])
+        and ${approvalVisible(user, locations)}`.execute(db)
   ).rows[0]!.n
 
 /**
@@ -105,7 +105,7 @@ export async function pageOfApprovals(
     .select([kept.as('total_count'), elsewhere.as('pending_elsewhere')])
     .where('a.tenant_id', '=', tenantId)
     .where('a.status', '=', 'pending')
-    .where(requestVisible(user, locations))
+    .where(approvalVisible(user, locations))
   if (page.orderBy.field === 'created_at') q = q.orderBy('a.created_at', page.orderBy.direction)
   const found = await q.orderBy('a.id', page.orderBy.direction).limit(page.pageSize).offset(page.offset).execute()
   const totals =
@@ -121,40 +121,28 @@ export async function pageOfApprovals(
 /** The approval, if `scope` (the caller's user id and locations; undefined: everything) lets them see it. */
 export function findApproval(db: Kysely<DB>, tenantId: number, id: number, scope?: readonly [number, number[]]) {
   let q = selectApprovals(db).where('a.tenant_id', '=', tenantId).where('a.id', '=', id)
-  if (scope !== undefined) q = q.where(requestVisible(scope[0], scope[1]))
+  if (scope !== undefined) q = q.where(approvalVisible(scope[0], scope[1]))
   return q.executeTakeFirst()
 }
 
-export const approvalsOfRequests = (db: Kysely<DB>, tenantId: number, requestIds: number[]) =>
-  requestIds.length === 0
+/** The approvals of these documents of one type, in step order (then creation order). */
+export const approvalsOfDocuments = (db: Kysely<DB>, tenantId: number, type: DocumentType, ids: number[]) =>
+  ids.length === 0
     ? Promise.resolve([])
     : selectApprovals(db)
         .where('a.tenant_id', '=', tenantId)
-        .where('a.request_id', 'in', requestIds)
-        .orderBy('a.step')
+        .where('a.document_type', '=', type)
+        .where('a.document_id', 'in', ids)
+        .orderBy('a.id')
         .execute()
 
-/** The request row of an approval, locked: decisions and cancellations of one request take turns. */
-export const lockRequestOf = (db: Kysely<DB>, tenantId: number, approvalId: number) =>
-  db
-    .selectFrom('purchase_requests as r')
-    .innerJoin('request_approvals as a', (j) =>
-      j.onRef('a.tenant_id', '=', 'r.tenant_id').onRef('a.request_id', '=', 'r.id'),
-    )
-    .select(['r.id', 'r.status', 'r.chain', 'r.requester_id'])
-    .where('a.tenant_id', '=', tenantId)
-    .where('a.id', '=', approvalId)
-    .forUpdate('r')
-    .executeTakeFirst()
-
 /**
- * Whether `user` may decide the approval aliased `a` of the request aliased `r` (DECISIONS: "any one
- * candidate (or a delegatee of one) decides it"): a candidate — away or not: being away hands one's approvals
- * to the delegatee for seeing and counting, it does not take them away — or the delegatee of an away
- * candidate; never the requester.
+ * Whether `user` may decide the approval aliased `a` (DECISIONS: "any one candidate (or a delegatee of one)
+ * decides it"): a candidate — away or not: being away hands one's approvals to the delegatee for seeing and
+ * counting, it does not take them away — or the delegatee of an away candidate; never the submitter.
  */
 const mayDecide = (user: RawBuilder<number>) =>
-  sql<boolean>`(r.requester_id <> ${user} and (a.candidates @> array[${user}]::int[] or a.candidates && array(
+  sql<boolean>`(a.submitter_id <> ${user} and (a.candidates @> array[${user}]::int[] or a.candidates && array(
     select dd.user_id from delegations dd where dd.delegatee_id = ${user} and ${delegationActive('dd')})))`
 
 /**
@@ -170,45 +158,58 @@ export async function decide(
   outcome: 'approved' | 'rejected',
   comment: string,
 ) {
-  const result = await sql<{ id: number; request_id: number; step: number }>`
+  const result = await sql<{
+    id: number
+    document_type: DocumentType
+    document_id: number
+    step: number
+    plan: PlannedStep[]
+  }>`
     update request_approvals a set status = ${outcome}, acted_by = ${user}, comment = ${comment}, acted_at = now(),
       on_behalf_of = case when a.candidates @> array[${user}::int] then null else (
         select dd.user_id from delegations dd where dd.delegatee_id = ${user} and dd.user_id = any(a.candidates)
           and ${delegationActive('dd')} order by dd.user_id limit 1) end
-    from purchase_requests r
     where a.tenant_id = ${tenantId} and a.id = ${id} and a.status = 'pending'
-      and r.tenant_id = a.tenant_id and r.id = a.request_id and ${mayDecide(sql<number>`${user}::int`)}
-    returning a.id, a.request_id, a.step`.execute(db)
+      and ${mayDecide(sql<number>`${user}::int`)}
+    returning a.id, a.document_type, a.document_id, a.step, a.plan`.execute(db)
   return result.rows[0]
 }
 
-export async function insertApproval(db: Kysely<DB>, tenantId: number, requestId: number, planned: PlannedStep) {
-  await db
+/** Opens the step `planned` of the chain `plan` for the document: one pending approval. Returns its id. */
+export async function insertApproval(
+  db: Kysely<DB>,
+  tenantId: number,
+  doc: DocumentRef,
+  plan: PlannedStep[],
+  planned: PlannedStep,
+) {
+  const row = await db
     .insertInto('request_approvals')
-    .values({ tenant_id: tenantId, request_id: requestId, step: planned.step, candidates: planned.candidates })
-    .execute()
+    .values({
+      tenant_id: tenantId,
+      request_id: doc.type === 'request' ? doc.id : null,
+      document_type: doc.type,
+      document_id: doc.id,
+      location_id: doc.locationId,
+      submitter_id: doc.submitterId,
+      kind: doc.type === 'bill' ? 'bill' : 'order',
+      plan: JSON.stringify(plan),
+      step: planned.step,
+      candidates: planned.candidates,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return row.id
 }
 
-export async function cancelPending(db: Kysely<DB>, tenantId: number, requestId: number) {
+/** Cancels the document's pending approval (its chain ends unfinished). */
+export async function cancelPending(db: Kysely<DB>, tenantId: number, type: DocumentType, id: number) {
   await db
     .updateTable('request_approvals')
     .set({ status: 'cancelled', acted_at: new Date() })
     .where('tenant_id', '=', tenantId)
-    .where('request_id', '=', requestId)
+    .where('document_type', '=', type)
+    .where('document_id', '=', id)
     .where('status', '=', 'pending')
-    .execute()
-}
-
-export async function setRequestStatus(
-  db: Kysely<DB>,
-  tenantId: number,
-  requestId: number,
-  status: 'approved' | 'rejected',
-) {
-  await db
-    .updateTable('purchase_requests')
-    .set({ status, updated_at: new Date() })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', requestId)
     .execute()
 }

@@ -1,7 +1,7 @@
 /** SQL for approval rules. Every query is scoped to one tenant; approvers are stored as user ids. */
 import { sql, type Kysely } from 'kysely'
 import { listSql } from '../db/list.ts'
-import type { DB } from '../db/schema.ts'
+import type { DB, DocumentType } from '../db/schema.ts'
 import { ApprovalRuleListQuery } from './schema.ts'
 
 /** Rules with their approvers as profile ids (the ids of /api/v3/users/{id}/), in the order given. */
@@ -11,6 +11,7 @@ function selectRules(db: Kysely<DB>) {
     'ar.location_id',
     'ar.step',
     'ar.active',
+    'ar.document',
     'ar.approvers as approver_users',
     sql<string>`ar.min_total::text`.as('min_total'),
     sql<number[]>`array(select p.id from unnest(ar.approvers) with ordinality as x(u, n)
@@ -25,17 +26,24 @@ export const pageOfRules = listSql(ApprovalRuleListQuery, {
   id: 'ar.id',
   order: { step: 'ar.step' },
   search: [],
-  filters: { location: 'ar.location_id', active: 'ar.active' },
+  filters: { location: 'ar.location_id', active: 'ar.active', document: 'ar.document' },
 })
 
 export const findRule = (db: Kysely<DB>, tenantId: number, id: number) =>
   selectRules(db).where('ar.tenant_id', '=', tenantId).where('ar.id', '=', id).executeTakeFirst()
 
-/** The active rules for a request at `locationId` with this total, by step. */
-export const matchingRules = (db: Kysely<DB>, tenantId: number, locationId: number, total: string) =>
+/** The active rules for a document of this type at `locationId` with this total, by step. */
+export const matchingRules = (
+  db: Kysely<DB>,
+  tenantId: number,
+  document: DocumentType,
+  locationId: number,
+  total: string,
+) =>
   selectRules(db)
     .where('ar.tenant_id', '=', tenantId)
     .where('ar.active', '=', true)
+    .where('ar.document', '=', document)
     .where((eb) => eb.or([eb('ar.location_id', 'is', null), eb('ar.location_id', '=', locationId)]))
     .where(sql<boolean>`ar.min_total <= ${total}::numeric`)
     .orderBy('ar.step')
@@ -68,6 +76,7 @@ export interface RuleValues {
   step: number
   approvers: number[]
   active: boolean
+  document: DocumentType
 }
 
 export async function insertRule(db: Kysely<DB>, tenantId: number, v: RuleValues) {

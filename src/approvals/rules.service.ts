@@ -11,7 +11,7 @@ import { audit } from '../audit/service.ts'
 import { trimDecimal } from '../core/decimal.ts'
 import type { Page } from '../core/list-query.ts'
 import { conflict, notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
-import type { DB, PlannedStep } from '../db/schema.ts'
+import type { DB, DocumentType, PlannedStep } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import * as repo from './rules.repository.ts'
 import type { ApprovalRule, ApprovalRuleInput, ApprovalRuleListQuery } from './schema.ts'
@@ -25,6 +25,7 @@ const toRule = (row: repo.RuleRow): ApprovalRule => ({
   step: row.step,
   approvers: row.approvers,
   active: row.active,
+  document: row.document,
 })
 
 export async function listRules(
@@ -62,6 +63,7 @@ async function valuesOf(db: Kysely<DB>, actor: Actor, input: ApprovalRuleInput):
     step: input.step,
     approvers: approvers.map((id) => users.get(id)!),
     active: input.active ?? true,
+    document: input.document ?? 'request',
   }
 }
 
@@ -108,15 +110,17 @@ export async function deleteRule(db: Kysely<DB>, actor: Actor, id: number): Prom
 }
 
 /**
- * The chain for a request: one planned step per distinct rule step, ascending, each with its candidates
- * (user ids). Empty when no rule matches. 409 naming the step when a step is left with no candidate.
+ * The chain for a document (the rules of its type): one planned step per distinct rule step, ascending, each
+ * with its candidates (user ids). Empty when no rule matches. 409 naming the step when a step is left with no
+ * candidate.
  */
 export async function planChain(
   db: Kysely<DB>,
   tenantId: number,
-  request: { locationId: number; total: string; requesterId: number },
+  request: { locationId: number; total: string; requesterId: number; document?: DocumentType },
 ): Promise<PlannedStep[]> {
-  const rules = await repo.matchingRules(db, tenantId, request.locationId, request.total)
+  const document = request.document ?? 'request'
+  const rules = await repo.matchingRules(db, tenantId, document, request.locationId, request.total)
   const byStep = new Map<number, Set<number>>()
   for (const rule of rules) {
     const set = byStep.get(rule.step) ?? new Set<number>()
@@ -130,7 +134,8 @@ export async function planChain(
     if (candidates.length === 0)
       throw conflict(
         `Step ${step} of the approval chain has no candidate: none of its approvers (other than the requester) ` +
-          `is an active user holding nav_approval at location ${request.locationId}. The request stays a draft.`,
+          `is an active user holding nav_approval at location ${request.locationId}. The ` +
+          (document === 'request' ? 'request stays a draft.' : `${document.replace('_', ' ')} stays as it was.`),
       )
     chain.push({ step, candidates })
   }

@@ -24,12 +24,32 @@ export const ApprovalStatus = Type.Union(
   { description: 'pending until decided; cancelled when its request is cancelled.', examples: ['pending'] },
 )
 
+export const DOCUMENT_TYPES = ['request', 'purchase_order', 'bill'] as const
+export const DocumentType = Type.Union(
+  [Type.Literal('request'), Type.Literal('purchase_order'), Type.Literal('bill')],
+  { description: 'What an approval (or a rule) is for.', examples: ['request'] },
+)
+export const ApprovalDocument = named(
+  'ApprovalDocument',
+  Type.Object({
+    type: DocumentType,
+    id: Type.Integer({ description: 'The document’s id (a request, a purchase order or a bill).', examples: [31] }),
+  }),
+)
+
 export const Approval = named(
   'Approval',
   Type.Object({
     id: Type.Integer({ examples: [12] }),
-    request: Type.Integer({ description: 'The request’s id (GET /api/v3/requests/{id}/).', examples: [31] }),
-    kind: Type.Literal('order'),
+    request: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The request’s id (GET /api/v3/requests/{id}/) when the document is a request; else null.',
+      examples: [31],
+    }),
+    document: ApprovalDocument,
+    kind: Type.Union([Type.Literal('order'), Type.Literal('bill')], {
+      description: 'order: a request’s or a purchase order’s approval; bill: a bill’s.',
+      examples: ['order'],
+    }),
     step: Type.Integer({ minimum: 1, maximum: 10, examples: [1] }),
     status: ApprovalStatus,
     candidates: Type.Array(Person, { description: 'Who may decide it (any one of them, or their delegatee).' }),
@@ -58,6 +78,15 @@ export const ApprovalListQuery = listQuery(['id', 'created_at'], {
   request: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 2147483647, description: 'A request’s id.', examples: [31] }),
   ),
+  document_type: Type.Optional(DocumentType),
+  document_id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 2147483647,
+      description: 'A document’s id (with document_type).',
+      examples: [42],
+    }),
+  ),
 })
 export type ApprovalListQuery = Static<typeof ApprovalListQuery>
 /** The same query as the SQL binding sees it: `approver=me` turned into the caller's user id (not on the wire). */
@@ -65,6 +94,8 @@ export const ApprovalListSql = listQuery(['id', 'created_at'], {
   status: Type.Optional(ApprovalStatus),
   approver_user: Type.Optional(Type.Integer()),
   request: Type.Optional(Type.Integer()),
+  document_type: Type.Optional(DocumentType),
+  document_id: Type.Optional(Type.Integer()),
 })
 export type ApprovalListSql = Static<typeof ApprovalListSql>
 
@@ -101,6 +132,7 @@ export const ApprovalRule = named(
     step: Type.Integer({ minimum: 1, maximum: 10, examples: [1] }),
     approvers: Type.Array(Type.Integer(), { description: 'User ids (/api/v3/users/{id}/).', examples: [[7, 9]] }),
     active: Type.Boolean(),
+    document: DocumentType,
   }),
 )
 export type ApprovalRule = Static<typeof ApprovalRule>
@@ -116,6 +148,12 @@ export const ApprovalRuleInput = named(
       step: Type.Integer({ minimum: 1, maximum: 10, examples: [1] }),
       approvers: Type.Array(Id, { minItems: 1, maxItems: 20, examples: [[7, 9]] }),
       active: Type.Optional(Type.Boolean({ default: true })),
+      document: Type.Optional(
+        Type.Union([Type.Literal('request'), Type.Literal('purchase_order'), Type.Literal('bill')], {
+          description: 'What the rule routes: "request" (default), "purchase_order" or "bill".',
+          examples: ['purchase_order'],
+        }),
+      ),
       id: Type.Optional(Type.Integer({ description: 'Read-only; ignored.' })),
     },
     { additionalProperties: false },
@@ -125,9 +163,18 @@ export type ApprovalRuleInput = Static<typeof ApprovalRuleInput>
 export const ApprovalRuleListQuery = listQuery(['id', 'step'], {
   location: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })),
   active: Type.Optional(Type.Boolean()),
+  document: Type.Optional(DocumentType),
 })
 export type ApprovalRuleListQuery = Static<typeof ApprovalRuleListQuery>
 export const IdParams = Type.Object({ id: Id })
+
+/** What an approval chain is opened for: the document, where it is and who submitted it. */
+export interface DocumentRef {
+  type: 'request' | 'purchase_order' | 'bill'
+  id: number
+  locationId: number
+  submitterId: number
+}
 
 declare module '../events/schema.ts' {
   interface EventObjects {

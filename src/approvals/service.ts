@@ -1,9 +1,10 @@
 /**
- * Approvals (the inbox): who sees them (as their requests), who decides them (any one candidate, or the
- * delegatee of an away candidate; never the requester), and what a decision does — step n+1 is created when
- * step n is approved, the request is approved after the last step, one rejection rejects it. A second
- * decision → 409; two deciders at the same instant: the request row is locked and the UPDATE is conditional
- * on `status = 'pending'`, so exactly one wins.
+ * Approvals (the inbox) of every document — requests, purchase orders, later bills: who sees them (as their
+ * documents), who decides them (any one candidate, or the delegatee of an away candidate; never the
+ * document's submitter), and what a decision does — step n+1 is opened when step n is approved, the document's
+ * handler (documents.ts) is told after the last step or at the first rejection. A second decision → 409; two
+ * deciders at the same instant: the document row is locked and the UPDATE is conditional on
+ * `status = 'pending'`, so exactly one wins.
  */
 import type { Kysely } from 'kysely'
 import { actingUser, type Actor } from '../access/actor.ts'
@@ -12,11 +13,11 @@ import { requestScope } from '../access/location-permissions.ts'
 import { audit } from '../audit/service.ts'
 import type { Page } from '../core/list-query.ts'
 import { conflict, forbidden, notFound } from '../core/problem.ts'
-import type { DB, PlannedStep } from '../db/schema.ts'
+import type { DB, DocumentType, PlannedStep } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
-import { requestView } from '../requests/view.service.ts'
 import { notifyDecision, notifyPending, type MailBase } from './notify.service.ts'
+import { documentHandler, type DocumentEvent, type DocumentRef } from './documents.service.ts'
 import * as repo from './repository.ts'
 import type { Approval, ApprovalListQuery, ApprovalListSql } from './schema.ts'
 import { toApproval } from './view.service.ts'
@@ -36,33 +37,20 @@ export async function getApproval(db: Kysely<DB>, actor: Actor, id: number): Pro
 }
 
 /**
- * Opens the chain of a submitted request: its first planned step becomes a pending approval. The caller
- * records `approval.created` after its `request.submitted`, with the approval as the request shows it.
+ * Opens the chain of a submitted document: its first planned step becomes a pending approval. The caller
+ * records `approval.created` after its own event, with the approval as GET returns it.
  */
-export async function startChain(tx: Kysely<DB>, actor: Actor, requestId: number, chain: PlannedStep[]) {
-  await repo.insertApproval(tx, actor.tenantId, requestId, chain[0]!)
+export async function startChain(tx: Kysely<DB>, actor: Actor, doc: DocumentRef, chain: PlannedStep[]) {
+  return repo.insertApproval(tx, actor.tenantId, doc, chain, chain[0]!)
 }
 
-/** Ends a cancelled request's chain: its pending approval is cancelled. */
-export const cancelChain = (tx: Kysely<DB>, actor: Actor, requestId: number) =>
-  repo.cancelPending(tx, actor.tenantId, requestId)
+/** Ends a document's chain unfinished (the document was cancelled or withdrawn): its pending approval is cancelled. */
+export const cancelChain = (tx: Kysely<DB>, actor: Actor, type: DocumentType, id: number) =>
+  repo.cancelPending(tx, actor.tenantId, type, id)
 
-/** What a decision leads to, after the decided approval's own event. */
-type Sequel = 'approval.created' | 'request.approved' | 'request.rejected'
-
-/**
- * Records a decision's events, in the order a reader should see them: the decided approval, then what it led
- * to — the next step's approval, or the request approved or rejected. Each object is read after the whole
- * write, as GET returns it once the transaction commits. Returns the decided approval.
- */
-async function recordDecision(tx: Kysely<DB>, tenantId: number, approvalId: number, requestId: number, sequel: Sequel) {
-  const request = await requestView(tx, tenantId, requestId)
-  const decided = request.approvals.find((a) => a.id === approvalId)!
-  await recordEvent(tx, tenantId, decided.status === 'approved' ? 'approval.approved' : 'approval.rejected', decided)
-  if (sequel === 'approval.created') await recordEvent(tx, tenantId, sequel, request.approvals.at(-1)!)
-  else await recordEvent(tx, tenantId, sequel, request)
-  return decided
-}
+/** The approval as GET returns it, read inside the write's transaction. */
+const approvalView = async (tx: Kysely<DB>, tenantId: number, id: number) =>
+  toApproval((await repo.findApproval(tx, tenantId, id))!)
 
 async function decide(
   db: Kysely<DB>,
@@ -77,27 +65,38 @@ async function decide(
   return inTransaction(db, async (tx) => {
     const seen = await repo.findApproval(tx, actor.tenantId, id, scope)
     if (seen === undefined) throw notFound(`No approval ${id}.`)
-    const request = await repo.lockRequestOf(tx, actor.tenantId, id)
-    if (request === undefined) throw notFound(`No approval ${id}.`)
+    const handler = documentHandler(seen.document_type)
+    if (!(await handler.lock(tx, actor.tenantId, seen.document_id))) throw notFound(`No approval ${id}.`)
     // Authority read now, not when the candidates were chosen (access/decision.ts).
-    if (seen.status === 'pending' && seen.requester_id !== userId)
+    if (seen.status === 'pending' && seen.submitter_id !== userId)
       await requireMayDecide(tx, actor, { locationId: seen.location_id, candidates: seen.candidate_ids })
     const decided = await repo.decide(tx, actor.tenantId, id, userId, outcome, comment)
     if (decided === undefined) {
       const now = (await repo.findApproval(tx, actor.tenantId, id))!
       if (now.status !== 'pending') throw conflict(`This approval is already ${now.status}.`)
-      if (now.requester_id === userId) throw forbidden('Nobody approves their own request.')
+      if (now.submitter_id === userId) throw forbidden('Nobody approves their own document.')
       throw forbidden('You are not a candidate for this approval, nor the delegatee of an away candidate.')
     }
-    const next = outcome === 'approved' ? request.chain.find((s) => s.step > decided.step) : undefined
-    if (outcome === 'rejected') await repo.setRequestStatus(tx, actor.tenantId, decided.request_id, 'rejected')
-    else if (next === undefined) await repo.setRequestStatus(tx, actor.tenantId, decided.request_id, 'approved')
-    else await repo.insertApproval(tx, actor.tenantId, decided.request_id, next)
-    const sequel: Sequel =
-      outcome === 'rejected' ? 'request.rejected' : next === undefined ? 'request.approved' : 'approval.created'
-    const approval = await recordDecision(tx, actor.tenantId, id, decided.request_id, sequel)
-    if (sequel === 'approval.created') await notifyPending(tx, actor.tenantId, decided.request_id, base)
-    else await notifyDecision(tx, actor.tenantId, decided.request_id, outcome, comment, base)
+    const doc: DocumentRef = {
+      type: decided.document_type,
+      id: decided.document_id,
+      locationId: seen.location_id,
+      submitterId: seen.submitter_id,
+    }
+    const next = outcome === 'approved' ? decided.plan.find((s) => s.step > decided.step) : undefined
+    let nextId: number | undefined
+    let sequel: DocumentEvent[] = []
+    if (outcome === 'rejected') sequel = await handler.rejected(tx, actor, doc.id, comment)
+    else if (next === undefined) sequel = await handler.approved(tx, actor, doc.id)
+    else nextId = await repo.insertApproval(tx, actor.tenantId, doc, decided.plan, next)
+    // The decided approval's event first, then what it led to: the next step's approval, or the document's.
+    const approval = await approvalView(tx, actor.tenantId, id)
+    await recordEvent(tx, actor.tenantId, outcome === 'approved' ? 'approval.approved' : 'approval.rejected', approval)
+    if (nextId !== undefined)
+      await recordEvent(tx, actor.tenantId, 'approval.created', await approvalView(tx, actor.tenantId, nextId))
+    for (const event of sequel) await recordEvent(tx, actor.tenantId, event.type, event.object as never)
+    if (nextId !== undefined) await notifyPending(tx, actor.tenantId, nextId, base)
+    else if (doc.type === 'request') await notifyDecision(tx, actor.tenantId, doc.id, outcome, comment, base)
     await audit(tx, actor, {
       action: outcome === 'approved' ? 'approval.approve' : 'approval.reject',
       resourceType: 'approval',

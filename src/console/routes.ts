@@ -42,6 +42,7 @@ import { ssoPages } from './pages/sso.ts'
 import { errorView } from './views/errors.ts'
 import { approvalPages } from './pages/approvals.ts'
 import { menuKeysOf } from './pages/request-shared.ts'
+import { orderPages } from './pages/orders.ts'
 import { requestPages } from './pages/requests.ts'
 import { setupPages } from './pages/setup.ts'
 import { menuKeys } from './views/layout.ts'
@@ -211,4 +212,5 @@ export const consoleRoutes =
     approvalPages(typed, deps)
     ssoPages(typed, deps)
     setupPages(typed, deps)
+    orderPages(typed, deps)
   }

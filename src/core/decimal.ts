@@ -45,3 +45,36 @@ export const compareDecimal = (a: string, b: string): number => {
   const d = parseDecimal(a) - parseDecimal(b)
   return d < 0n ? -1 : d > 0n ? 1 : 0
 }
+
+/** quantity × unit_price, rounded half-up to 2 decimals (an order line's `amount`). */
+export const lineAmount = (quantity: string, unitPrice: string): string =>
+  format(parseDecimal(quantity) * parseDecimal(unitPrice), 2 * SCALE, 2)
+
+/** amount × rate / 100, rounded half-up to 2 decimals (a line's tax at `rate` percent). */
+export const percentOf = (amount: string, rate: string): string =>
+  format(parseDecimal(amount) * parseDecimal(rate), 2 * SCALE + 2, 2)
+
+/** The exact sum of decimal strings, with 2 decimals (rounded half-up if any has more). */
+export function sumDecimals(values: readonly string[]): string {
+  let sum = 0n
+  for (const v of values) sum += parseDecimal(v)
+  return format(sum, SCALE, 2)
+}
+
+/** Whether `value` exceeds `base` by more than `percent` percent: value > base × (1 + percent / 100). */
+export const exceedsByPercent = (value: string, base: string, percent: string): boolean =>
+  parseDecimal(value) * 100n * UNIT > parseDecimal(base) * (100n * UNIT + parseDecimal(percent))
+
+/** a × (1 + percent / 100), exactly, as a decimal string without trailing zeros (a tolerance's limit). */
+export const withPercent = (value: string, percent: string): string =>
+  trimDecimal(format(parseDecimal(value) * (100n * UNIT + parseDecimal(percent)), 2 * SCALE + 2, SCALE))
+
+/** a − b for a ≥ b, as a decimal string without trailing zeros; "0" when b ≥ a. */
+export function subtractDecimal(a: string, b: string): string {
+  const d = parseDecimal(a) - parseDecimal(b)
+  return d <= 0n ? '0' : trimDecimal(format(d, SCALE, SCALE))
+}
+
+/** a + b, as a decimal string without trailing zeros. */
+export const addDecimal = (a: string, b: string): string =>
+  trimDecimal(format(parseDecimal(a) + parseDecimal(b), SCALE, SCALE))

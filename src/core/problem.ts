@@ -17,6 +17,7 @@ export const PROBLEM_TYPES = {
   'method-not-allowed': '/problems/method-not-allowed',
   conflict: '/problems/conflict',
   'precondition-failed': '/problems/precondition-failed',
+  'precondition-required': '/problems/precondition-required',
   'too-large': '/problems/too-large',
   'unsupported-media-type': '/problems/unsupported-media-type',
   'idempotency-mismatch': '/problems/idempotency-mismatch',
@@ -35,6 +36,8 @@ const TYPE_DESCRIPTIONS: Record<ProblemKind, string> = {
   'method-not-allowed': '405: the path exists, the method does not (see `Allow`).',
   conflict: '409: the request conflicts with the current state (e.g. its Idempotency-Key is still running).',
   'precondition-failed': '412: `If-Match` does not match the current ETag.',
+  'precondition-required':
+    '428: the change needs `If-Match` with the ETag from a GET (e.g. a revision of an issued order).',
   'too-large': '413: the body is larger than the service accepts.',
   'unsupported-media-type': '415: the body is not in a media type the route takes.',
   'idempotency-mismatch': '422: the Idempotency-Key was used before with a different request.',
@@ -109,6 +112,7 @@ export function kindOfStatus(status: number): ProblemKind {
     405: 'method-not-allowed',
     409: 'conflict',
     412: 'precondition-failed',
+    428: 'precondition-required',
     413: 'too-large',
     415: 'unsupported-media-type',
     422: 'idempotency-mismatch',
@@ -132,6 +136,7 @@ export const methodNotAllowed = (detail: string, allow: string) =>
   new Problem(405, 'Method Not Allowed', detail, { headers: { allow } })
 export const conflict = (detail: string) => new Problem(409, 'Conflict', detail)
 export const preconditionFailed = (detail: string) => new Problem(412, 'Precondition Failed', detail)
+export const preconditionRequired = (detail: string) => new Problem(428, 'Precondition Required', detail)
 export const unprocessable = (detail: string) => new Problem(422, 'Unprocessable Content', detail)
 export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
   new Problem(429, 'Too Many Requests', detail, { headers: { 'retry-after': String(retryAfterSeconds) } })

@@ -21,6 +21,7 @@ import * as m0011 from './migrations/0011_delegated_plan.ts'
 import * as m0012 from './migrations/0012_authority_fresh.ts'
 import * as m0015 from './migrations/0015_sso.ts'
 import * as m0014 from './migrations/0014_approval_emails.ts'
+import * as m0013 from './migrations/0013_purchase_orders.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0012_authority_fresh': m0012,
   '0015_sso': m0015,
   '0014_approval_emails': m0014,
+  '0013_purchase_orders': m0013,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

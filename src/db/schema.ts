@@ -237,12 +237,16 @@ export interface ApprovalRuleTable {
   active: Generated<boolean>
   created_at: Timestamp
   updated_at: Timestamp
+  document: Generated<DocumentType>
 }
+
+/** What an approval approves (DECISIONS, "Approval of orders"). */
+export type DocumentType = 'request' | 'purchase_order' | 'bill'
 
 export interface RequestApprovalTable {
   id: Generated<number>
   tenant_id: number
-  request_id: number
+  request_id: number | null
   step: number
   kind: Generated<ApprovalKind>
   status: Generated<ApprovalStatus>
@@ -252,6 +256,12 @@ export interface RequestApprovalTable {
   comment: Generated<string>
   created_at: Timestamp
   acted_at: Date | null
+  document_type: Generated<DocumentType>
+  document_id: number
+  location_id: number
+  submitter_id: number
+  /** The whole chain planned for this document's approval: each step's candidates. */
+  plan: ColumnType<PlannedStep[], string | undefined, string>
 }
 
 export interface DelegationTable {
@@ -481,6 +491,119 @@ export interface EmailOutboxTable {
   next_attempt_at: Timestamp
   created_at: Timestamp
   sent_at: Date | null
+  attachments: ColumnType<MailAttachment[], string | undefined, string>
+}
+
+/** An e-mail attachment as the outbox keeps it. */
+export interface MailAttachment {
+  filename: string
+  content_type: string
+  /** base64 */
+  content: string
+}
+
+export type OrderStatus = 'draft' | 'pending_approval' | 'issued' | 'closed' | 'cancelled'
+
+export interface DocumentNumberTable {
+  tenant_id: number
+  kind: string
+  last: ColumnType<string, string | number, string | number>
+}
+
+export interface ProcurementSettingsTable {
+  tenant_id: number
+  over_receipt_tolerance_percent: Numeric
+  po_approval_tolerance_percent: Numeric
+  price_tolerance_percent: Numeric
+  match_mode: 'two_way' | 'three_way'
+  updated_at: Timestamp
+}
+
+type Json<T> = ColumnType<T, string | undefined, string>
+
+export interface PurchaseOrderTable {
+  id: Generated<number>
+  tenant_id: number
+  number: string
+  status: Generated<OrderStatus>
+  version: Generated<number>
+  receipt_status: Generated<'none' | 'partial' | 'full' | 'over'>
+  billing_status: Generated<'none' | 'partial' | 'full'>
+  vendor_id: number
+  location_id: number
+  department_id: number | null
+  request_id: number | null
+  currency_id: number
+  ship_to: Json<unknown>
+  bill_to: Json<unknown>
+  promise_date: ColumnType<string | null, string | null | undefined, string | null>
+  notes: Generated<string>
+  subtotal: Numeric
+  tax: Numeric
+  total: Numeric
+  approved_total: ColumnType<string | null, string | null | undefined, string | null>
+  pending_revision: ColumnType<unknown, string | null | undefined, string | null>
+  created_by: number
+  issued_at: Date | null
+  sent_at: Date | null
+  closed_at: Date | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface PurchaseOrderLineTable {
+  id: Generated<number>
+  tenant_id: number
+  order_id: number
+  position: number
+  request_line_id: number | null
+  description: Generated<string>
+  quantity: Numeric
+  unit_price: Numeric
+  tax_rate: Numeric
+  amount: Numeric
+  tax: Numeric
+  received_quantity: Numeric
+  rejected_quantity: Numeric
+  billed_quantity: Numeric
+  closed: Generated<boolean>
+}
+
+export interface PurchaseOrderRevisionTable {
+  id: Generated<number>
+  tenant_id: number
+  order_id: number
+  version: number
+  changed_by: number
+  changes: Json<unknown>
+  changed_at: Timestamp
+}
+
+export interface ReceiptTable {
+  id: Generated<number>
+  tenant_id: number
+  number: string
+  type: 'receipt' | 'return'
+  status: Generated<'posted' | 'voided'>
+  order_id: number
+  location_id: number
+  received_at: Timestamp
+  packing_slip: Generated<string>
+  notes: Generated<string>
+  created_by: number
+  created_at: Timestamp
+  updated_at: Timestamp
+  voided_at: Date | null
+}
+
+export interface ReceiptLineTable {
+  id: Generated<number>
+  tenant_id: number
+  receipt_id: number
+  position: number
+  po_line_id: number
+  accepted_quantity: Numeric
+  rejected_quantity: Numeric
 }
 
 /** Where people may sign in with a password while single sign-on is configured. */
@@ -600,6 +723,13 @@ export interface DB {
   scim_users: ScimUserTable
   scim_groups: ScimGroupTable
   scim_group_members: ScimGroupMemberTable
+  document_numbers: DocumentNumberTable
+  procurement_settings: ProcurementSettingsTable
+  purchase_orders: PurchaseOrderTable
+  purchase_order_lines: PurchaseOrderLineTable
+  purchase_order_revisions: PurchaseOrderRevisionTable
+  receipts: ReceiptTable
+  receipt_lines: ReceiptLineTable
 }
 
 export type Tenant = Selectable<TenantTable>

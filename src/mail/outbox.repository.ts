@@ -1,6 +1,6 @@
 /** SQL for the e-mail outbox. */
 import { sql, type Kysely } from 'kysely'
-import type { DB } from '../db/schema.ts'
+import type { DB, MailAttachment } from '../db/schema.ts'
 
 /**
  * Leases up to `limit` due messages in one statement: their next attempt moves `leaseSeconds` ahead, so no
@@ -8,12 +8,19 @@ import type { DB } from '../db/schema.ts'
  * mid-send leaves them to be retried when the lease runs out. Sending happens outside any transaction.
  */
 export async function leaseDue(db: Kysely<DB>, limit: number, leaseSeconds: number) {
-  const result = await sql<{ id: number; to_address: string; subject: string; body_text: string; attempts: number }>`
+  const result = await sql<{
+    id: number
+    to_address: string
+    subject: string
+    body_text: string
+    attempts: number
+    attachments: MailAttachment[]
+  }>`
     update email_outbox set next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
     where id in (
       select id from email_outbox where status = 'queued' and next_attempt_at <= now()
       order by id limit ${limit} for update skip locked)
-    returning id, to_address, subject, body_text, attempts`.execute(db)
+    returning id, to_address, subject, body_text, attempts, attachments`.execute(db)
   return result.rows
 }
 
@@ -71,4 +78,27 @@ export const listOutbox = (db: Kysely<DB>, all: boolean, tenantId?: number, hide
   if (tenantId !== undefined) q = q.where('m.tenant_id', '=', tenantId)
   if (hideSuperusers) q = q.where(sql<boolean>`not ${toSuperuser}`)
   return q.execute()
+}
+
+/** Queues one e-mail per recipient, in the caller's transaction (it is sent only if the write commits). */
+export async function queue(
+  db: Kysely<DB>,
+  tenantId: number,
+  to: readonly string[],
+  message: { subject: string; text: string; attachments?: MailAttachment[] },
+) {
+  if (to.length === 0) return
+  await db
+    .insertInto('email_outbox')
+    .values(
+      to.map((address) => ({
+        tenant_id: tenantId,
+        to_address: address,
+        subject: message.subject,
+        body_text: message.text,
+        attachments: JSON.stringify(message.attachments ?? []),
+        next_attempt_at: new Date(),
+      })),
+    )
+    .execute()
 }

@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
-import type { DB } from '../db/schema.ts'
+import type { DB, MailAttachment } from '../db/schema.ts'
 import * as outbox from './outbox.repository.ts'
 
 /** Queued e-mail (invitations), and with `all` the sent and failed ones too: what `procurement outbox` shows. */
@@ -19,3 +19,11 @@ export async function tenantOutbox(db: Kysely<DB>, actor: Actor, all: boolean) {
   requireAny(actor, 'superuser', 'nav_setting')
   return (await outbox.listOutbox(db, all, actor.tenantId, !actor.permissions.has('superuser'))).reverse()
 }
+
+/** Queues e-mail (with attachments) in the caller's transaction: SMTP delivers it when set, else it waits here. */
+export const queueMail = (
+  db: Kysely<DB>,
+  tenantId: number,
+  to: readonly string[],
+  message: { subject: string; text: string; attachments?: MailAttachment[] },
+) => outbox.queue(db, tenantId, to, message)

@@ -14,7 +14,13 @@ const BATCH = 20
 const LEASE_SECONDS = 300
 
 export interface Transport {
-  sendMail(message: { from: string; to: string; subject: string; text: string }): Promise<unknown>
+  sendMail(message: {
+    from: string
+    to: string
+    subject: string
+    text: string
+    attachments?: { filename: string; contentType: string; content: Buffer }[]
+  }): Promise<unknown>
 }
 
 /** SMTP with timeouts well inside the lease, so a hung server cannot outlast it and get a message sent twice. */
@@ -36,7 +42,18 @@ export async function deliverDue(
   let failed = 0
   for (const message of await outbox.leaseDue(db, BATCH, LEASE_SECONDS)) {
     try {
-      await transport.sendMail({ from, to: message.to_address, subject: message.subject, text: message.body_text })
+      const attachments = (message.attachments ?? []).map((a) => ({
+        filename: a.filename,
+        contentType: a.content_type,
+        content: Buffer.from(a.content, 'base64'),
+      }))
+      await transport.sendMail({
+        from,
+        to: message.to_address,
+        subject: message.subject,
+        text: message.body_text,
+        ...(attachments.length > 0 ? { attachments } : {}),
+      })
       await outbox.markSent(db, message.id)
       sent++
     } catch (error) {

@@ -203,3 +203,15 @@ export async function references(
     vendors: new Set(vendors.map((v) => v.id)),
   }
 }
+
+/** Locks the request row (decisions and cancellations of one request take turns); false when there is none. */
+export async function lockRequest(db: Kysely<DB>, tenantId: number, id: number) {
+  const row = await db
+    .selectFrom('purchase_requests')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
+  return row !== undefined
+}

@@ -18,6 +18,7 @@ import { conflict, forbidden, notFound, validationFailed, type FieldErrors } fro
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
+import './approval.service.ts'
 import * as repo from './repository.ts'
 import { requestView, toRequests } from './view.service.ts'
 import type { LineInput, PurchaseRequest, RequestInput, RequestListQuery, RequestPatch } from './schema.ts'
@@ -188,13 +189,21 @@ export async function submitRequest(
       submitted: true,
       chain,
     })
-    if (chain.length > 0) await startChain(tx, actor, id, chain)
+    const first =
+      chain.length === 0
+        ? undefined
+        : await startChain(
+        tx,
+        actor,
+        { type: 'request', id, locationId: row.location_id, submitterId: row.requester_id },
+        chain,
+      )
     await audit(tx, actor, { action: 'request.submit', resourceType: 'request', resourceId: id })
     const request = await requestView(tx, actor.tenantId, id)
     await recordEvent(tx, actor.tenantId, 'request.submitted', request)
     if (chain.length === 0) await recordEvent(tx, actor.tenantId, 'request.approved', request)
     else await recordEvent(tx, actor.tenantId, 'approval.created', request.approvals[0]!)
-    if (chain.length > 0) await notifyPending(tx, actor.tenantId, id, base)
+    if (first !== undefined) await notifyPending(tx, actor.tenantId, first, base)
     return request
   })
 }
@@ -205,11 +214,25 @@ export async function cancelRequest(db: Kysely<DB>, actor: Actor, id: number): P
     requireOwner(actor, row, 'cancel')
     requireStatus(row, ['draft', 'pending'], 'cancelled')
     await repo.setStatus(tx, actor.tenantId, id, 'cancelled')
-    await cancelChain(tx, actor, id)
+    await cancelChain(tx, actor, 'request', id)
     await audit(tx, actor, { action: 'request.cancel', resourceType: 'request', resourceId: id })
     // Its pending approval, now cancelled, shows in the object; an approval's cancellation has no event type.
     const request = await requestView(tx, actor.tenantId, id)
     await recordEvent(tx, actor.tenantId, 'request.cancelled', request)
     return request
   })
+}
+
+/** The approved total of a request (for an order's approval tolerance); undefined when there is none. */
+export async function requestTotal(db: Kysely<DB>, tenantId: number, id: number): Promise<string | undefined> {
+  return (await repo.findRequest(db, tenantId, id))?.total
+}
+
+/**
+ * The request, locked, for making orders from it: 404 unless the actor may see it. Its lines, location,
+ * department and currency are what the orders copy.
+ */
+export async function requestForOrdering(db: Kysely<DB>, actor: Actor, id: number) {
+  const row = await visibleRequest(db, actor, id, true)
+  return { ...(await toRequests(db, actor.tenantId, [row]))[0]!, currency_id: row.currency_id }
 }

@@ -7,9 +7,10 @@
 import { Type } from 'typebox'
 import { Decision, Rejection } from '../../approvals/schema.ts'
 import { approve, getApproval, listApprovals, reject } from '../../approvals/service.ts'
-import { Problem } from '../../core/problem.ts'
+import { notFound, Problem } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
 import { listeningPort, mailBase } from '../../http/public-url.ts'
+import { getOrder, ordersByIds } from '../../purchase-orders/service.ts'
 import { getRequest, requestsByIds } from '../../requests/service.ts'
 import { myDelegators } from '../../users/delegation.service.ts'
 import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
@@ -55,13 +56,16 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
         await requestsByIds(
           db,
           actor,
-          result.rows.map((a) => a.request),
+          result.rows.flatMap((a) => (a.request === null ? [] : [a.request])),
         )
       ).map((r) => [r.id, r]),
     )
+    const orderIds = result.rows.flatMap((a) => (a.document.type === 'purchase_order' ? [a.document.id] : []))
+    const orders = new Map((await ordersByIds(db, actor, orderIds)).map((o) => [o.id, o]))
     const rows: InboxRow[] = result.rows.map((a) => ({
       approval: a,
-      request: requests.get(a.request),
+      request: a.request === null ? undefined : requests.get(a.request),
+      order: a.document.type === 'purchase_order' ? orders.get(a.document.id) : undefined,
       onBehalfOf:
         a.status === 'pending' ? (deciderOf(actor, delegators, a)?.onBehalfOf ?? null) : (a.on_behalf_of ?? null),
     }))
@@ -70,6 +74,15 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
 
   async function decisionPage(session: ConsoleSession, id: number, form: FormState, problem?: string) {
     const approval = await getApproval(db, session.actor, id)
+    if (approval.request === null) {
+      if (approval.document.type !== 'purchase_order') throw notFound(`Approval ${id} is decided through the API.`)
+      const [order, delegators] = await Promise.all([
+        getOrder(db, session.actor, approval.document.id),
+        myDelegators(db, session.actor),
+      ])
+      const onBehalfOf = deciderOf(session.actor, delegators, approval)?.onBehalfOf
+      return decisionView({ approval, order, vendors: new Map(), onBehalfOf, form, problem }, session)
+    }
     const [request, delegators] = await Promise.all([
       getRequest(db, session.actor, approval.request),
       myDelegators(db, session.actor),

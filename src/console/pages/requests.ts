@@ -4,7 +4,7 @@
  * through the request service, with the API's own validation of each body.
  */
 import { Type } from 'typebox'
-import { actorLocationAccess, locationsWithAny } from '../../access/location-permissions.ts'
+import { actorLocationAccess, holdsAnyAt, locationsWithAny } from '../../access/location-permissions.ts'
 import { Problem, validationFailed, type FieldErrors } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
 import { listeningPort, mailBase } from '../../http/public-url.ts'
@@ -138,11 +138,13 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const decidable = new Set(
       r.approvals.filter((a) => deciderOf(session.actor, delegators, a) !== undefined).map((a) => a.id),
     )
+    const access = await actorLocationAccess(db, session.actor)
+    const order = r.status === 'approved' && holdsAnyAt(access, r.location.id, 'nav_purchase')
     return requestView(
       {
         request: r,
         vendors,
-        can: allowed(session, r),
+        can: { ...allowed(session, r), order },
         decidable,
         flash: notes.flash,
         problem: notes.problem,
@@ -151,11 +153,29 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
     )
   }
 
-  app.get('/requests/:id', { schema: { hide: true, params: Id, querystring: Done } }, async (request, reply) => {
-    const r = await getRequest(db, request.session.actor, request.params.id)
-    const note = flash(request.query.done)
-    return sendPage(reply, await show(request.session, r, note === undefined ? {} : { flash: note }))
+  /** Why making orders from the request was refused (pages/orders.ts): fixed texts, never echoed input. */
+  const orderProblem = flashOf({
+    novendor: 'Some lines have no vendor, so no orders were made. Ask the requester to name a vendor for each line.',
+    permission: 'Making orders needs the Purchase permission at the request’s location.',
+    ordered: 'Orders were made from this request already: each line is ordered once.',
   })
+  const RequestQuery = Type.Object({ ...Done.properties, problem: Type.Optional(Type.String({ maxLength: 20 })) })
+  app.get(
+    '/requests/:id',
+    { schema: { hide: true, params: Id, querystring: RequestQuery } },
+    async (request, reply) => {
+      const r = await getRequest(db, request.session.actor, request.params.id)
+      const note = flash(request.query.done)
+      const problem = orderProblem(request.query.problem)
+      return sendPage(
+        reply,
+        await show(request.session, r, {
+          ...(note === undefined ? {} : { flash: note }),
+          ...(problem === undefined ? {} : { problem }),
+        }),
+      )
+    },
+  )
 
   app.get('/requests/:id/edit', { schema: { hide: true, params: Id } }, async (request, reply) => {
     const r = await getRequest(db, request.session.actor, request.params.id)

@@ -5,6 +5,7 @@
 import type { Actor } from '../../access/actor.ts'
 import type { Approval, Person } from '../../approvals/schema.ts'
 import type { Page } from '../../core/list-query.ts'
+import type { PurchaseOrder } from '../../purchase-orders/schema.ts'
 import type { PurchaseRequest } from '../../requests/schema.ts'
 import { when } from './format.ts'
 import { errorSummary, textarea, type FormState } from './forms.ts'
@@ -28,6 +29,8 @@ export const INBOX_FILTERS: Readonly<Record<string, string>> = {
 export interface InboxRow {
   approval: Approval
   request: PurchaseRequest | undefined
+  /** Its purchase order, for an order's approval (when the user may see it). */
+  order?: PurchaseOrder | undefined
   onBehalfOf: Person | null
 }
 
@@ -48,16 +51,22 @@ export function approvalsView(result: Page<InboxRow>, status: string, { actor, c
               : 'You have not decided any approval of this kind yet.',
           )
         : html`${table(
-            ['Request', 'Total', 'For', 'Description', 'Requester', 'Location', 'Step', 'Since'],
-            result.rows.map(({ approval: a, request: r, onBehalfOf }) => {
-              const href = status === 'pending' ? `/console/approvals/${a.id}` : `/console/requests/${a.request}`
+            ['Document', 'Total', 'For', 'Description', 'Requester', 'Location', 'Step', 'Since'],
+            result.rows.map(({ approval: a, request: r, order: o, onBehalfOf }) => {
+              const isOrder = a.document.type === 'purchase_order'
+              const own = isOrder ? `/console/orders/${a.document.id}` : `/console/requests/${a.request}`
+              const href = status === 'pending' ? `/console/approvals/${a.id}` : own
               return html`<tr data-href="${href}">
-                <td><a href="${href}">#${a.request}</a></td>
-                <td class="number">${r === undefined ? '—' : `${r.total} ${r.currency}`}</td>
+                <td><a href="${href}">${isOrder ? (o?.number ?? `Order ${a.document.id}`) : `#${a.request}`}</a></td>
+                <td class="number">
+                  ${isOrder ? (o === undefined ? '—' : `${o.total} ${o.currency}`) : r === undefined ? '—' : `${r.total} ${r.currency}`}
+                </td>
                 <td>${onBehalfOf === null ? 'You' : html`<strong>On behalf of ${personName(onBehalfOf)}</strong>`}</td>
-                <td>${r?.description || '—'}</td>
-                <td>${personName(r?.requester)}</td>
-                <td>${r?.location.name ?? '—'}</td>
+                <td>
+                  ${isOrder ? (o === undefined ? 'Purchase order' : `Purchase order to ${o.vendor.name}`) : r?.description || '—'}
+                </td>
+                <td>${personName(isOrder ? o?.created_by : r?.requester)}</td>
+                <td>${(isOrder ? o?.location.name : r?.location.name) ?? '—'}</td>
                 <td>${a.step}</td>
                 <td>${when(a.acted_at ?? a.created_at)}</td>
               </tr>`
@@ -70,7 +79,9 @@ export function approvalsView(result: Page<InboxRow>, status: string, { actor, c
 
 export interface DecisionView {
   approval: Approval
-  request: PurchaseRequest
+  request?: PurchaseRequest | undefined
+  /** The purchase order, for an order's approval (instead of a request). */
+  order?: PurchaseOrder | undefined
   vendors: ReadonlyMap<number, string>
   /** Whom the user decides it for: null as a candidate; undefined when they may not decide it. */
   onBehalfOf: Person | null | undefined
@@ -80,7 +91,7 @@ export interface DecisionView {
 }
 
 export function decisionView(view: DecisionView, { actor, csrf }: Frame): string {
-  const { approval: a, request: r } = view
+  const { approval: a, request: r, order: o } = view
   const open = a.status === 'pending' && view.onBehalfOf !== undefined
   const decide = postForm(
     `/console/approvals/${a.id}`,
@@ -114,7 +125,9 @@ export function decisionView(view: DecisionView, { actor, csrf }: Frame): string
           )
     }
     <p class="actions">
-      <a href="/console/requests/${r.id}">Open the request</a> <a href="/console/approvals">Back to the inbox</a>
+      ${r === undefined ? '' : html`<a href="/console/requests/${r.id}">Open the request</a>`}
+      ${o === undefined ? '' : html`<a href="/console/orders/${o.id}">Open purchase order ${o.number}</a>`}
+      <a href="/console/approvals">Back to the inbox</a>
     </p>
     ${
       open
@@ -124,9 +137,44 @@ export function decisionView(view: DecisionView, { actor, csrf }: Frame): string
           </section>`
         : html`<p>${a.status === 'pending' ? 'You cannot decide this approval.' : `This approval is ${a.status}.`}</p>`
     }
-    ${requestSummary(r, view.vendors)} ${approvalChain(r.approvals, new Set())}`
+    ${r === undefined ? '' : html`${requestSummary(r, view.vendors)} ${approvalChain(r.approvals, new Set())}`}
+    ${o === undefined ? '' : orderSummary(o)}`
+  const name = r !== undefined ? `request #${r.id}` : `purchase order ${o?.number ?? ''}`
   const title = open
-    ? `Approve request #${r.id}?`
-    : `Request #${r.id}: ${a.status === 'pending' ? 'waiting for approval' : `step ${a.step} ${a.status}`}`
+    ? `Approve ${name}?`
+    : `${name.charAt(0).toUpperCase()}${name.slice(1)}: ${a.status === 'pending' ? 'waiting for approval' : `step ${a.step} ${a.status}`}`
   return page({ title, actor, csrf, current: 'approvals' }, body)
+}
+
+/** What an approver reads of an order: vendor, location, total, and its lines. */
+function orderSummary(o: PurchaseOrder) {
+  return html`<section aria-labelledby="order">
+      <h2 id="order">Purchase order ${o.number}</h2>
+      <dl>
+        <dt>Vendor</dt>
+        <dd>${o.vendor.name}</dd>
+        <dt>Location</dt>
+        <dd>${o.location.name}</dd>
+        <dt>Total</dt>
+        <dd>${o.total} ${o.currency}</dd>
+        ${
+          o.pending_revision === null
+            ? ''
+            : html`<dt>Proposed revision</dt>
+                <dd>${o.pending_revision.total} ${o.currency}</dd>`
+        }
+      </dl>
+    </section>
+    ${table(
+      ['Item', 'Quantity', 'Unit price', 'Amount'],
+      o.lines.map(
+        (l) =>
+          html`<tr>
+            <td>${l.description || '—'}</td>
+            <td class="number">${l.quantity}</td>
+            <td class="number">${l.unit_price}</td>
+            <td class="number">${l.amount}</td>
+          </tr>`,
+      ),
+    )}`
 }

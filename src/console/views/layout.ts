@@ -37,6 +37,13 @@ const NAV: readonly {
     key: 'approvals',
     anywhere: ['superuser', 'nav_approval', 'delegatee'],
   },
+  {
+    href: '/console/orders',
+    label: 'Orders',
+    key: 'orders',
+    anywhere: ['superuser', 'nav_purchase', 'nav_receive', 'accounts_payable'],
+  },
+  { href: '/console/receiving', label: 'Receiving', key: 'receiving', anywhere: ['superuser', 'nav_receive'] },
   { href: '/console/users', label: 'Users', key: 'users' },
   { href: '/console/locations', label: 'Locations', key: 'locations' },
   { href: '/console/vendors', label: 'Vendors', key: 'vendors' },

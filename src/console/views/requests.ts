@@ -185,7 +185,7 @@ export interface RequestPageView {
   request: PurchaseRequest
   vendors: ReadonlyMap<number, string>
   /** What the signed-in user may do now. */
-  can: { edit: boolean; submit: boolean; cancel: boolean }
+  can: { edit: boolean; submit: boolean; cancel: boolean; order?: boolean }
   /** Approvals on it the signed-in user may decide. */
   decidable: ReadonlySet<number>
   flash?: string | undefined
@@ -207,6 +207,7 @@ export function requestView(view: RequestPageView, { actor, csrf }: Frame): stri
       ${view.can.edit ? html`<a class="button" href="/console/requests/${r.id}/edit">Edit</a>` : ''}
       ${view.can.submit ? button('submit', 'Submit for approval') : ''}
       ${view.can.cancel ? button('cancel', 'Cancel request', 'secondary') : ''}
+      ${view.can.order === true ? button('order', 'Make purchase orders') : ''}
       <a href="/console/requests">All requests</a>
     </p>
     ${requestSummary(r, view.vendors)} ${approvalChain(r.approvals, view.decidable)}`

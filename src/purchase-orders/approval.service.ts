@@ -1,0 +1,40 @@
+/**
+ * Purchase orders as an approval document (approvals/documents.service.ts). A chain runs either for the
+ * issue of an order (status `pending_approval`) or for a revision held as `pending_revision`. Approved after
+ * the last step: the order is issued, or the revision applied; rejected: the order goes back to `draft`, or
+ * the revision is dropped.
+ */
+import { registerDocument } from '../approvals/documents.service.ts'
+import { markIssued } from './lifecycle.service.ts'
+import * as repo from './repository.ts'
+import { applyRevision } from './revision.ts'
+import { orderView, type StoredRevision } from './view.service.ts'
+
+registerDocument('purchase_order', {
+  lock: async (tx, tenantId, id) => (await repo.lockOrder(tx, tenantId, id)) !== undefined,
+  async approved(tx, actor, id) {
+    const row = (await repo.findOrder(tx, actor.tenantId, id))!
+    if (row.status === 'pending_approval') {
+      await markIssued(tx, actor.tenantId, row)
+      return [{ type: 'purchase_order.issued', object: await orderView(tx, actor.tenantId, id) }]
+    }
+    const held = row.pending_revision as StoredRevision | null
+    if (held === null) return []
+    const order = await applyRevision(
+      tx,
+      actor,
+      row,
+      held.resolved,
+      held.proposed_by,
+      { approved_total: held.total, pending_revision: null },
+      false,
+    )
+    return [{ type: 'purchase_order.revised', object: order }]
+  },
+  async rejected(tx, actor, id) {
+    const row = (await repo.findOrder(tx, actor.tenantId, id))!
+    if (row.status === 'pending_approval') await repo.updateOrder(tx, actor.tenantId, id, { status: 'draft' })
+    else await repo.updateOrder(tx, actor.tenantId, id, { pending_revision: null })
+    return []
+  },
+})

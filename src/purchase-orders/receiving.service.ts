@@ -1,0 +1,50 @@
+/**
+ * What receiving (the receipts resource) needs of an order: the order locked with its lines — so concurrent
+ * receipts on one order take turns and never over-receive — and its line counters and derived statuses
+ * changed in the receipt's transaction.
+ */
+import type { Kysely } from 'kysely'
+import type { Actor } from '../access/actor.ts'
+import type { LocationAccess } from '../access/location-permissions.ts'
+import type { DB } from '../db/schema.ts'
+import { scopeOf } from './order-access.ts'
+import * as repo from './repository.ts'
+
+export type ReceivingOrder = repo.OrderRow
+
+/** The scope of what the actor sees of orders (and their receipts): user id and locations; undefined: all. */
+export const receivingScope = (actor: Actor, access: LocationAccess) => scopeOf(actor, access)
+
+/** Locks the order and its lines and reads them; undefined when the actor may not see it (or it is not there). */
+export async function lockForReceiving(tx: Kysely<DB>, actor: Actor, access: LocationAccess, orderId: number) {
+  if ((await repo.lockOrder(tx, actor.tenantId, orderId)) === undefined) return undefined
+  await tx
+    .selectFrom('purchase_order_lines')
+    .select('id')
+    .where('tenant_id', '=', actor.tenantId)
+    .where('order_id', '=', orderId)
+    .forUpdate()
+    .execute()
+  return repo.findOrder(tx, actor.tenantId, orderId, scopeOf(actor, access))
+}
+
+/** Sets lines' received and rejected quantities, then the order's derived statuses and `updated_at`. */
+export async function setReceived(
+  tx: Kysely<DB>,
+  tenantId: number,
+  orderId: number,
+  lines: { id: number; received_quantity: string; rejected_quantity: string }[],
+) {
+  for (const l of lines)
+    await tx
+      .updateTable('purchase_order_lines')
+      .set({ received_quantity: l.received_quantity, rejected_quantity: l.rejected_quantity })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', l.id)
+      .execute()
+  await repo.refreshStatuses(tx, tenantId, orderId)
+  await repo.updateOrder(tx, tenantId, orderId, {})
+}
+
+/** The next receipt number of the tenant (`GR-000001`), from the same never-reused counters as orders. */
+export const nextReceiptNumber = (tx: Kysely<DB>, tenantId: number) => repo.nextNumber(tx, tenantId, 'receipt', 'GR')

@@ -1,0 +1,69 @@
+/**
+ * The order's PDF, and `send`: the PDF e-mailed through the mail outbox (SMTP when set) to `to`, by default
+ * the vendor's e-mail addresses, and `sent_at` set — only for `issued` orders, with `nav_purchase` at the
+ * order's location. The e-mail is queued in the same transaction as `sent_at` and `purchase_order.sent`.
+ */
+import type { Kysely } from 'kysely'
+import type { Actor } from '../access/actor.ts'
+import { actorLocationAccess, requireAnyAt } from '../access/location-permissions.ts'
+import { audit } from '../audit/service.ts'
+import { conflict, validationFailed } from '../core/problem.ts'
+import type { DB } from '../db/schema.ts'
+import { inTransaction } from '../db/transaction.ts'
+import { recordEvent } from '../events/service.ts'
+import { queueMail } from '../mail/service.ts'
+import { orderScope, scopeOf, visibleOrder } from './order-access.ts'
+import { renderOrderPdf } from './pdf.ts'
+import * as repo from './repository.ts'
+import type { PurchaseOrder } from './schema.ts'
+import { orderView, toOrders } from './view.service.ts'
+
+export async function orderPdf(db: Kysely<DB>, actor: Actor, id: number) {
+  const row = await visibleOrder(db, actor, await orderScope(db, actor), id)
+  const order = (await toOrders(db, actor.tenantId, [row]))[0]!
+  return { number: order.number, pdf: Buffer.from(await renderOrderPdf(order, order.vendor.name)) }
+}
+
+export async function sendOrder(
+  db: Kysely<DB>,
+  actor: Actor,
+  id: number,
+  input: { to?: string[] | undefined; message?: string | undefined },
+): Promise<PurchaseOrder> {
+  const access = await actorLocationAccess(db, actor)
+  return inTransaction(db, async (tx) => {
+    const row = await visibleOrder(tx, actor, scopeOf(actor, access), id, true)
+    requireAnyAt(access, row.location_id, 'nav_purchase')
+    if (row.status !== 'issued')
+      throw conflict(`The purchase order is ${row.status}; only an issued order can be sent.`)
+    const to = input.to ?? (await repo.vendorEmails(tx, actor.tenantId, row.vendor_id))
+    if (to.length === 0)
+      throw validationFailed({ to: [`vendor ${row.vendor_id} has no e-mail address: name the recipients in to`] })
+    const order = await orderView(tx, actor.tenantId, id)
+    const pdf = await renderOrderPdf(order, order.vendor.name)
+    const text =
+      `${input.message ?? ''}\n\nPurchase order ${order.number} (version ${order.version}), ` +
+      `total ${order.total} ${order.currency}, is attached.`.trim()
+    await queueMail(tx, actor.tenantId, to, {
+      subject: `Purchase order ${order.number}`,
+      text: text.trim(),
+      attachments: [
+        {
+          filename: `${order.number}.pdf`,
+          content_type: 'application/pdf',
+          content: Buffer.from(pdf).toString('base64'),
+        },
+      ],
+    })
+    await repo.updateOrder(tx, actor.tenantId, id, { sent_at: new Date() })
+    await audit(tx, actor, {
+      action: 'purchase_order.send',
+      resourceType: 'purchase_order',
+      resourceId: id,
+      changes: { to },
+    })
+    const sent = await orderView(tx, actor.tenantId, id)
+    await recordEvent(tx, actor.tenantId, 'purchase_order.sent', sent)
+    return sent
+  })
+}

@@ -1,0 +1,203 @@
+/**
+ * Receipts and returns (DECISIONS, "A receipt"): only against an `issued` order and its open lines, with
+ * `nav_receive` at the order's location. A line's accepted total may exceed its ordered quantity by at most
+ * `over_receipt_tolerance_percent` (else 409 naming the line and what is still open); a return gives back at
+ * most what was accepted. `void` reverses a receipt unless a line would go below zero, or below its billed
+ * quantity under `three_way` (409). The order is locked with its lines first, and its counters and statuses
+ * change in the receipt's transaction: concurrent receipts on one line take turns and never over-receive.
+ */
+import type { Kysely } from 'kysely'
+import { actingUser, type Actor } from '../access/actor.ts'
+import { actorLocationAccess, requireAnyAt } from '../access/location-permissions.ts'
+import { audit } from '../audit/service.ts'
+import {
+  addDecimal,
+  compareDecimal,
+  exceedsByPercent,
+  parseDecimal,
+  subtractDecimal,
+  trimDecimal,
+  withPercent,
+} from '../core/decimal.ts'
+import type { Page } from '../core/list-query.ts'
+import { conflict, notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
+import type { DB } from '../db/schema.ts'
+import { inTransaction } from '../db/transaction.ts'
+import { recordEvent } from '../events/service.ts'
+import {
+  lockForReceiving,
+  nextReceiptNumber,
+  receivingScope,
+  setReceived,
+} from '../purchase-orders/receiving.service.ts'
+import { procurementSettings } from '../purchase-orders/settings.service.ts'
+import * as repo from './repository.ts'
+import type { Receipt, ReceiptInput, ReceiptListQuery } from './schema.ts'
+
+const toReceipt = (row: repo.ReceiptRow): Receipt => ({
+  id: row.id,
+  number: row.number,
+  type: row.type,
+  status: row.status,
+  purchase_order: row.order_id,
+  location: { id: row.location_id, name: row.location_name },
+  received_at: row.received_at.toISOString(),
+  packing_slip: row.packing_slip,
+  notes: row.notes,
+  lines: row.lines.map((l) => ({
+    po_line: l.po_line,
+    accepted_quantity: trimDecimal(l.accepted_quantity),
+    rejected_quantity: trimDecimal(l.rejected_quantity),
+  })),
+  created_by: row.created_by,
+  created_at: row.created_at.toISOString(),
+  voided_at: row.voided_at === null ? null : row.voided_at.toISOString(),
+})
+
+const receiptView = async (tx: Kysely<DB>, tenantId: number, id: number) =>
+  toReceipt((await repo.findReceipt(tx, tenantId, id))!)
+
+async function locationsOf(db: Kysely<DB>, actor: Actor) {
+  return receivingScope(actor, await actorLocationAccess(db, actor))?.[1]
+}
+
+export async function listReceipts(db: Kysely<DB>, actor: Actor, query: ReceiptListQuery): Promise<Page<Receipt>> {
+  const scope = receivingScope(actor, await actorLocationAccess(db, actor))
+  const page = await repo.pageOfReceipts(db, actor.tenantId, query, scope)
+  return { ...page, rows: page.rows.map(toReceipt) }
+}
+
+export async function getReceipt(db: Kysely<DB>, actor: Actor, id: number): Promise<Receipt> {
+  const row = await repo.findReceipt(db, actor.tenantId, id, await locationsOf(db, actor))
+  if (row === undefined) throw notFound(`No receipt ${id}.`)
+  return toReceipt(row)
+}
+
+export async function createReceipt(db: Kysely<DB>, actor: Actor, input: ReceiptInput): Promise<Receipt> {
+  const userId = actingUser(actor)
+  const access = await actorLocationAccess(db, actor)
+  const type = input.type ?? 'receipt'
+  return inTransaction(db, async (tx) => {
+    const order = await lockForReceiving(tx, actor, access, input.purchase_order)
+    if (order === undefined) throw validationFailed({ purchase_order: [`no purchase order ${input.purchase_order}`] })
+    requireAnyAt(access, order.location_id, 'nav_receive')
+    if (order.status !== 'issued')
+      throw conflict(`Purchase order ${order.number} is ${order.status}; only an issued order can be received against.`)
+    const errors: FieldErrors = {}
+    const add = (field: string, message: string) => (errors[field] ??= []).push(message)
+    const byId = new Map(order.lines.map((l) => [l.id, l]))
+    const seen = new Set<number>()
+    const lines = input.lines.map((l, i) => {
+      const accepted = l.accepted_quantity ?? '0'
+      const rejected = l.rejected_quantity ?? '0'
+      if (!byId.has(l.po_line)) add(`lines.${i}.po_line`, `no line ${l.po_line} on purchase order ${order.number}`)
+      if (seen.has(l.po_line)) add(`lines.${i}.po_line`, `line ${l.po_line} is named twice`)
+      seen.add(l.po_line)
+      if (parseDecimal(accepted) === 0n && parseDecimal(rejected) === 0n)
+        add(`lines.${i}`, 'accepted_quantity or rejected_quantity must be greater than 0')
+      if (type === 'return' && parseDecimal(rejected) !== 0n)
+        add(`lines.${i}.rejected_quantity`, 'a return gives back accepted quantity only')
+      return { po_line_id: l.po_line, accepted_quantity: accepted, rejected_quantity: rejected }
+    })
+    if (Object.keys(errors).length > 0) throw validationFailed(errors)
+    const settings = await procurementSettings(tx, actor.tenantId)
+    const tolerance = settings.over_receipt_tolerance_percent
+    const problems: string[] = []
+    const counters = lines.map((l) => {
+      const line = byId.get(l.po_line_id)!
+      const received = trimDecimal(line.received_quantity)
+      if (line.closed) problems.push(`line ${line.id} is closed`)
+      if (type === 'return') {
+        if (compareDecimal(l.accepted_quantity, received) > 0)
+          problems.push(`line ${line.id}: ${l.accepted_quantity} returned but only ${received} accepted`)
+        return {
+          id: line.id,
+          received_quantity: subtractDecimal(received, l.accepted_quantity),
+          rejected_quantity: line.rejected_quantity,
+        }
+      }
+      const total = addDecimal(received, l.accepted_quantity)
+      if (exceedsByPercent(total, line.quantity, tolerance)) {
+        const limit = withPercent(line.quantity, tolerance)
+        problems.push(
+          `line ${line.id}: ordered ${trimDecimal(line.quantity)}, received ${received}, still open ` +
+            `${subtractDecimal(line.quantity, received)} (at most ${subtractDecimal(limit, received)} more with the ` +
+            `${tolerance} % tolerance); this receipt accepts ${l.accepted_quantity}`,
+        )
+      }
+      return {
+        id: line.id,
+        received_quantity: total,
+        rejected_quantity: addDecimal(line.rejected_quantity, l.rejected_quantity),
+      }
+    })
+    if (problems.length > 0) throw conflict(`The ${type} is refused: ${problems.join('; ')}.`)
+    const number = await nextReceiptNumber(tx, actor.tenantId)
+    const id = await repo.insertReceipt(
+      tx,
+      actor.tenantId,
+      {
+        number,
+        type,
+        order_id: order.id,
+        location_id: order.location_id,
+        received_at: input.received_at,
+        packing_slip: input.packing_slip ?? '',
+        notes: input.notes ?? '',
+        created_by: userId,
+      },
+      lines,
+    )
+    await setReceived(tx, actor.tenantId, order.id, counters)
+    await audit(tx, actor, { action: 'receipt.create', resourceType: 'receipt', resourceId: id, changes: input })
+    const receipt = await receiptView(tx, actor.tenantId, id)
+    await recordEvent(tx, actor.tenantId, 'receipt.created', receipt)
+    return receipt
+  })
+}
+
+export async function voidReceipt(db: Kysely<DB>, actor: Actor, id: number): Promise<Receipt> {
+  const access = await actorLocationAccess(db, actor)
+  const locations = receivingScope(actor, access)?.[1]
+  return inTransaction(db, async (tx) => {
+    const seen = await repo.findReceipt(tx, actor.tenantId, id, locations)
+    if (seen === undefined) throw notFound(`No receipt ${id}.`)
+    requireAnyAt(access, seen.location_id, 'nav_receive')
+    const order = await lockForReceiving(tx, actor, access, seen.order_id)
+    if (order === undefined) throw notFound(`No receipt ${id}.`)
+    const receipt = (await repo.findReceipt(tx, actor.tenantId, id))!
+    if (receipt.status !== 'posted') throw conflict(`Receipt ${receipt.number} is already voided.`)
+    const settings = await procurementSettings(tx, actor.tenantId)
+    const byId = new Map(order.lines.map((l) => [l.id, l]))
+    const problems: string[] = []
+    const counters = receipt.lines.map((rl) => {
+      const line = byId.get(rl.po_line)!
+      const accepted = trimDecimal(rl.accepted_quantity)
+      if (receipt.type === 'return')
+        return {
+          id: line.id,
+          received_quantity: addDecimal(line.received_quantity, accepted),
+          rejected_quantity: line.rejected_quantity,
+        }
+      if (compareDecimal(line.received_quantity, accepted) < 0)
+        problems.push(
+          `line ${line.id} has ${trimDecimal(line.received_quantity)} received now (returns since), less than ${accepted}`,
+        )
+      const received = subtractDecimal(line.received_quantity, accepted)
+      if (settings.match_mode === 'three_way' && compareDecimal(received, line.billed_quantity) < 0)
+        problems.push(`line ${line.id} would have ${received} received but ${trimDecimal(line.billed_quantity)} billed`)
+      return {
+        id: line.id,
+        received_quantity: received,
+        rejected_quantity: subtractDecimal(line.rejected_quantity, rl.rejected_quantity),
+      }
+    })
+    if (problems.length > 0) throw conflict(`Receipt ${receipt.number} cannot be voided: ${problems.join('; ')}.`)
+    await repo.voidReceipt(tx, actor.tenantId, id)
+    await setReceived(tx, actor.tenantId, order.id, counters)
+    await audit(tx, actor, { action: 'receipt.void', resourceType: 'receipt', resourceId: id })
+    const voided = await receiptView(tx, actor.tenantId, id)
+    await recordEvent(tx, actor.tenantId, 'receipt.voided', voided)
+    return voided
+  })
+}
