@@ -19,6 +19,7 @@ import * as m0009 from './migrations/0009_pending_counts.ts'
 import * as m0010 from './migrations/0010_session_row_counts.ts'
 import * as m0011 from './migrations/0011_delegated_plan.ts'
 import * as m0013 from './migrations/0013_purchase_orders.ts'
+import * as m0016 from './migrations/0016_bills.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0010_session_row_counts': m0010,
   '0011_delegated_plan': m0011,
   '0013_purchase_orders': m0013,
+  '0016_bills': m0016,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
