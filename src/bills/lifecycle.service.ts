@@ -33,7 +33,10 @@ function requireStatus(row: repo.BillRow, allowed: readonly Status[], action: st
     )
 }
 
-type Step = (tx: Kysely<DB>, row: repo.BillRow) => Promise<'bill.submitted' | 'bill.paid' | 'bill.cancelled' | 'bill.approved' | undefined>
+type Step = (
+  tx: Kysely<DB>,
+  row: repo.BillRow,
+) => Promise<'bill.submitted' | 'bill.paid' | 'bill.cancelled' | 'bill.approved' | undefined>
 
 async function transition(db: Kysely<DB>, actor: Actor, id: number, action: string, step: Step): Promise<Bill> {
   const access = await accessOf(db, actor)
@@ -72,7 +75,9 @@ export const submitBill = (db: Kysely<DB>, actor: Actor, id: number) =>
     if (row.order_id !== null) {
       const order = (await lockOrderLines(tx, actor.tenantId, row.order_id))!
       if (order.status !== 'issued' && order.status !== 'closed')
-        throw conflict(`Purchase order ${order.number} is ${order.status}; only an issued or closed order can be billed.`)
+        throw conflict(
+          `Purchase order ${order.number} is ${order.status}; only an issued or closed order can be billed.`,
+        )
       exceptions = matchBill(row.lines, order.lines, await procurementSettings(tx, actor.tenantId))
       match = exceptions.length === 0 ? 'matched' : 'exception'
     }
@@ -88,14 +93,23 @@ export const submitBill = (db: Kysely<DB>, actor: Actor, id: number) =>
         ...chain.map((s, i): PlannedStep => ({ ...s, step: i + 2 })),
       ]
     const status = chain.length === 0 ? 'approved' : 'pending_approval'
-    await repo.updateBill(tx, actor.tenantId, row.id, { status, match_status: match, exceptions: JSON.stringify(exceptions) })
+    await repo.updateBill(tx, actor.tenantId, row.id, {
+      status,
+      match_status: match,
+      exceptions: JSON.stringify(exceptions),
+    })
     if (row.order_id !== null) await refreshBilled(tx, actor.tenantId, row.order_id)
     if (chain.length > 0) {
       const doc = { type: 'bill' as const, id: row.id, locationId: row.location_id, submitterId: userId }
       const first = await startChain(tx, actor, doc, chain)
       const bill = await billView(tx, actor.tenantId, row.id)
       await recordEvent(tx, actor.tenantId, 'bill.submitted', bill)
-      await recordEvent(tx, actor.tenantId, 'approval.created', bill.approvals.find((a) => a.id === first)!)
+      await recordEvent(
+        tx,
+        actor.tenantId,
+        'approval.created',
+        bill.approvals.find((a) => a.id === first)!,
+      )
       return undefined
     }
     return 'bill.submitted'

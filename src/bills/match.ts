@@ -38,7 +38,8 @@ export function matchBill(
     const push = (code: BillException['code'], message: string) => exceptions.push({ line: line.id, code, message })
     const quantity = trimDecimal(line.quantity)
     const billed = addDecimal(po.billed_quantity, quantity)
-    const earlier = compareDecimal(po.billed_quantity, '0') > 0 ? ` (${trimDecimal(po.billed_quantity)} on earlier bills)` : ''
+    const earlier =
+      compareDecimal(po.billed_quantity, '0') > 0 ? ` (${trimDecimal(po.billed_quantity)} on earlier bills)` : ''
     if (po.closed) push('line_closed', `${name}: order line ${po.id} is closed; nothing more is billed against it.`)
     if (compareDecimal(billed, po.quantity) > 0)
       push('quantity_over_ordered', `${name}: billed ${billed}${earlier}, ordered ${trimDecimal(po.quantity)}.`)

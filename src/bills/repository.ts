@@ -194,6 +194,6 @@ export async function references(
 
 /** Active users of the tenant (candidates for the accounts-payable step are those holding it at the location). */
 export const tenantUsers = async (db: Kysely<DB>, tenantId: number) =>
-  (await db.selectFrom('users').select('id').where('tenant_id', '=', tenantId).where('is_active', '=', true).execute()).map(
-    (r) => r.id,
-  )
+  (
+    await db.selectFrom('users').select('id').where('tenant_id', '=', tenantId).where('is_active', '=', true).execute()
+  ).map((r) => r.id)

@@ -90,7 +90,9 @@ const IdOrRef = Type.Union([Id, Type.Object({ id: Id }, { additionalProperties: 
 
 export const BillLineInput = Type.Object(
   {
-    po_line: Type.Optional(Type.Union([Id, Type.Null()], { description: 'A line of the bill’s order; omit for a free line.' })),
+    po_line: Type.Optional(
+      Type.Union([Id, Type.Null()], { description: 'A line of the bill’s order; omit for a free line.' }),
+    ),
     description: Type.Optional(Type.String({ maxLength: 1000, description: 'Default: the order line’s.' })),
     quantity: Money('Decimal string greater than 0, up to 4 decimals.', '12'),
     unit_price: Type.Optional(Money('Decimal string, up to 4 decimals; default: the order line’s.', '199.99')),

@@ -73,7 +73,8 @@ export async function billValues(
   const lines = input.lines.map((l, i): repo.BillLineValues => {
     const poLineId = l.po_line ?? null
     const poLine = poLineId === null ? undefined : poLines.get(poLineId)
-    if (poLineId !== null && order === undefined) add(`lines.${i}.po_line`, 'a bill without a purchase order has free lines only')
+    if (poLineId !== null && order === undefined)
+      add(`lines.${i}.po_line`, 'a bill without a purchase order has free lines only')
     else if (poLineId !== null && poLine === undefined)
       add(`lines.${i}.po_line`, `no line ${poLineId} on purchase order ${order!.number}`)
     if (poLineId !== null && seen.has(poLineId)) add(`lines.${i}.po_line`, `line ${poLineId} is named twice`)
