@@ -63,8 +63,8 @@ export async function billValues(
     if (location === undefined) add('location', 'required for a bill without a purchase order')
     if (vendor === undefined || location === undefined) throw validationFailed(errors)
   }
-  const refs = await repo.references(db, actor.tenantId, { location: location!, vendor: vendor!, currency })
-  if (refs.location !== null && order === undefined) requireAnyAt(access, location!, 'accounts_payable')
+  const refs = await repo.references(db, actor.tenantId, { location: location, vendor: vendor, currency })
+  if (refs.location !== null && order === undefined) requireAnyAt(access, location, 'accounts_payable')
   if (refs.location === null) add('location', `no location ${location}`)
   if (refs.vendor === null) add('vendor', `no vendor ${vendor}`)
   if (currency !== undefined && refs.currency === null) add('currency', `no currency ${JSON.stringify(currency)}`)
@@ -101,8 +101,8 @@ export async function billValues(
   return {
     values: {
       number: input.number.trim(),
-      vendor_id: vendor!,
-      location_id: location!,
+      vendor_id: vendor,
+      location_id: location,
       currency_id: refs.currency ?? refs.location_currency!,
       order_id: orderId,
       invoice_date: input.invoice_date ?? null,
