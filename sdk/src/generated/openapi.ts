@@ -658,6 +658,352 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/purchase-orders/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the purchase orders you may see (search: number and vendor name) */
+        get: operations["listPurchaseOrders"];
+        put?: never;
+        /** Create a draft purchase order by hand (nav_purchase at its location) */
+        post: operations["createPurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/requests/{id}/purchase-orders/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make draft orders from an approved request: one per vendor, each request line once */
+        post: operations["createPurchaseOrdersFromRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/purchase-orders/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a purchase order (ETag: its version) */
+        get: operations["getPurchaseOrder"];
+        /** Replace a draft, or revise an issued order (If-Match; beyond the tolerance it needs approval) */
+        put: operations["replacePurchaseOrder"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/purchase-orders/{id}/issue/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue a draft (through the purchase_order rules when it needs approval) */
+        post: operations["issuePurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/purchase-orders/{id}/close/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Close an issued order */
+        post: operations["closePurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/purchase-orders/{id}/reopen/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reopen a closed order */
+        post: operations["reopenPurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/purchase-orders/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a draft, pending or untouched issued order */
+        post: operations["cancelPurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/purchase-orders/{id}/lines/{line_id}/close/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Close a line short: nothing more is received against it */
+        post: operations["closePurchaseOrderLine"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/purchase-orders/{id}/send/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** E-mail the order’s PDF to the vendor (or `to`) through the outbox; sets sent_at */
+        post: operations["sendPurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/purchase-orders/{id}/pdf/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The order as a PDF (application/pdf) */
+        get: operations["getPurchaseOrderPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/purchase-orders/{id}/revisions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The revisions of an order, oldest first */
+        get: operations["listPurchaseOrderRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/procurement-settings/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tolerances and match mode (superuser or nav_setting) */
+        get: operations["getProcurementSettings"];
+        /** Change the tolerances and match mode (superuser or nav_setting); fields left out stay */
+        put: operations["replaceProcurementSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/receipts/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the receipts and returns you may see */
+        get: operations["listReceipts"];
+        put?: never;
+        /** Post a receipt or a return against an issued order (nav_receive at its location) */
+        post: operations["createReceipt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/receipts/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a receipt */
+        get: operations["getReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/receipts/{id}/void/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Void a receipt: its quantities are reversed on the order */
+        post: operations["voidReceipt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/bills/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the bills you may see (accounts_payable, nav_purchase or superuser at their location) */
+        get: operations["listBills"];
+        put?: never;
+        /** Enter a vendor bill as a draft, against an order or with free lines (accounts_payable) */
+        post: operations["createBill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/bills/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a bill */
+        get: operations["getBill"];
+        /** Replace a draft bill */
+        put: operations["replaceBill"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/bills/{id}/submit/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Submit a draft bill: matched against its order and receipts, then approved through the bill rules */
+        post: operations["submitBill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/bills/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a draft, pending or approved bill */
+        post: operations["cancelBill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/bills/{id}/pay/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark an approved bill paid */
+        post: operations["payBill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/applications/": {
         parameters: {
             query?: never;
@@ -846,7 +1192,7 @@ export interface components {
              * @description What kind of error this is; stable, so clients can branch on it.
              * @example /problems/validation
              */
-            type: "/problems/validation" | "/problems/unauthorized" | "/problems/permission" | "/problems/not-found" | "/problems/method-not-allowed" | "/problems/conflict" | "/problems/precondition-failed" | "/problems/too-large" | "/problems/unsupported-media-type" | "/problems/idempotency-mismatch" | "/problems/rate-limited" | "/problems/unavailable" | "/problems/internal" | "/problems/bad-request";
+            type: "/problems/validation" | "/problems/unauthorized" | "/problems/permission" | "/problems/not-found" | "/problems/method-not-allowed" | "/problems/conflict" | "/problems/precondition-failed" | "/problems/precondition-required" | "/problems/too-large" | "/problems/unsupported-media-type" | "/problems/idempotency-mismatch" | "/problems/rate-limited" | "/problems/unavailable" | "/problems/internal" | "/problems/bad-request";
             /**
              * @description The HTTP status text.
              * @example Bad Request
@@ -2709,6 +3055,18 @@ export interface components {
              */
             unit_price: string;
         };
+        ApprovalDocument: {
+            /**
+             * @description What an approval (or a rule) is for.
+             * @example request
+             */
+            type: "request" | "purchase_order" | "bill";
+            /**
+             * @description The document’s id (a request, a purchase order or a bill).
+             * @example 31
+             */
+            id: number;
+        };
         Approval: {
             /**
              * @description Identifier, unique within its kind.
@@ -2716,16 +3074,16 @@ export interface components {
              */
             id: number;
             /**
-             * @description The request’s id (GET /api/v3/requests/{id}/).
+             * @description The request’s id (GET /api/v3/requests/{id}/) when the document is a request; else null.
              * @example 31
              */
-            request: number;
+            request: number | null;
+            document: components["schemas"]["ApprovalDocument"];
             /**
-             * @description Kind of document approved: order (purchase requests); the other kinds have no documents yet.
+             * @description order: a request’s or a purchase order’s approval; bill: a bill’s.
              * @example order
-             * @enum {string}
              */
-            kind: "order";
+            kind: "order" | "bill";
             /**
              * @description Position in the approval chain, from 1; steps run in ascending order.
              * @example 1
@@ -3117,6 +3475,11 @@ export interface components {
              * @example true
              */
             active: boolean;
+            /**
+             * @description What an approval (or a rule) is for.
+             * @example request
+             */
+            document: "request" | "purchase_order" | "bill";
         };
         ApprovalRuleList: {
             /** @description Pagination for lists; empty for one item. */
@@ -3156,6 +3519,8 @@ export interface components {
              * @example true
              */
             active?: boolean;
+            /** @description What the rule routes: "request" (default), "purchase_order" or "bill". */
+            document?: "request" | "purchase_order" | "bill";
             /**
              * @description Read-only; ignored.
              * @example 42
@@ -3171,6 +3536,661 @@ export interface components {
             /** @description The item, or the page of items. */
             data: components["schemas"]["ApprovalRule"];
         };
+        OrderAddress: {
+            /**
+             * @description Name, as people read it.
+             * @example Head Office
+             */
+            name: string;
+            /**
+             * @description First line of the street address.
+             * @example 1 Main Street
+             */
+            addressLineOne: string;
+            /**
+             * @description City.
+             * @example Springfield
+             */
+            city: string;
+            /**
+             * @description Postal or ZIP code.
+             * @example 12345
+             */
+            postalCode: string;
+            /**
+             * @description State, province or region; may be empty.
+             * @example IL
+             */
+            state_province: string;
+            /**
+             * @description Country name.
+             * @example US
+             */
+            country: string;
+        };
+        PurchaseOrderLine: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 101
+             */
+            id: number;
+            /**
+             * @description The request line it orders, or null.
+             * @example 55
+             */
+            request_line: number | null;
+            /**
+             * @description Free text describing it.
+             * @example Ergonomic chair
+             */
+            description: string;
+            /**
+             * @description Decimal string, without trailing zeros.
+             * @example 3
+             */
+            quantity: string;
+            /**
+             * @description Decimal string, without trailing zeros.
+             * @example 199.99
+             */
+            unit_price: string;
+            /**
+             * @description Percent, decimal string.
+             * @example 8.25
+             */
+            tax_rate: string;
+            /**
+             * @description quantity × unit_price, rounded half-up to 2 decimals.
+             * @example 599.97
+             */
+            amount: string;
+            /**
+             * @description Accepted, net of returns.
+             * @example 2
+             */
+            received_quantity: string;
+            /**
+             * @description Rejected at receipt.
+             * @example 0
+             */
+            rejected_quantity: string;
+            /**
+             * @description On submitted, approved and paid bills.
+             * @example 0
+             */
+            billed_quantity: string;
+            /** @description Closed short: no more is received against it. */
+            closed: boolean;
+        };
+        PurchaseOrder: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id: number;
+            /** @example PO-000042 */
+            number: string;
+            /**
+             * @description draft → issue → issued (or pending_approval → issued on approval, back to draft on rejection) → close → closed → reopen → issued; cancel from draft, pending_approval, or issued with nothing received or billed.
+             * @example issued
+             */
+            status: "draft" | "pending_approval" | "issued" | "closed" | "cancelled";
+            /**
+             * @description Derived from the lines’ accepted quantities; a closed line counts as complete.
+             * @example partial
+             */
+            receipt_status: "none" | "partial" | "full" | "over";
+            /**
+             * @description Derived from the lines’ billed quantities.
+             * @example none
+             */
+            billing_status: "none" | "partial" | "full";
+            /**
+             * @description 0 while a draft; 1 at issue; +1 per applied revision.
+             * @example 1
+             */
+            version: number;
+            vendor: {
+                id: number;
+                name: string;
+            };
+            /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
+            location: {
+                id: number;
+                name: string;
+            };
+            /** @description The department (an id in requests, a summary in responses). */
+            department: {
+                id: number;
+                name: string;
+            } | null;
+            /**
+             * @description The request it was made from, or null.
+             * @example 31
+             */
+            request: number | null;
+            /**
+             * @description The currency (see the schema for how it is named).
+             * @example USD
+             */
+            currency: string;
+            ship_to: components["schemas"]["OrderAddress"] | null;
+            bill_to: components["schemas"]["OrderAddress"] | null;
+            promise_date: string | null;
+            notes: string;
+            /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
+            lines: components["schemas"]["PurchaseOrderLine"][];
+            /**
+             * @description Σ amounts.
+             * @example 599.97
+             */
+            subtotal: string;
+            /**
+             * @description Σ line taxes (amount × tax_rate / 100, each rounded half-up to 2).
+             * @example 49.50
+             */
+            tax: string;
+            /**
+             * @description subtotal + tax.
+             * @example 649.47
+             */
+            total: string;
+            /** @description Approvals of its issue and of its revisions. */
+            approvals: components["schemas"]["Approval"][];
+            pending_revision: {
+                /** @description The proposed order body (as PUT sent it). */
+                body: unknown;
+                /** @example 1299.00 */
+                total: string;
+                /** @description The proposer’s user id. */
+                proposed_by: number;
+                /** Format: date-time */
+                proposed_at: string;
+                approvals: components["schemas"]["Approval"][];
+            } | null;
+            created_by: components["schemas"]["Person"];
+            issued_at: string | null;
+            sent_at: string | null;
+            closed_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at: string;
+        };
+        PurchaseOrderList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["PurchaseOrder"][];
+        };
+        PurchaseOrderLineInput: {
+            /**
+             * @description An existing line of this order (kept, with its quantities); omit for a new line.
+             * @example 42
+             */
+            id?: number;
+            /**
+             * @description Free text describing it.
+             * @example Ergonomic chair
+             */
+            description?: string;
+            /**
+             * @description Decimal string greater than 0, up to 4 decimals.
+             * @example 3
+             */
+            quantity: string;
+            /**
+             * @description Decimal string, up to 4 decimals.
+             * @example 199.99
+             */
+            unit_price: string;
+            /**
+             * @description Percent; default "0".
+             * @example 8.25
+             */
+            tax_rate?: string;
+            /** @description Read-only; kept from the existing line. */
+            request_line?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Read-only fields of a GET body are accepted and ignored. */
+        PurchaseOrderInput: {
+            vendor: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * @description The location (an id in requests, a summary in responses; a filter takes an id).
+             * @example 3
+             */
+            location: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * @description The department (an id in requests, a summary in responses).
+             * @example 9
+             */
+            department?: (number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            })) | null;
+            /**
+             * @description Default: the location’s.
+             * @example USD
+             */
+            currency?: string;
+            promise_date?: string | null;
+            notes?: string;
+            /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
+            lines: components["schemas"]["PurchaseOrderLineInput"][];
+        } & {
+            [key: string]: unknown;
+        };
+        PurchaseOrderEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["PurchaseOrder"];
+        };
+        OrdersFromRequestInput: {
+            line_vendors?: {
+                line: number;
+                vendor: number;
+            }[];
+        } | null;
+        PurchaseOrderSendInput: {
+            to?: string[];
+            message?: string;
+        } | null;
+        PurchaseOrderRevision: {
+            /** @example 2 */
+            version: number;
+            /** Format: date-time */
+            changed_at: string;
+            changed_by: components["schemas"]["Person"];
+            changes: {
+                /** @example lines.0.quantity */
+                path: string;
+                from: unknown;
+                to: unknown;
+            }[];
+        };
+        ProcurementSettings: {
+            /**
+             * @description How far a line’s accepted total may exceed its quantity, in percent.
+             * @example 0
+             */
+            over_receipt_tolerance_percent: string;
+            /**
+             * @description How far an order may exceed its approved total without approval.
+             * @example 10
+             */
+            po_approval_tolerance_percent: string;
+            /**
+             * @description How far a bill’s unit price may exceed the order’s.
+             * @example 5
+             */
+            price_tolerance_percent: string;
+            /** @example three_way */
+            match_mode: "two_way" | "three_way";
+        };
+        ProcurementSettingsEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["ProcurementSettings"];
+        };
+        ProcurementSettingsInput: {
+            /**
+             * @description Percent, decimal string.
+             * @example 0
+             */
+            over_receipt_tolerance_percent?: string;
+            /**
+             * @description Percent, decimal string.
+             * @example 10
+             */
+            po_approval_tolerance_percent?: string;
+            /**
+             * @description Percent, decimal string.
+             * @example 5
+             */
+            price_tolerance_percent?: string;
+            match_mode?: "two_way" | "three_way";
+        };
+        Receipt: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 9
+             */
+            id: number;
+            /** @example GR-000009 */
+            number: string;
+            /**
+             * @description receipt: goods arrived (accepted and rejected); return: accepted goods given back.
+             * @example receipt
+             */
+            type: "receipt" | "return";
+            /**
+             * @description The HTTP status code.
+             * @example posted
+             */
+            status: "posted" | "voided";
+            /** @example 42 */
+            purchase_order: number;
+            /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
+            location: {
+                id: number;
+                name: string;
+            };
+            /** Format: date-time */
+            received_at: string;
+            /** @example PS-7781 */
+            packing_slip: string;
+            notes: string;
+            /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
+            lines: {
+                /**
+                 * @description A line of the order.
+                 * @example 101
+                 */
+                po_line: number;
+                /** @example 2 */
+                accepted_quantity: string;
+                /** @example 0 */
+                rejected_quantity: string;
+            }[];
+            created_by: components["schemas"]["Person"];
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            voided_at: string | null;
+        };
+        ReceiptList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Receipt"][];
+        };
+        ReceiptInput: {
+            purchase_order: number;
+            /**
+             * @description receipt: goods arrived (accepted and rejected); return: accepted goods given back.
+             * @example receipt
+             */
+            type?: "receipt" | "return";
+            /** Format: date-time */
+            received_at?: string;
+            packing_slip?: string;
+            notes?: string;
+            /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
+            lines: {
+                po_line: number;
+                /**
+                 * @description Decimal string; default "0".
+                 * @example 2
+                 */
+                accepted_quantity?: string;
+                /**
+                 * @description Decimal string; default "0" (receipts only).
+                 * @example 0
+                 */
+                rejected_quantity?: string;
+            }[];
+        };
+        ReceiptEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Receipt"];
+        };
+        BillLine: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 7
+             */
+            id: number;
+            /**
+             * @description The order line, or null.
+             * @example 101
+             */
+            po_line: number | null;
+            /**
+             * @description Free text describing it.
+             * @example Ergonomic chair
+             */
+            description: string;
+            /**
+             * @description Decimal string, without trailing zeros.
+             * @example 12
+             */
+            quantity: string;
+            /**
+             * @description Decimal string, without trailing zeros.
+             * @example 199.99
+             */
+            unit_price: string;
+            /**
+             * @description Percent, decimal string.
+             * @example 8.25
+             */
+            tax_rate: string;
+            /**
+             * @description quantity × unit_price, rounded half-up to 2 decimals.
+             * @example 2399.88
+             */
+            amount: string;
+        };
+        Bill: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 5
+             */
+            id: number;
+            /**
+             * @description The vendor’s invoice number (unique per vendor).
+             * @example INV-2291
+             */
+            number: string;
+            vendor: {
+                id: number;
+                name: string;
+            };
+            /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
+            location: {
+                id: number;
+                name: string;
+            };
+            /**
+             * @description The currency (see the schema for how it is named).
+             * @example USD
+             */
+            currency: string;
+            /** @example 42 */
+            purchase_order: number | null;
+            /**
+             * @description draft → submit → pending_approval → approved (or back to draft when rejected) → pay → paid; cancel from draft, pending_approval or approved.
+             * @example pending_approval
+             */
+            status: "draft" | "pending_approval" | "approved" | "paid" | "cancelled";
+            /**
+             * @description Set at submit: not_required for a bill without an order.
+             * @example matched
+             */
+            match_status: "not_required" | "matched" | "exception";
+            exceptions: {
+                /**
+                 * @description The bill line.
+                 * @example 7
+                 */
+                line: number;
+                /** @example quantity_over_received */
+                code: "quantity_over_ordered" | "quantity_over_received" | "price_over_tolerance" | "line_closed";
+                /** @example Line 1 (Ergonomic chair): billed 12, received 10. */
+                message: string;
+            }[];
+            /** @example 2026-11-20 */
+            invoice_date: string | null;
+            /** @example 2026-12-20 */
+            due_date: string | null;
+            /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
+            lines: components["schemas"]["BillLine"][];
+            /**
+             * @description Σ line amounts.
+             * @example 2399.88
+             */
+            subtotal: string;
+            /**
+             * @description Σ line taxes (each rounded half-up to 2 decimals).
+             * @example 198
+             */
+            tax: string;
+            /**
+             * @description subtotal + tax.
+             * @example 2597.88
+             */
+            total: string;
+            paid_at: string | null;
+            /** @example WIRE-88121 */
+            payment_reference: string | null;
+            /** @description The approval chain so far, by step (read-only; ignored in a body). */
+            approvals: components["schemas"]["Approval"][];
+            created_by: components["schemas"]["Person"];
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at: string;
+        };
+        BillList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Bill"][];
+        };
+        /** @description With purchase_order, vendor, location and currency are the order’s (vendor, if sent, must be it); without, vendor and location are required and currency defaults to the location’s. Read-only fields are ignored. */
+        BillInput: {
+            /** @example INV-2291 */
+            number: string;
+            /** @example 42 */
+            purchase_order?: number | null;
+            vendor?: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * @description The location (an id in requests, a summary in responses; a filter takes an id).
+             * @example 3
+             */
+            location?: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * @description The currency (see the schema for how it is named).
+             * @example USD
+             */
+            currency?: string;
+            /** @example 2026-11-20 */
+            invoice_date?: string | null;
+            /** @example 2026-12-20 */
+            due_date?: string | null;
+            /**
+             * @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines.
+             * @example [
+             *       {
+             *         "id": 1,
+             *         "description": "Chair",
+             *         "vendor": null,
+             *         "quantity": "3",
+             *         "unit_price": "19.99"
+             *       }
+             *     ]
+             */
+            lines: ({
+                /** @description A line of the bill’s order; omit for a free line. */
+                po_line?: number | null;
+                /** @description Default: the order line’s. */
+                description?: string;
+                /**
+                 * @description Decimal string greater than 0, up to 4 decimals.
+                 * @example 12
+                 */
+                quantity: string;
+                /**
+                 * @description Decimal string, up to 4 decimals; default: the order line’s.
+                 * @example 199.99
+                 */
+                unit_price?: string;
+                /**
+                 * @description Percent; default: the order line’s, else "0".
+                 * @example 8.25
+                 */
+                tax_rate?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        BillEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Bill"];
+        };
+        BillPayInput: {
+            /**
+             * Format: date-time
+             * @description Default: now.
+             */
+            paid_at?: string;
+            /** @example WIRE-88121 */
+            payment_reference?: string;
+        } | null;
         Application: {
             /**
              * @description The application’s Client ID.
@@ -5675,6 +6695,13 @@ export interface operations {
                  * @example 31
                  */
                 request?: number;
+                /**
+                 * @description What an approval (or a rule) is for.
+                 * @example request
+                 */
+                document_type?: "request" | "purchase_order" | "bill";
+                /** @description A document’s id (with document_type). */
+                document_id?: number;
             };
             header: {
                 /** @description Always "api". */
@@ -5842,6 +6869,11 @@ export interface operations {
                 location?: number;
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /**
+                 * @description What an approval (or a rule) is for.
+                 * @example request
+                 */
+                document?: "request" | "purchase_order" | "bill";
             };
             header: {
                 /** @description Always "api". */
@@ -6008,6 +7040,1108 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPurchaseOrders: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "created_at" | "-created_at" | "total" | "-total" | "number" | "-number";
+                /**
+                 * @description draft → issue → issued (or pending_approval → issued on approval, back to draft on rejection) → close → closed → reopen → issued; cancel from draft, pending_approval, or issued with nothing received or billed.
+                 * @example issued
+                 */
+                status?: "draft" | "pending_approval" | "issued" | "closed" | "cancelled";
+                /**
+                 * @description Derived from the lines’ accepted quantities; a closed line counts as complete.
+                 * @example partial
+                 */
+                receipt_status?: "none" | "partial" | "full" | "over";
+                /**
+                 * @description Derived from the lines’ billed quantities.
+                 * @example none
+                 */
+                billing_status?: "none" | "partial" | "full";
+                vendor?: number;
+                /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
+                location?: number;
+                /** @description A purchase request’s id. */
+                request?: number;
+                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                updated_since?: string;
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseOrderList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read-only fields of a GET body are accepted and ignored. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PurchaseOrderInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseOrderEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPurchaseOrdersFromRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrdersFromRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        metadata: Record<string, never>;
+                        data: components["schemas"]["PurchaseOrder"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseOrderEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replacePurchaseOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /**
+                 * @description The ETag (the version) from a GET; required to revise an issued order (428 without, 412 stale).
+                 * @example "1"
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /** @description Read-only fields of a GET body are accepted and ignored. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PurchaseOrderInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseOrderEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    issuePurchaseOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseOrderEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    closePurchaseOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseOrderEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    reopenPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseOrderEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseOrderEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    closePurchaseOrderLine: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+                line_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseOrderEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    sendPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PurchaseOrderSendInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseOrderEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPurchaseOrderPdf: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPurchaseOrderRevisions: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        metadata: Record<string, never>;
+                        data: components["schemas"]["PurchaseOrderRevision"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getProcurementSettings: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcurementSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceProcurementSettings: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProcurementSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcurementSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listReceipts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "created_at" | "-created_at";
+                purchase_order?: number;
+                /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
+                location?: number;
+                /**
+                 * @description receipt: goods arrived (accepted and rejected); return: accepted goods given back.
+                 * @example receipt
+                 */
+                type?: "receipt" | "return";
+                /**
+                 * @description The HTTP status code.
+                 * @example posted
+                 */
+                status?: "posted" | "voided";
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createReceipt: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReceiptInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getReceipt: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    voidReceipt: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listBills: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
+                /**
+                 * @description draft → submit → pending_approval → approved (or back to draft when rejected) → pay → paid; cancel from draft, pending_approval or approved.
+                 * @example pending_approval
+                 */
+                status?: "draft" | "pending_approval" | "approved" | "paid" | "cancelled";
+                /**
+                 * @description Set at submit: not_required for a bill without an order.
+                 * @example matched
+                 */
+                match_status?: "not_required" | "matched" | "exception";
+                vendor?: number;
+                purchase_order?: number;
+                /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
+                location?: number;
+                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                updated_since?: string;
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createBill: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description With purchase_order, vendor, location and currency are the order’s (vendor, if sent, must be it); without, vendor and location are required and currency defaults to the location’s. Read-only fields are ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "number": "INV-2291",
+                 *       "purchase_order": 42,
+                 *       "lines": [
+                 *         {
+                 *           "po_line": 101,
+                 *           "quantity": "12"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BillInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getBill: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceBill: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /** @description With purchase_order, vendor, location and currency are the order’s (vendor, if sent, must be it); without, vendor and location are required and currency defaults to the location’s. Read-only fields are ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "number": "INV-2291",
+                 *       "purchase_order": 42,
+                 *       "lines": [
+                 *         {
+                 *           "po_line": 101,
+                 *           "quantity": "12"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BillInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    submitBill: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelBill: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    payBill: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BillPayInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillEnvelope"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
