@@ -12,6 +12,7 @@ import type { components, operations } from './generated/openapi.ts'
 import { Events } from './events.ts'
 import { Transport, type ApiResponse, type ClientOptions } from './http.ts'
 import { Approvals, ApprovalRules, Requests, Roles, UserAccess } from './workflow.ts'
+import { Bills } from './bills.ts'
 
 export { OAuthError, ProblemError, type Problem } from './errors.ts'
 export {
@@ -25,6 +26,7 @@ export {
 export { verifyWebhook, WebhookVerificationError, type VerifyOptions } from './webhooks.ts'
 export type { ApiResponse, ClientOptions } from './http.ts'
 export * from './workflow.ts'
+export * from './bills.ts'
 export type { components, operations, paths } from './generated/openapi.ts'
 
 type Schemas = components['schemas']
@@ -268,6 +270,8 @@ export class ProcurementClient {
   readonly requests: Requests
   readonly approvals: Approvals
   readonly approvalRules: ApprovalRules
+  /** Bills: enter, submit (matching), pay, cancel. */
+  readonly bills: Bills
   /** Per-location grants, re-activation and delegation of users (by user id). */
   readonly userAccess: UserAccess
   readonly paymentTerms: ReadOnly<Schemas['VendorLookup'], QueryOf<'listPaymentTerms'>>
@@ -292,6 +296,7 @@ export class ProcurementClient {
     this.requests = new Requests(http, '/api/v3/requests/')
     this.approvals = new Approvals(http, '/api/v3/approvals/')
     this.approvalRules = new ApprovalRules(http, '/api/v3/approval-rules/')
+    this.bills = new Bills(http)
     this.userAccess = new UserAccess(http, '/api/v3/users/')
     this.paymentTerms = new ReadOnly(http, '/api/v3/payment-terms/')
     this.shippingTerms = new ReadOnly(http, '/api/v3/shipping-terms/')
