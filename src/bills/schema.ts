@@ -5,10 +5,11 @@ import { Id, named } from '../core/schema.ts'
 import { Approval, Money, Person } from '../approvals/schema.ts'
 
 export const MAX_BILL_LINES = 500
-const Ref = Type.Object({ id: Type.Integer(), name: Type.String() })
+const Ref = (description: string, example: object) =>
+  Type.Object({ id: Type.Integer(), name: Type.String() }, { description, examples: [example] })
 const Dec = (description: string, example: string) => Type.String({ description, examples: [example] })
-const NullableDate = (example: string) =>
-  Type.Union([Type.String({ format: 'date' }), Type.Null()], { examples: [example] })
+const NullableDate = (description: string, example: string) =>
+  Type.Union([Type.String({ format: 'date' }), Type.Null()], { description, examples: [example] })
 
 export const BillStatus = Type.Union(
   [
@@ -63,21 +64,32 @@ export const Bill = named(
   Type.Object({
     id: Type.Integer({ examples: [5] }),
     number: Type.String({ description: 'The vendor’s invoice number (unique per vendor).', examples: ['INV-2291'] }),
-    vendor: Ref,
-    location: Ref,
+    vendor: Ref('The order’s vendor, or the one named.', { id: 3, name: 'Acme Supplies' }),
+    location: Ref('The order’s location, or the one named.', { id: 1, name: 'Head Office' }),
     currency: Type.String({ examples: ['USD'] }),
-    purchase_order: Type.Union([Type.Integer(), Type.Null()], { examples: [42] }),
+    purchase_order: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The order billed, or null.',
+      examples: [42],
+    }),
     status: BillStatus,
     match_status: MatchStatus,
-    exceptions: Type.Array(BillException),
-    invoice_date: NullableDate('2026-11-20'),
-    due_date: NullableDate('2026-12-20'),
+    exceptions: Type.Array(BillException, {
+      description: 'What matching found at the last submit; empty when matched or not required.',
+    }),
+    invoice_date: NullableDate('The date on the vendor’s invoice.', '2026-11-20'),
+    due_date: NullableDate('When payment is due.', '2026-12-20'),
     lines: Type.Array(BillLine),
     subtotal: Dec('Σ line amounts.', '2399.88'),
     tax: Dec('Σ line taxes (each rounded half-up to 2 decimals).', '198'),
     total: Dec('subtotal + tax.', '2597.88'),
-    paid_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    payment_reference: Type.Union([Type.String(), Type.Null()], { examples: ['WIRE-88121'] }),
+    paid_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When it was paid (set by pay).',
+      examples: ['2026-11-25T10:00:00.000Z'],
+    }),
+    payment_reference: Type.Union([Type.String(), Type.Null()], {
+      description: 'The payment’s reference (set by pay).',
+      examples: ['WIRE-88121'],
+    }),
     approvals: Type.Array(Approval),
     created_by: Person,
     created_at: Type.String({ format: 'date-time' }),
@@ -105,13 +117,24 @@ export const BillInput = named(
   'BillInput',
   Type.Object(
     {
-      number: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', examples: ['INV-2291'] }),
-      purchase_order: Type.Optional(Type.Union([Id, Type.Null()], { examples: [42] })),
+      number: Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: '\\S',
+        description: 'The vendor’s invoice number.',
+        examples: ['INV-2291'],
+      }),
+      purchase_order: Type.Optional(
+        Type.Union([Id, Type.Null()], {
+          description: 'The order billed; omit or null for free lines.',
+          examples: [42],
+        }),
+      ),
       vendor: Type.Optional(IdOrRef),
       location: Type.Optional(IdOrRef),
       currency: Type.Optional(Type.String({ minLength: 1, maxLength: 10 })),
-      invoice_date: Type.Optional(NullableDate('2026-11-20')),
-      due_date: Type.Optional(NullableDate('2026-12-20')),
+      invoice_date: Type.Optional(NullableDate('The date on the vendor’s invoice.', '2026-11-20')),
+      due_date: Type.Optional(NullableDate('When payment is due.', '2026-12-20')),
       lines: Type.Array(BillLineInput, { minItems: 1, maxItems: MAX_BILL_LINES }),
     },
     {

@@ -4021,11 +4021,24 @@ export interface components {
              * @example INV-2291
              */
             number: string;
+            /**
+             * @description The order’s vendor, or the one named.
+             * @example {
+             *       "id": 3,
+             *       "name": "Acme Supplies"
+             *     }
+             */
             vendor: {
                 id: number;
                 name: string;
             };
-            /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
+            /**
+             * @description The order’s location, or the one named.
+             * @example {
+             *       "id": 1,
+             *       "name": "Head Office"
+             *     }
+             */
             location: {
                 id: number;
                 name: string;
@@ -4035,7 +4048,10 @@ export interface components {
              * @example USD
              */
             currency: string;
-            /** @example 42 */
+            /**
+             * @description The order billed, or null.
+             * @example 42
+             */
             purchase_order: number | null;
             /**
              * @description draft → submit → pending_approval → approved (or back to draft when rejected) → pay → paid; cancel from draft, pending_approval or approved.
@@ -4047,6 +4063,7 @@ export interface components {
              * @example matched
              */
             match_status: "not_required" | "matched" | "exception";
+            /** @description What matching found at the last submit; empty when matched or not required. */
             exceptions: {
                 /**
                  * @description The bill line.
@@ -4058,9 +4075,15 @@ export interface components {
                 /** @example Line 1 (Ergonomic chair): billed 12, received 10. */
                 message: string;
             }[];
-            /** @example 2026-11-20 */
+            /**
+             * @description The date on the vendor’s invoice.
+             * @example 2026-11-20
+             */
             invoice_date: string | null;
-            /** @example 2026-12-20 */
+            /**
+             * @description When payment is due.
+             * @example 2026-12-20
+             */
             due_date: string | null;
             /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
             lines: components["schemas"]["BillLine"][];
@@ -4079,8 +4102,15 @@ export interface components {
              * @example 2597.88
              */
             total: string;
+            /**
+             * @description When it was paid (set by pay).
+             * @example 2026-11-25T10:00:00.000Z
+             */
             paid_at: string | null;
-            /** @example WIRE-88121 */
+            /**
+             * @description The payment’s reference (set by pay).
+             * @example WIRE-88121
+             */
             payment_reference: string | null;
             /** @description The approval chain so far, by step (read-only; ignored in a body). */
             approvals: components["schemas"]["Approval"][];
@@ -4108,9 +4138,15 @@ export interface components {
         };
         /** @description With purchase_order, vendor, location and currency are the order’s (vendor, if sent, must be it); without, vendor and location are required and currency defaults to the location’s. Read-only fields are ignored. */
         BillInput: {
-            /** @example INV-2291 */
+            /**
+             * @description The vendor’s invoice number.
+             * @example INV-2291
+             */
             number: string;
-            /** @example 42 */
+            /**
+             * @description The order billed; omit or null for free lines.
+             * @example 42
+             */
             purchase_order?: number | null;
             vendor?: number | ({
                 id: number;
@@ -4131,9 +4167,15 @@ export interface components {
              * @example USD
              */
             currency?: string;
-            /** @example 2026-11-20 */
+            /**
+             * @description The date on the vendor’s invoice.
+             * @example 2026-11-20
+             */
             invoice_date?: string | null;
-            /** @example 2026-12-20 */
+            /**
+             * @description When payment is due.
+             * @example 2026-12-20
+             */
             due_date?: string | null;
             /**
              * @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines.
