@@ -31,11 +31,11 @@ export class Bills {
   }
 
   /** @example const { data } = await client.bills.list({ match_status: 'exception' }) */
-  async list(query: BillQuery = {} as BillQuery) {
+  async list(query: BillQuery = {}) {
     const { data } = await this.http.request<{ data: Bill[]; metadata: { pagination: Schemas['Pagination'] } }>(
       'GET',
       this.path,
-      { query: query as Record<string, string | number | boolean | undefined> },
+      { query: query },
     )
     return { data: data.data, pagination: data.metadata.pagination }
   }
