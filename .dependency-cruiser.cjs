@@ -9,7 +9,7 @@
  * its repositories and routes are its own. Nothing imports `cli/`; only app.ts registers the console.
  */
 const RESOURCES =
-  '(applications|approvals|audit|events|health|invitations|locations|lookups|mail|oauth|purchase-orders|receipts|requests|roles|scim|sessions|sso|tenants|users|vendors|webhooks)'
+  '(applications|approvals|audit|bills|events|health|invitations|locations|lookups|mail|oauth|purchase-orders|receipts|requests|roles|scim|sessions|sso|tenants|users|vendors|webhooks)'
 /** What one resource may import of another: its services and its schema. */
 const PUBLIC_FACE = `^src/${RESOURCES}/[a-z.-]*(service|schema|cache)\\.ts$`
 const ENTRY_POINTS = '^src/(app|api|server|cluster|control)\\.ts$|^src/(seed|cli|console)/'

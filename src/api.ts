@@ -19,6 +19,7 @@ import type { LiveAccessCache } from './oauth/access-cache.ts'
 import { bearerAuth } from './oauth/bearer.plugin.ts'
 import { purchaseOrderRoutes } from './purchase-orders/routes.ts'
 import { receiptRoutes } from './receipts/routes.ts'
+import { billRoutes } from './bills/routes.ts'
 import { requestRoutes } from './requests/routes.ts'
 import { roleRoutes } from './roles/routes.ts'
 import { userRoutes } from './users/routes.ts'
@@ -54,6 +55,7 @@ export const apiRoutes =
     await app.register(approvalRoutes)
     await app.register(purchaseOrderRoutes)
     await app.register(receiptRoutes)
+    await app.register(billRoutes)
     await app.register(applicationRoutes(deps.keys.pepper))
     await app.register(eventRoutes)
     await app.register(webhookRoutes(config))

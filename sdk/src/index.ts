@@ -13,6 +13,7 @@ import { Events } from './events.ts'
 import { Transport, type ApiResponse, type ClientOptions } from './http.ts'
 import { Approvals, ApprovalRules, Requests, Roles, UserAccess } from './workflow.ts'
 import { ProcurementSettingsApi, PurchaseOrders, Receipts } from './orders.ts'
+import { Bills } from './bills.ts'
 
 export { OAuthError, ProblemError, type Problem } from './errors.ts'
 export {
@@ -27,6 +28,7 @@ export { verifyWebhook, WebhookVerificationError, type VerifyOptions } from './w
 export type { ApiResponse, ClientOptions } from './http.ts'
 export * from './workflow.ts'
 export * from './orders.ts'
+export * from './bills.ts'
 export type { components, operations, paths } from './generated/openapi.ts'
 
 type Schemas = components['schemas']
@@ -273,6 +275,8 @@ export class ProcurementClient {
   readonly purchaseOrders: PurchaseOrders
   readonly receipts: Receipts
   readonly procurementSettings: ProcurementSettingsApi
+  /** Bills: enter, submit (matching), pay, cancel. */
+  readonly bills: Bills
   /** Per-location grants, re-activation and delegation of users (by user id). */
   readonly userAccess: UserAccess
   readonly paymentTerms: ReadOnly<Schemas['VendorLookup'], QueryOf<'listPaymentTerms'>>
@@ -300,6 +304,7 @@ export class ProcurementClient {
     this.purchaseOrders = new PurchaseOrders(http, '/api/v3/purchase-orders/')
     this.receipts = new Receipts(http, '/api/v3/receipts/')
     this.procurementSettings = new ProcurementSettingsApi(http, '/api/v3/procurement-settings/')
+    this.bills = new Bills(http)
     this.userAccess = new UserAccess(http, '/api/v3/users/')
     this.paymentTerms = new ReadOnly(http, '/api/v3/payment-terms/')
     this.shippingTerms = new ReadOnly(http, '/api/v3/shipping-terms/')

@@ -52,6 +52,16 @@ export const pendingOrderCount = (
     + (case when exists (select 1 from delegations de where de.delegatee_id = ${user} and ${delegationActive('de')})
       then pending_delegated_orders(${tenant}, ${user}) else 0 end))::int`
 
+/** A user's kept count of pending approvals of another kind (`bill`): 0 while they are away. */
+export const pendingKindCount = (
+  user: RawBuilder<number>,
+  tenant: RawBuilder<number>,
+  kind: 'bill',
+  isAway: RawBuilder<boolean> = away(user),
+): RawBuilder<number> =>
+  sql<number>`(case when ${isAway} then 0 else coalesce((select sum(pc.n) from pending_counts pc
+      where pc.tenant_id = ${tenant} and pc.user_id = ${user} and pc.kind = ${kind}), 0) end)::int`
+
 /**
  * Whether the request aliased `r` is visible to the user `user` whose locations with `nav_approval`,
  * `nav_purchase` or `superuser` are `locations` (int[]): their own, one they are (or were) a candidate for or

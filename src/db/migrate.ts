@@ -19,9 +19,10 @@ import * as m0009 from './migrations/0009_pending_counts.ts'
 import * as m0010 from './migrations/0010_session_row_counts.ts'
 import * as m0011 from './migrations/0011_delegated_plan.ts'
 import * as m0012 from './migrations/0012_authority_fresh.ts'
-import * as m0015 from './migrations/0015_sso.ts'
-import * as m0014 from './migrations/0014_approval_emails.ts'
 import * as m0013 from './migrations/0013_purchase_orders.ts'
+import * as m0014 from './migrations/0014_approval_emails.ts'
+import * as m0015 from './migrations/0015_sso.ts'
+import * as m0016 from './migrations/0016_bills.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -36,9 +37,10 @@ const migrations: Record<string, Migration> = {
   '0010_session_row_counts': m0010,
   '0011_delegated_plan': m0011,
   '0012_authority_fresh': m0012,
-  '0015_sso': m0015,
-  '0014_approval_emails': m0014,
   '0013_purchase_orders': m0013,
+  '0014_approval_emails': m0014,
+  '0015_sso': m0015,
+  '0016_bills': m0016,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -675,6 +675,43 @@ export interface ScimGroupMemberTable {
   user_id: number
 }
 
+export interface BillTable {
+  id: Generated<number>
+  tenant_id: number
+  number: string
+  vendor_id: number
+  location_id: number
+  currency_id: number
+  order_id: number | null
+  status: Generated<'draft' | 'pending_approval' | 'approved' | 'paid' | 'cancelled'>
+  match_status: Generated<'not_required' | 'matched' | 'exception'>
+  exceptions: ColumnType<unknown, string | undefined, string>
+  invoice_date: ColumnType<string | null, string | null | undefined, string | null>
+  due_date: ColumnType<string | null, string | null | undefined, string | null>
+  subtotal: Numeric
+  tax: Numeric
+  total: Numeric
+  paid_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  payment_reference: string | null
+  created_by: number
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface BillLineTable {
+  id: Generated<number>
+  tenant_id: number
+  bill_id: number
+  position: number
+  po_line_id: number | null
+  description: Generated<string>
+  quantity: Numeric
+  unit_price: Numeric
+  tax_rate: Numeric
+  amount: Numeric
+  tax: Numeric
+}
+
 export interface DB {
   tenants: TenantTable
   system_state: SystemStateTable
@@ -730,6 +767,8 @@ export interface DB {
   purchase_order_revisions: PurchaseOrderRevisionTable
   receipts: ReceiptTable
   receipt_lines: ReceiptLineTable
+  bills: BillTable
+  bill_lines: BillLineTable
 }
 
 export type Tenant = Selectable<TenantTable>

@@ -3,7 +3,7 @@
  * receipts on one order take turns and never over-receive — and its line counters and derived statuses
  * changed in the receipt's transaction.
  */
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
 import type { LocationAccess } from '../access/location-permissions.ts'
 import type { DB } from '../db/schema.ts'
@@ -48,3 +48,30 @@ export async function setReceived(
 
 /** The next receipt number of the tenant (`GR-000001`), from the same never-reused counters as orders. */
 export const nextReceiptNumber = (tx: Kysely<DB>, tenantId: number) => repo.nextNumber(tx, tenantId, 'receipt', 'GR')
+
+/**
+ * Billing (the bills resource): each line's `billed_quantity` recomputed from the submitted, approved and paid
+ * bills on it, then the order's derived statuses — in the bill's transaction, the order locked first.
+ */
+export async function refreshBilled(tx: Kysely<DB>, tenantId: number, orderId: number) {
+  await sql`update purchase_order_lines li set billed_quantity = coalesce((select sum(bl.quantity) from bill_lines bl
+      join bills b on b.tenant_id = bl.tenant_id and b.id = bl.bill_id
+      where bl.tenant_id = li.tenant_id and bl.po_line_id = li.id
+        and b.status in ('pending_approval', 'approved', 'paid')), 0)
+    where li.tenant_id = ${tenantId} and li.order_id = ${orderId}`.execute(tx)
+  await repo.refreshStatuses(tx, tenantId, orderId)
+  await repo.updateOrder(tx, tenantId, orderId, {})
+}
+
+/** Locks the order and its lines and reads them, whoever acts (a bill's approval decision). */
+export async function lockOrderLines(tx: Kysely<DB>, tenantId: number, orderId: number) {
+  if ((await repo.lockOrder(tx, tenantId, orderId)) === undefined) return undefined
+  await tx
+    .selectFrom('purchase_order_lines')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('order_id', '=', orderId)
+    .forUpdate()
+    .execute()
+  return repo.findOrder(tx, tenantId, orderId)
+}

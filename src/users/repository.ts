@@ -1,7 +1,7 @@
 /** SQL for users and their profiles. Every query is scoped to one tenant; the caller owns transactions. */
 import { sql, type Kysely } from 'kysely'
 import type { Static } from 'typebox'
-import { delegationActive, pendingOrderCount } from '../access/approvers.ts'
+import { delegationActive, pendingKindCount, pendingOrderCount } from '../access/approvers.ts'
 import { listSql } from '../db/list.ts'
 import type { DB } from '../db/schema.ts'
 import type { LocationSummary } from '../lookups/schema.ts'
@@ -22,9 +22,9 @@ export const profilePendingOrders = pendingOrderCount(
   sql<boolean>`(${sql.ref('del.user_id')} is not null)`,
 )
 
-/** Pending approvals per kind: only order approvals exist so far. */
+/** Pending approvals per kind: orders (requests and purchase orders) and bills. */
 const pendingCounts = sql<Counts>`json_build_object('order', ${profilePendingOrders},
-  'expense', 0, 'travel', 0, 'bill', 0, 'payment', 0)`
+  'expense', 0, 'travel', 0, 'bill', ${pendingKindCount(sql.ref('u.id'), sql.ref('u.tenant_id'), 'bill', sql<boolean>`(${sql.ref('del.user_id')} is not null)`)}, 'payment', 0)`
 
 function selectProfiles(db: Kysely<DB>, tenantId: number) {
   const hq = sql<number>`(select min(h.id) from locations h where h.tenant_id = ${tenantId})`

@@ -1042,6 +1042,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/bills/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the bills you may see (accounts_payable, nav_purchase or superuser at their location) */
+        get: operations["listBills"];
+        put?: never;
+        /** Enter a vendor bill as a draft, against an order or with free lines (accounts_payable) */
+        post: operations["createBill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/bills/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a bill */
+        get: operations["getBill"];
+        /** Replace a draft bill */
+        put: operations["replaceBill"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/bills/{id}/submit/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Submit a draft bill: matched against its order and receipts, then approved through the bill rules */
+        post: operations["submitBill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/bills/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a draft, pending or approved bill */
+        post: operations["cancelBill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/bills/{id}/pay/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark an approved bill paid */
+        post: operations["payBill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/applications/": {
         parameters: {
             query?: never;
@@ -4307,6 +4394,271 @@ export interface components {
             /** @description The item, or the page of items. */
             data: components["schemas"]["Receipt"];
         };
+        BillLine: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 7
+             */
+            id: number;
+            /**
+             * @description The order line, or null.
+             * @example 101
+             */
+            po_line: number | null;
+            /**
+             * @description Free text describing it.
+             * @example Ergonomic chair
+             */
+            description: string;
+            /**
+             * @description Decimal string, without trailing zeros.
+             * @example 12
+             */
+            quantity: string;
+            /**
+             * @description Decimal string, without trailing zeros.
+             * @example 199.99
+             */
+            unit_price: string;
+            /**
+             * @description Percent, decimal string.
+             * @example 8.25
+             */
+            tax_rate: string;
+            /**
+             * @description quantity × unit_price, rounded half-up to 2 decimals.
+             * @example 2399.88
+             */
+            amount: string;
+        };
+        Bill: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 5
+             */
+            id: number;
+            /**
+             * @description The vendor’s invoice number (unique per vendor).
+             * @example INV-2291
+             */
+            number: string;
+            /**
+             * @description The order’s vendor, or the one named.
+             * @example {
+             *       "id": 3,
+             *       "name": "Acme Supplies"
+             *     }
+             */
+            vendor: {
+                id: number;
+                name: string;
+            };
+            /**
+             * @description The order’s location, or the one named.
+             * @example {
+             *       "id": 1,
+             *       "name": "Head Office"
+             *     }
+             */
+            location: {
+                id: number;
+                name: string;
+            };
+            /**
+             * @description The currency (see the schema for how it is named).
+             * @example USD
+             */
+            currency: string;
+            /**
+             * @description The order billed, or null.
+             * @example 42
+             */
+            purchase_order: number | null;
+            /**
+             * @description draft → submit → pending_approval → approved (or back to draft when rejected) → pay → paid; cancel from draft, pending_approval or approved.
+             * @example pending_approval
+             */
+            status: "draft" | "pending_approval" | "approved" | "paid" | "cancelled";
+            /**
+             * @description Set at submit: not_required for a bill without an order.
+             * @example matched
+             */
+            match_status: "not_required" | "matched" | "exception";
+            /** @description What matching found at the last submit; empty when matched or not required. */
+            exceptions: {
+                /**
+                 * @description The bill line.
+                 * @example 7
+                 */
+                line: number;
+                /** @example quantity_over_received */
+                code: "quantity_over_ordered" | "quantity_over_received" | "price_over_tolerance" | "line_closed";
+                /** @example Line 1 (Ergonomic chair): billed 12, received 10. */
+                message: string;
+            }[];
+            /**
+             * @description The date on the vendor’s invoice.
+             * @example 2026-11-20
+             */
+            invoice_date: string | null;
+            /**
+             * @description When payment is due.
+             * @example 2026-12-20
+             */
+            due_date: string | null;
+            /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
+            lines: components["schemas"]["BillLine"][];
+            /**
+             * @description Σ line amounts.
+             * @example 2399.88
+             */
+            subtotal: string;
+            /**
+             * @description Σ line taxes (each rounded half-up to 2 decimals).
+             * @example 198
+             */
+            tax: string;
+            /**
+             * @description subtotal + tax.
+             * @example 2597.88
+             */
+            total: string;
+            /**
+             * @description When it was paid (set by pay).
+             * @example 2026-11-25T10:00:00.000Z
+             */
+            paid_at: string | null;
+            /**
+             * @description The payment’s reference (set by pay).
+             * @example WIRE-88121
+             */
+            payment_reference: string | null;
+            /** @description The approval chain so far, by step (read-only; ignored in a body). */
+            approvals: components["schemas"]["Approval"][];
+            /** @description Who made it. */
+            created_by: components["schemas"]["Person"];
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at: string;
+        };
+        BillList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Bill"][];
+        };
+        /** @description With purchase_order, vendor, location and currency are the order’s (vendor, if sent, must be it); without, vendor and location are required and currency defaults to the location’s. Read-only fields are ignored. */
+        BillInput: {
+            /**
+             * @description The vendor’s invoice number.
+             * @example INV-2291
+             */
+            number: string;
+            /**
+             * @description The order billed; omit or null for free lines.
+             * @example 42
+             */
+            purchase_order?: number | null;
+            /**
+             * @description The vendor: its id on write (GET /api/v3/vendors/), {id, name} on read.
+             * @example 4
+             */
+            vendor?: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * @description The location (an id in requests, a summary in responses; a filter takes an id).
+             * @example 3
+             */
+            location?: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * @description The currency (see the schema for how it is named).
+             * @example USD
+             */
+            currency?: string;
+            /**
+             * @description The date on the vendor’s invoice.
+             * @example 2026-11-20
+             */
+            invoice_date?: string | null;
+            /**
+             * @description When payment is due.
+             * @example 2026-12-20
+             */
+            due_date?: string | null;
+            /**
+             * @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines.
+             * @example [
+             *       {
+             *         "id": 1,
+             *         "description": "Chair",
+             *         "vendor": null,
+             *         "quantity": "3",
+             *         "unit_price": "19.99"
+             *       }
+             *     ]
+             */
+            lines: ({
+                /** @description A line of the bill’s order; omit for a free line. */
+                po_line?: number | null;
+                /** @description Default: the order line’s. */
+                description?: string;
+                /**
+                 * @description Decimal string greater than 0, up to 4 decimals.
+                 * @example 12
+                 */
+                quantity: string;
+                /**
+                 * @description Decimal string, up to 4 decimals; default: the order line’s.
+                 * @example 199.99
+                 */
+                unit_price?: string;
+                /**
+                 * @description Percent; default: the order line’s, else "0".
+                 * @example 8.25
+                 */
+                tax_rate?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        BillEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Bill"];
+        };
+        BillPayInput: {
+            /**
+             * Format: date-time
+             * @description Default: now.
+             */
+            paid_at?: string;
+            /** @example WIRE-88121 */
+            payment_reference?: string;
+        } | null;
         Application: {
             /**
              * @description The application’s Client ID.
@@ -8698,6 +9050,329 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReceiptEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listBills: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
+                /**
+                 * @description draft → submit → pending_approval → approved (or back to draft when rejected) → pay → paid; cancel from draft, pending_approval or approved.
+                 * @example pending_approval
+                 */
+                status?: "draft" | "pending_approval" | "approved" | "paid" | "cancelled";
+                /**
+                 * @description Set at submit: not_required for a bill without an order.
+                 * @example matched
+                 */
+                match_status?: "not_required" | "matched" | "exception";
+                /** @description The vendor: its id on write (GET /api/v3/vendors/), {id, name} on read. */
+                vendor?: number;
+                /** @description A purchase order’s id (GET /api/v3/purchase-orders/{id}/). */
+                purchase_order?: number;
+                /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
+                location?: number;
+                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                updated_since?: string;
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createBill: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description With purchase_order, vendor, location and currency are the order’s (vendor, if sent, must be it); without, vendor and location are required and currency defaults to the location’s. Read-only fields are ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "number": "INV-2291",
+                 *       "purchase_order": 42,
+                 *       "lines": [
+                 *         {
+                 *           "po_line": 101,
+                 *           "quantity": "12"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BillInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getBill: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceBill: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /** @description With purchase_order, vendor, location and currency are the order’s (vendor, if sent, must be it); without, vendor and location are required and currency defaults to the location’s. Read-only fields are ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "number": "INV-2291",
+                 *       "purchase_order": 42,
+                 *       "lines": [
+                 *         {
+                 *           "po_line": 101,
+                 *           "quantity": "12"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BillInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    submitBill: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelBill: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    payBill: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BillPayInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];

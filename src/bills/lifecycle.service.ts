@@ -1,0 +1,137 @@
+/**
+ * A bill's status machine (DECISIONS): draft → submit → pending_approval → approved (or back to draft on
+ * rejection) → pay → paid; cancel from draft, pending_approval or approved. Any other transition → 409 naming
+ * the current status. Each needs `accounts_payable` at the bill's location. Submit locks the bill, then its
+ * order and the order's lines, so two bills on one line take turns: the second is matched against what the
+ * first has billed.
+ */
+import type { Kysely } from 'kysely'
+import { actingUser, type Actor } from '../access/actor.ts'
+import { holdersAt, requireAnyAt } from '../access/location-permissions.ts'
+import { planChain } from '../approvals/rules.service.ts'
+import { cancelChain, startChain } from '../approvals/service.ts'
+import { audit } from '../audit/service.ts'
+import { conflict } from '../core/problem.ts'
+import type { DB, PlannedStep } from '../db/schema.ts'
+import { inTransaction } from '../db/transaction.ts'
+import { recordEvent } from '../events/service.ts'
+import { lockOrderLines, refreshBilled } from '../purchase-orders/receiving.service.ts'
+import { procurementSettings } from '../purchase-orders/settings.service.ts'
+import { matchBill } from './match.ts'
+import * as repo from './repository.ts'
+import type { Bill, PayInput } from './schema.ts'
+import { accessOf, billView, visibleBill } from './view.service.ts'
+
+type Status = repo.BillStatus
+const ARTICLE: Record<string, string> = { draft: 'a draft', approved: 'an approved', pending_approval: 'a pending' }
+
+function requireStatus(row: repo.BillRow, allowed: readonly Status[], action: string) {
+  if (!allowed.includes(row.status))
+    throw conflict(
+      `Bill ${row.number} is ${row.status}; only ${allowed.map((s) => ARTICLE[s] ?? `a ${s}`).join(' or ')} bill ` +
+        `can be ${action}.`,
+    )
+}
+
+type Step = (
+  tx: Kysely<DB>,
+  row: repo.BillRow,
+) => Promise<'bill.submitted' | 'bill.paid' | 'bill.cancelled' | 'bill.approved' | undefined>
+
+async function transition(db: Kysely<DB>, actor: Actor, id: number, action: string, step: Step): Promise<Bill> {
+  const access = await accessOf(db, actor)
+  return inTransaction(db, async (tx) => {
+    const row = await visibleBill(tx, actor, access, id, true)
+    requireAnyAt(access, row.location_id, 'accounts_payable')
+    const event = await step(tx, row)
+    await audit(tx, actor, { action: `bill.${action}`, resourceType: 'bill', resourceId: id })
+    const bill = await billView(tx, actor.tenantId, id)
+    if (event !== undefined) await recordEvent(tx, actor.tenantId, event, bill)
+    if (event === 'bill.submitted' && bill.status === 'approved')
+      await recordEvent(tx, actor.tenantId, 'bill.approved', bill)
+    return bill
+  })
+}
+
+/** Who resolves a bill's exceptions: holders of accounts_payable at its location, other than the submitter. */
+async function payables(tx: Kysely<DB>, row: repo.BillRow, submitter: number): Promise<number[]> {
+  const users = await repo.tenantUsers(tx, row.tenant_id)
+  const holders = await holdersAt(tx, row.tenant_id, users, row.location_id, 'accounts_payable')
+  const candidates = [...holders].filter((u) => u !== submitter).sort((a, b) => a - b)
+  if (candidates.length === 0)
+    throw conflict(
+      `Bill ${row.number} has match exceptions and nobody other than its submitter holds accounts_payable at ` +
+        `location ${row.location_id} to resolve them. The bill stays a draft.`,
+    )
+  return candidates
+}
+
+export const submitBill = (db: Kysely<DB>, actor: Actor, id: number) =>
+  transition(db, actor, id, 'submit', async (tx, row) => {
+    requireStatus(row, ['draft'], 'submitted')
+    const userId = actingUser(actor)
+    let match: 'not_required' | 'matched' | 'exception' = 'not_required'
+    let exceptions: repo.BillException[] = []
+    if (row.order_id !== null) {
+      const order = (await lockOrderLines(tx, actor.tenantId, row.order_id))!
+      if (order.status !== 'issued' && order.status !== 'closed')
+        throw conflict(
+          `Purchase order ${order.number} is ${order.status}; only an issued or closed order can be billed.`,
+        )
+      exceptions = matchBill(row.lines, order.lines, await procurementSettings(tx, actor.tenantId))
+      match = exceptions.length === 0 ? 'matched' : 'exception'
+    }
+    let chain = await planChain(tx, actor.tenantId, {
+      locationId: row.location_id,
+      total: row.total,
+      requesterId: userId,
+      document: 'bill',
+    })
+    if (match === 'exception')
+      chain = [
+        { step: 1, candidates: await payables(tx, row, userId) },
+        ...chain.map((s, i): PlannedStep => ({ ...s, step: i + 2 })),
+      ]
+    const status = chain.length === 0 ? 'approved' : 'pending_approval'
+    await repo.updateBill(tx, actor.tenantId, row.id, {
+      status,
+      match_status: match,
+      exceptions: JSON.stringify(exceptions),
+    })
+    if (row.order_id !== null) await refreshBilled(tx, actor.tenantId, row.order_id)
+    if (chain.length > 0) {
+      const doc = { type: 'bill' as const, id: row.id, locationId: row.location_id, submitterId: userId }
+      const first = await startChain(tx, actor, doc, chain)
+      const bill = await billView(tx, actor.tenantId, row.id)
+      await recordEvent(tx, actor.tenantId, 'bill.submitted', bill)
+      await recordEvent(
+        tx,
+        actor.tenantId,
+        'approval.created',
+        bill.approvals.find((a) => a.id === first)!,
+      )
+      return undefined
+    }
+    return 'bill.submitted'
+  })
+
+export const payBill = (db: Kysely<DB>, actor: Actor, id: number, input: PayInput) =>
+  transition(db, actor, id, 'pay', async (tx, row) => {
+    requireStatus(row, ['approved'], 'paid')
+    await repo.updateBill(tx, actor.tenantId, row.id, {
+      status: 'paid',
+      paid_at: input.paid_at ?? new Date(),
+      payment_reference: input.payment_reference ?? null,
+    })
+    return 'bill.paid'
+  })
+
+export const cancelBill = (db: Kysely<DB>, actor: Actor, id: number) =>
+  transition(db, actor, id, 'cancel', async (tx, row) => {
+    requireStatus(row, ['draft', 'pending_approval', 'approved'], 'cancelled')
+    if (row.order_id !== null) await lockOrderLines(tx, actor.tenantId, row.order_id)
+    await cancelChain(tx, actor, 'bill', row.id)
+    await repo.updateBill(tx, actor.tenantId, row.id, { status: 'cancelled' })
+    if (row.order_id !== null) await refreshBilled(tx, actor.tenantId, row.order_id)
+    return 'bill.cancelled'
+  })

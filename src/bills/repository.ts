@@ -1,0 +1,199 @@
+/** SQL for bills and their lines. Every query is scoped to one tenant. */
+import { sql, type Kysely } from 'kysely'
+import { approvalCandidateOf } from '../access/approvers.ts'
+import { listSql } from '../db/list.ts'
+import type { DB } from '../db/schema.ts'
+import type { Person } from '../approvals/schema.ts'
+import { BillListQuery } from './schema.ts'
+
+export interface BillLineRow {
+  id: number
+  po_line: number | null
+  description: string
+  quantity: string
+  unit_price: string
+  tax_rate: string
+  amount: string
+}
+export interface BillException {
+  line: number
+  code: 'quantity_over_ordered' | 'quantity_over_received' | 'price_over_tolerance' | 'line_closed'
+  message: string
+}
+export type BillStatus = 'draft' | 'pending_approval' | 'approved' | 'paid' | 'cancelled'
+/** Bills whose lines count as billed on their order (DECISIONS). */
+export const COUNTED: BillStatus[] = ['pending_approval', 'approved', 'paid']
+
+function selectBills(db: Kysely<DB>) {
+  return db
+    .selectFrom('bills as b')
+    .innerJoin('vendors as v', 'v.id', 'b.vendor_id')
+    .innerJoin('locations as l', 'l.id', 'b.location_id')
+    .innerJoin('currencies as c', 'c.id', 'b.currency_id')
+    .select([
+      'b.id',
+      'b.tenant_id',
+      'b.number',
+      'b.vendor_id',
+      'v.name as vendor_name',
+      'b.location_id',
+      'l.name as location_name',
+      'c.name as currency',
+      'b.order_id',
+      'b.status',
+      'b.match_status',
+      'b.exceptions',
+      sql<string | null>`to_char(b.invoice_date, 'YYYY-MM-DD')`.as('invoice_date'),
+      sql<string | null>`to_char(b.due_date, 'YYYY-MM-DD')`.as('due_date'),
+      sql<string>`b.subtotal::text`.as('subtotal'),
+      sql<string>`b.tax::text`.as('tax'),
+      sql<string>`b.total::text`.as('total'),
+      'b.paid_at',
+      'b.payment_reference',
+      'b.created_by as created_by_id',
+      sql<Person>`(select json_build_object('id', pp.id, 'first_name', pp.first_name, 'last_name', pp.last_name,
+        'email', pu.email) from user_profiles pp join users pu on pu.id = pp.user_id where pp.user_id = b.created_by)`.as(
+        'created_by',
+      ),
+      'b.created_at',
+      'b.updated_at',
+      sql<BillLineRow[]>`coalesce((select json_agg(json_build_object('id', bl.id, 'po_line', bl.po_line_id,
+        'description', bl.description, 'quantity', bl.quantity::text, 'unit_price', bl.unit_price::text,
+        'tax_rate', bl.tax_rate::text, 'amount', bl.amount::text) order by bl.position)
+        from bill_lines bl where bl.tenant_id = b.tenant_id and bl.bill_id = b.id), '[]')`.as('lines'),
+    ])
+}
+export type BillRow = Awaited<ReturnType<ReturnType<typeof selectBills>['executeTakeFirstOrThrow']>>
+
+const billVisible = (user: unknown, locations: unknown) =>
+  sql<boolean>`(b.location_id = any(${locations}::int[])
+    or ${approvalCandidateOf(user, 'bill', sql.ref('b.tenant_id'), sql.ref('b.id'))})`
+
+export const pageOfBills = listSql(BillListQuery, {
+  select: selectBills,
+  tenant: 'b.tenant_id',
+  id: 'b.id',
+  order: { created_at: 'b.created_at', updated_at: 'b.updated_at' },
+  search: ['b.number', 'v.name'],
+  filters: {
+    status: 'b.status',
+    match_status: 'b.match_status',
+    vendor: 'b.vendor_id',
+    purchase_order: 'b.order_id',
+    location: 'b.location_id',
+    updated_since: (since) => sql<boolean>`b.updated_at >= ${since}`,
+  },
+  scope: ([user, locations]) => billVisible(user, locations),
+})
+
+export function findBill(db: Kysely<DB>, tenantId: number, id: number, scope?: readonly [number, number[]]) {
+  let q = selectBills(db).where('b.tenant_id', '=', tenantId).where('b.id', '=', id)
+  if (scope !== undefined) q = q.where(billVisible(scope[0], scope[1]))
+  return q.executeTakeFirst()
+}
+
+export const lockBill = (db: Kysely<DB>, tenantId: number, id: number) =>
+  db
+    .selectFrom('bills')
+    .select(['id', 'status', 'order_id'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
+
+export interface BillValues {
+  number: string
+  vendor_id: number
+  location_id: number
+  currency_id: number
+  order_id: number | null
+  invoice_date: string | null
+  due_date: string | null
+  subtotal: string
+  tax: string
+  total: string
+}
+export interface BillLineValues {
+  po_line_id: number | null
+  description: string
+  quantity: string
+  unit_price: string
+  tax_rate: string
+  amount: string
+  tax: string
+}
+
+export async function insertBill(db: Kysely<DB>, tenantId: number, v: BillValues, createdBy: number) {
+  const row = await db
+    .insertInto('bills')
+    .values({ tenant_id: tenantId, ...v, created_by: createdBy })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return row.id
+}
+
+export async function replaceLines(db: Kysely<DB>, tenantId: number, billId: number, lines: BillLineValues[]) {
+  await db.deleteFrom('bill_lines').where('tenant_id', '=', tenantId).where('bill_id', '=', billId).execute()
+  await db
+    .insertInto('bill_lines')
+    .values(lines.map((l, i) => ({ tenant_id: tenantId, bill_id: billId, position: i + 1, ...l })))
+    .execute()
+}
+
+export async function updateBill(
+  db: Kysely<DB>,
+  tenantId: number,
+  id: number,
+  set: Partial<BillValues> & {
+    status?: BillStatus
+    match_status?: 'not_required' | 'matched' | 'exception'
+    exceptions?: string
+    paid_at?: Date | string | null
+    payment_reference?: string | null
+  },
+) {
+  await db
+    .updateTable('bills')
+    .set({ ...set, updated_at: new Date() })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute()
+}
+
+/** Another bill of this vendor with this number (the unique index decides races; this names it first). */
+export const sameNumber = (db: Kysely<DB>, tenantId: number, vendorId: number, number: string, except = 0) =>
+  db
+    .selectFrom('bills')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('vendor_id', '=', vendorId)
+    .where('number', '=', number)
+    .where('id', '<>', except)
+    .executeTakeFirst()
+
+/** What a bill without an order refers to: the location (and its currency), the vendor, the currency. */
+export async function references(
+  db: Kysely<DB>,
+  tenantId: number,
+  ids: { location: number; vendor: number; currency: string | undefined },
+) {
+  const row = await sql<{
+    location: number | null
+    location_currency: number | null
+    vendor: number | null
+    currency: number | null
+  }>`select
+      (select id from locations where tenant_id = ${tenantId} and id = ${ids.location}) as location,
+      (select currency_id from locations where tenant_id = ${tenantId} and id = ${ids.location}) as location_currency,
+      (select id from vendors where tenant_id = ${tenantId} and id = ${ids.vendor}) as vendor,
+      (select id from currencies where tenant_id = ${tenantId} and name = ${ids.currency ?? ''}) as currency`.execute(
+    db,
+  )
+  return row.rows[0]!
+}
+
+/** Active users of the tenant (candidates for the accounts-payable step are those holding it at the location). */
+export const tenantUsers = async (db: Kysely<DB>, tenantId: number) =>
+  (
+    await db.selectFrom('users').select('id').where('tenant_id', '=', tenantId).where('is_active', '=', true).execute()
+  ).map((r) => r.id)
