@@ -24,7 +24,7 @@ import { serverKeys, type ServerKeys } from '../src/keys.ts'
 import { VENDOR_LOOKUP_TABLES, type VendorLookupTable } from '../src/lookups/repository.ts'
 import { signAccessToken } from '../src/oauth/tokens.ts'
 import { createSampleTenant } from '../src/seed/demo.ts'
-import { prepareDatabase } from '../src/server.ts'
+import { prepareDatabase } from '../src/seed/prepare.ts'
 import type { FloorSpec, Statement } from './floor/spec.ts'
 
 export type { FloorSpec, Statement } from './floor/spec.ts'

@@ -2,10 +2,8 @@
 import { parseArgs } from 'node:util'
 import { auditEntries as readAudit } from '../audit/service.ts'
 import type { Config } from '../config.ts'
-import { UsageError, viaServerOr } from './shared.ts'
-
-export const AUDIT_HELP = `  audit [--since <ISO date|30m|24h|7d>] [--domain <d>] [--json]
-                                Print the audit log of writes`
+import { viaServerOr } from './shared.ts'
+import { AUDIT_OPTIONS, UsageError } from './usage.ts'
 
 /** `--since` takes an ISO date or time, or a span back from now: 30m, 24h, 7d. */
 function parseSince(text: string | undefined): Date | undefined {
@@ -17,12 +15,6 @@ function parseSince(text: string | undefined): Date | undefined {
   if (Number.isNaN(date.getTime())) throw new UsageError(`--since takes an ISO date or 30m, 24h, 7d; not ${text}`)
   return date
 }
-
-export const AUDIT_OPTIONS = {
-  since: { type: 'string' },
-  domain: { type: 'string' },
-  json: { type: 'boolean' },
-} as const
 
 export async function audit(config: Readonly<Config>, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: AUDIT_OPTIONS })

@@ -10,22 +10,8 @@ import type { Config } from '../config.ts'
 import { notFound } from '../core/problem.ts'
 import { serverKeys } from '../keys.ts'
 import { findTenant as findTenantByDomain, listTenants as allTenants } from '../tenants/service.ts'
-import { printer, UsageError, viaServerOr, withDatabase } from './shared.ts'
-
-export const CLIENTS_HELP = `  clients create --email <owner> [--description <text>] [--domain <domain>] [--json]
-                                Create an application (client credentials) acting as that user
-  clients list [--domain <domain>] [--json]
-                                List applications (never their secrets)
-  clients rotate <client_id> [--json]
-                                Issue a new secret; the old one and its tokens stop working
-  clients revoke <client_id>    Revoke an application; its tokens stop working`
-
-export const CLIENTS_OPTIONS = {
-  email: { type: 'string' },
-  description: { type: 'string' },
-  domain: { type: 'string' },
-  json: { type: 'boolean' },
-} as const
+import { printer, viaServerOr, withDatabase } from './shared.ts'
+import { CLIENTS_OPTIONS, UsageError } from './usage.ts'
 
 export async function clients(config: Readonly<Config>, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: CLIENTS_OPTIONS })

@@ -3,10 +3,7 @@ import { parseArgs } from 'node:util'
 import type { Config } from '../config.ts'
 import { listOutbox } from '../mail/service.ts'
 import { viaServerOr } from './shared.ts'
-
-export const OUTBOX_HELP = `  outbox [--all] [--json]       List queued e-mail (invitations); --all includes sent and failed`
-
-export const OUTBOX_OPTIONS = { all: { type: 'boolean' }, json: { type: 'boolean' } } as const
+import { OUTBOX_OPTIONS } from './usage.ts'
 
 export async function outbox(config: Readonly<Config>, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: OUTBOX_OPTIONS })
