@@ -1,6 +1,8 @@
 /**
  * Runs test files, a few at a time, each in a process of its own (node's test runner in that process, spec
  * reporter), and times each file from its process's start to its exit: set-up, hooks and start-up included.
+ * Also its CPU time (user + system, with the servers and commands it started): on a machine shared with other
+ * work the wall time says more about the others than about the tests, the CPU time much less.
  * A file's output is printed whole when it ends, so two files never interleave. The slowest files (by the last
  * run's times, kept in .cache/test-timings.json) start first, so that no long file starts at the end of a run
  * while the other slots sit idle.
@@ -12,6 +14,8 @@ import path from 'node:path'
 export interface FileResult {
   file: string
   ms: number
+  /** CPU time of the file's process and every process it waited for, in ms. */
+  cpuMs: number
   code: number
   counts: Record<string, number>
 }
@@ -47,6 +51,21 @@ function countsOf(output: string): Record<string, number> {
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 
+/**
+ * CPU time of this process's reaped children so far (cutime + cstime of /proc/self/stat, which include the
+ * children's own reaped children), in ms; 0 where there is no /proc. It grows only when a child is reaped, so
+ * the growth seen at a child's exit is that child's.
+ */
+function childrenCpuMs(): number {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[13]) + Number(fields[14])) * 10 // clock ticks of 10 ms (USER_HZ on Linux)
+  } catch {
+    return 0
+  }
+}
+
 export async function runFiles(
   files: string[],
   options: { runId: string; nodeOptions: string[]; concurrency: number },
@@ -56,6 +75,7 @@ export async function runFiles(
   const queue = [...files].sort((a, b) => (last[b] ?? Infinity) - (last[a] ?? Infinity) || a.localeCompare(b))
   const results: FileResult[] = []
   const running = new Set<ChildProcess>()
+  let reaped = childrenCpuMs()
   let stopped = false
   const stop = (signal: NodeJS.Signals) => {
     stopped = true
@@ -75,12 +95,20 @@ export async function runFiles(
       let output = ''
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+      let cpuMs = 0
+      child.on('exit', () => {
+        const now = childrenCpuMs()
+        cpuMs = now - reaped
+        reaped = now
+      })
       child.on('close', (exitCode, signal) => {
         running.delete(child)
         const ms = performance.now() - started
         const code = exitCode ?? (signal ? 1 : 0)
-        process.stdout.write(`\n── ${file} (${seconds(ms)}${code === 0 ? '' : `, exit ${code}`})\n${output}`)
-        resolve({ file, ms, code, counts: countsOf(output) })
+        process.stdout.write(
+          `\n── ${file} (${seconds(ms)}, CPU ${seconds(cpuMs)}${code === 0 ? '' : `, exit ${code}`})\n${output}`,
+        )
+        resolve({ file, ms, cpuMs, code, counts: countsOf(output) })
       })
     })
 
@@ -100,11 +128,14 @@ export function printSummary(results: FileResult[], wallMs: number): void {
   for (const r of results) for (const name of COUNTERS) total[name]! += r.counts[name] ?? 0
   const failed = results.filter((r) => r.code !== 0)
   const sum = results.reduce((s, r) => s + r.ms, 0)
+  const cpu = results.reduce((s, r) => s + r.cpuMs, 0)
   const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)
   console.log('\n── summary')
   console.log(COUNTERS.map((name) => `${name} ${total[name]}`).join(', '))
-  console.log(`${results.length} files in ${seconds(wallMs)} (sum of the files' times ${seconds(sum)})`)
-  console.log('ten slowest files:')
-  for (const r of slowest) console.log(`  ${seconds(r.ms).padStart(8)}  ${r.file}`)
+  console.log(
+    `${results.length} files in ${seconds(wallMs)} (sum of the files' times ${seconds(sum)}, their CPU time ${seconds(cpu)})`,
+  )
+  console.log('ten slowest files (time, CPU time):')
+  for (const r of slowest) console.log(`  ${seconds(r.ms).padStart(8)}  ${seconds(r.cpuMs).padStart(8)}  ${r.file}`)
   if (failed.length > 0) console.log(`failed: ${failed.map((r) => r.file).join(', ')}`)
 }
