@@ -4,7 +4,7 @@
  * the floor, a bare `node -e 0`, in the same run and interleaved with it (one of each in turn, `BENCH_RUNS`
  * rounds, default 9). Reported as medians, wall time and CPU time (user + system of the finished child, from
  * this process's cutime and cstime), and as ratios to the floor's wall time.
- * `BENCH_CLI_BASE=<another checkout>` also runs that checkout's bin/procurement.js the same way (before/after).
+ * `BENCH_BASE=<another checkout>` also runs that checkout's bin/procurement.js the same way (before/after).
  * Run: npm run bench -- cli
  */
 import { spawn } from 'node:child_process'
@@ -14,7 +14,7 @@ import path from 'node:path'
 import { envNumber, fmt, main, median, ROOT, scratchDir, serverEnv, startServerAt, verdict } from './lib.ts'
 
 const rounds = envNumber('BENCH_RUNS', 9)
-const base = process.env.BENCH_CLI_BASE
+const base = process.env.BENCH_BASE
 const TICK_MS = 10
 
 /** CPU time of this process's finished (waited-for) children, in ms: cutime + cstime of /proc/self/stat. */

@@ -12,6 +12,7 @@
  * PostgreSQL ≤ 2× its floor. The server's CPU time (user + system) until ready is shown too (on a shared
  * machine it varies far less than the wall time). A run under a 512 MB memory limit is not made here: see
  * docs/benchmarks.md (startup) for why, and for how to make one by hand.
+ * `BENCH_BASE=<another checkout, built>` also starts that checkout's server the same way, in the same rounds.
  * Run: npm run build && npm run bench -- startup   (BENCH_DATABASE_URL is the admin connection)
  */
 import fs from 'node:fs'
@@ -30,11 +31,13 @@ import {
   serverEnv,
   startScript,
   startServer,
+  startServerAt,
   verdict,
   type Running,
 } from './lib.ts'
 
 const rounds = envNumber('BENCH_ROUNDS', 5)
+const base = process.env.BENCH_BASE
 const PEAK_LIMIT_MB = 400
 
 interface Start {
@@ -73,6 +76,9 @@ await main(async () => {
     restart: [],
     postgresFloor: [],
     postgres: [],
+    baseFirst: [],
+    baseRestart: [],
+    basePostgres: [],
   }
   for (let round = 0; round < rounds; round++) {
     // Single-tenant, as a fresh install runs (the embedded engine seeds its demo tenant on the first start).
@@ -86,6 +92,12 @@ await main(async () => {
     const pgFloor = path.join(ROOT, 'bench/floor/start-postgres.js')
     runs.postgresFloor!.push(await measured(startScript('PostgreSQL floor', pgFloor, { DATABASE_URL: postgresUrl })))
     runs.postgres!.push(await measured(startServer(postgres)))
+    if (base !== undefined) {
+      const baseEmbedded = { ...embedded, DATA_DIR: scratchDir('startup-base') }
+      runs.baseFirst!.push(await measured(startServerAt(base, baseEmbedded, 'base server')))
+      runs.baseRestart!.push(await measured(startServerAt(base, baseEmbedded, 'base server')))
+      runs.basePostgres!.push(await measured(startServerAt(base, postgres, 'base server')))
+    }
   }
 
   const line = (name: string, r: Start[]) =>
@@ -107,4 +119,9 @@ await main(async () => {
   )
   ratio('embedded, restart', runs.restart!, pgliteFloor, 1.5)
   ratio('PostgreSQL (after the first, migrating start)', runs.postgres!, postgresFloor, 2)
+  if (base === undefined) return
+  console.log(`base, ${base}:`)
+  ratio('  embedded, first start', runs.baseFirst!, pgliteFloor, 3)
+  ratio('  embedded, restart', runs.baseRestart!, pgliteFloor, 1.5)
+  ratio('  PostgreSQL', runs.basePostgres!, postgresFloor, 2)
 })

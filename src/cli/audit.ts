@@ -1,6 +1,5 @@
 /** `procurement audit`: the audit log of writes, newest last. */
 import { parseArgs } from 'node:util'
-import { auditEntries as readAudit } from '../audit/service.ts'
 import type { Config } from '../config.ts'
 import { viaServerOr } from './shared.ts'
 import { AUDIT_OPTIONS, UsageError } from './usage.ts'
@@ -24,7 +23,10 @@ export async function audit(config: Readonly<Config>, args: string[]): Promise<v
     ...(since ? { since: since.toISOString() } : {}),
     ...(values.domain !== undefined ? { domain: values.domain } : {}),
   }
-  const rows = await viaServerOr(config, request, (db) => readAudit(db, { since, domain: values.domain }))
+  // The audit service is loaded only when no running server answers (viaServerOr).
+  const rows = await viaServerOr(config, request, async (db) =>
+    (await import('../audit/service.ts')).auditEntries(db, { since, domain: values.domain }),
+  )
   if (values.json) return console.log(JSON.stringify(rows))
   for (const r of rows) {
     const who = `${r.actor ?? 'operator'}${r.client_id ? ` via ${r.client_id}` : ''}`

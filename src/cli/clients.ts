@@ -4,14 +4,22 @@
  * is one transaction with exactly one audit entry, and a refused change writes none.
  */
 import { parseArgs } from 'node:util'
-import { operatorActor } from '../access/actor.ts'
-import * as applications from '../applications/service.ts'
 import type { Config } from '../config.ts'
-import { notFound } from '../core/problem.ts'
 import { serverKeys } from '../keys.ts'
-import { findTenant as findTenantByDomain, listTenants as allTenants } from '../tenants/service.ts'
 import { printer, viaServerOr, withDatabase } from './shared.ts'
 import { CLIENTS_OPTIONS, UsageError } from './usage.ts'
+
+/**
+ * What a command run here (not by the server) needs: loaded only then, so that `clients create` answered by a
+ * running server through its control socket loads none of it.
+ */
+const services = () =>
+  Promise.all([
+    import('../applications/service.ts'),
+    import('../access/actor.ts'),
+    import('../tenants/service.ts'),
+    import('../core/problem.ts'),
+  ])
 
 export async function clients(config: Readonly<Config>, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: CLIENTS_OPTIONS })
@@ -28,6 +36,7 @@ export async function clients(config: Readonly<Config>, args: string[]): Promise
       ...(values.domain !== undefined ? { domain: values.domain } : {}),
     }
     const creds = await viaServerOr(config, request, async (db) => {
+      const [applications, { operatorActor }] = await services()
       const owner = await applications.findOwner(db, email, values.domain)
       const actor = operatorActor({ id: owner.tenantId, domain: owner.domain })
       return applications.createApplication(db, pepper, actor, {
@@ -41,6 +50,8 @@ export async function clients(config: Readonly<Config>, args: string[]): Promise
     )
   }
   await withDatabase(config, `clients ${action ?? ''}`.trim(), async (db) => {
+    const [applications, { operatorActor }, { findTenant: findTenantByDomain, listTenants: allTenants }, { notFound }] =
+      await services()
     switch (action) {
       case 'list': {
         const tenant = values.domain === undefined ? undefined : await findTenantByDomain(db, values.domain)
