@@ -24,7 +24,7 @@ import { serverKeys, type ServerKeys } from '../src/keys.ts'
 import { VENDOR_LOOKUP_TABLES, type VendorLookupTable } from '../src/lookups/repository.ts'
 import { signAccessToken } from '../src/oauth/tokens.ts'
 import { createSampleTenant } from '../src/seed/demo.ts'
-import { prepareDatabase } from '../src/server.ts'
+import { prepareDatabase } from '../src/seed/prepare.ts'
 import type { FloorSpec, Statement } from './floor/spec.ts'
 
 export type { FloorSpec, Statement } from './floor/spec.ts'
@@ -241,6 +241,9 @@ export async function runCli(args: string[], env: Record<string, string>, limitS
   return stdout
 }
 
+/** A plain JavaScript file under plain node, started like the server (e.g. bench/floor/start-pglite.js). */
+export const startScript = (name: string, file: string, env: Record<string, string>) => startProcess(name, [file], env)
+
 /** The raw floor (bench/floor/server.ts) for the spec written to `specFile`. */
 export const startFloor = (specFile: string) =>
   startProcess('floor', ['--import', 'tsx', FLOOR, specFile], { NODE_ENV: 'production' })
@@ -278,6 +281,11 @@ export function cpuMs(pid: number): number {
     }
   }
   return ticks * TICK_MS
+}
+
+/** The peak resident set size of one process so far (VmHWM), in MB. */
+export function peakRssMb(pid: number): number {
+  return Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
 }
 
 /** Resident set size of the process and its descendants, in MB. */

@@ -1,5 +1,5 @@
-// After `tsc -p tsconfig.build.json`: the compiled server and its libraries in one file, dist/procurement.js,
-// which bin/procurement.js runs. Node 20 loads the ~1,600 files of dist/ and node_modules/ one by one (resolve,
+// After `tsc -p tsconfig.build.json`: the compiled server and its libraries bundled, dist/procurement.js and
+// the chunks it loads (dist/<name>-<HASH>.js), which bin/procurement.js runs. Node 20 loads the ~1,600 files of dist/ and node_modules/ one by one (resolve,
 // read, compile, link each; TypeBox alone is ~700), which was half the CPU time of a start; one file takes a
 // fraction of that. The code is the same: esbuild only joins the modules (no minifying). It renames a top-level
 // name only where two modules use the same one; keepNames would restore those, but by calling
@@ -11,9 +11,17 @@ import { build } from 'esbuild'
 
 const dist = new URL('../dist/', import.meta.url)
 
+// Split into chunks along the command's dynamic imports (src/cli/main.ts): `--help` and `--version` load the
+// entry file alone (a few kilobytes, not the 4 MB of the server), a command its own module and what that
+// needs. The chunks sit beside the entry file, so code that reads files next to itself (the console's assets,
+// the embedded template) finds them in dist/ whichever chunk it landed in.
+const CHUNK = /^[\w-]+-[A-Z0-9]{8}\.js$/
+for (const name of fs.readdirSync(dist)) if (CHUNK.test(name.replace(/\.map$/, ''))) fs.rmSync(new URL(name, dist))
+
 await build({
-  entryPoints: [fileURLToPath(new URL('cli/main.js', dist))],
-  outfile: fileURLToPath(new URL('procurement.js', dist)),
+  entryPoints: { procurement: fileURLToPath(new URL('cli/main.js', dist)) },
+  outdir: fileURLToPath(dist),
+  splitting: true,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -35,10 +43,12 @@ await build({
 // character if every character fits in Latin-1, else two: one em dash left in a comment doubled the 4 MB
 // bundle to 8 MB of heap. esbuild leaves comments as written, so what is left above U+00FF is escaped here
 // (harmless in a comment, a string or a regular expression; only a tagged template's raw text would differ).
-const bundled = new URL('procurement.js', dist)
-const source = fs.readFileSync(bundled, 'utf8')
-const latin1 = source.replace(/[\u0100-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-if (latin1 !== source) fs.writeFileSync(bundled, latin1)
+for (const name of fs.readdirSync(dist).filter((n) => n === 'procurement.js' || CHUNK.test(n))) {
+  const bundled = new URL(name, dist)
+  const source = fs.readFileSync(bundled, 'utf8')
+  const latin1 = source.replace(/[\u0100-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  if (latin1 !== source) fs.writeFileSync(bundled, latin1)
+}
 
 // The console reads its CSS and script next to the module that serves them, which is now this file.
 fs.cpSync(new URL('console/assets', dist), new URL('assets', dist), { recursive: true })

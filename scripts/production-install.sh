@@ -2,7 +2,8 @@
 # What the container image does (Dockerfile), without a container engine, from a clean clone of this
 # repository's committed HEAD: install every dependency, build dist/, copy what the runtime stage copies
 # and drop the dev dependencies there (npm prune --omit=dev), then start dist/ with plain `node` on
-# PostgreSQL, get a token, list vendors, and stop. Exit 0 only if all of that worked. CI runs it (.ci/run).
+# PostgreSQL, get a token, list vendors, and stop; then a first start on the embedded database (which copies
+# dist/embedded-template/). Exit 0 only if all of that worked. CI runs it (.ci/run).
 #
 #   scripts/production-install.sh        # PostgreSQL from PRODUCTION_CHECK_DATABASE_URL, default below
 set -euo pipefail
@@ -76,4 +77,23 @@ code=0
 wait "$server" || code=$?
 server=""
 [ "$code" -eq 0 ] || { cat "$log" >&2; echo "FAIL: the server exited $code on SIGTERM" >&2; exit 1; }
+echo "== first start on the embedded database (the database made at build time, copied; the demo seeded)"
+[ -f dist/embedded-template/PG_VERSION ] || { echo "FAIL: dist/embedded-template/ is not in the runtime copy" >&2; exit 1; }
+log="$work/embedded.log"
+DATA_DIR="$work/data" PORT=0 HOST=127.0.0.1 NODE_ENV=production node dist/procurement.js serve > "$log" 2>&1 &
+server=$!
+for _ in $(seq 1 120); do
+  grep -qs 'Client Secret: ' "$log" && break
+  kill -0 "$server" 2> /dev/null || { cat "$log" >&2; echo "FAIL: the embedded server exited" >&2; exit 1; }
+  sleep 0.5
+done
+origin="$(sed -n 's/^Procurement service listening on \(http:[^ ]*\).*/\1/p' "$log")"
+[ -n "$origin" ] || { cat "$log" >&2; echo "FAIL: no start-up lines (embedded)" >&2; exit 1; }
+curl -fsS "$origin/readyz" | jq -e '.database == "pglite"' > /dev/null
+kill -TERM "$server"
+code=0
+wait "$server" || code=$?
+server=""
+[ "$code" -eq 0 ] || { cat "$log" >&2; echo "FAIL: the embedded server exited $code on SIGTERM" >&2; exit 1; }
+echo "embedded first start: ready at $origin"
 echo "== production install passed"

@@ -7,22 +7,14 @@
  */
 import fs from 'node:fs'
 import net from 'node:net'
-import path from 'node:path'
 import type { Kysely } from 'kysely'
-import { OperatorError } from './core/operator-error.ts'
 import { operatorActor } from './access/actor.ts'
 import { createApplication, findOwner } from './applications/service.ts'
 import { auditEntries as readAudit } from './audit/service.ts'
 import type { DB } from './db/schema.ts'
 import type { ServerKeys } from './keys.ts'
+import { controlPath, type ControlRequest } from './control-client.ts'
 import { listOutbox } from './mail/service.ts'
-
-export type ControlRequest =
-  | { op: 'audit'; since?: string; domain?: string }
-  | { op: 'outbox'; all: boolean }
-  | { op: 'clients create'; email: string; description: string; domain?: string }
-
-export const controlPath = (dir: string): string => path.join(dir, 'control.sock')
 
 const MAX_REQUEST = 64 * 1024
 
@@ -87,30 +79,4 @@ export async function serveControl(dir: string, db: Kysely<DB>, keys: ServerKeys
   }
   process.once('exit', () => fs.rmSync(file, { force: true }))
   return stop
-}
-
-/**
- * Asks the server holding DATA_DIR. Undefined when none answers (no socket, or one left by a dead process):
- * the command then opens the database itself. A refusal by the server throws with its message.
- */
-export async function askServer(dir: string, request: ControlRequest): Promise<unknown> {
-  const file = controlPath(dir)
-  if (!fs.existsSync(file)) return undefined
-  const reply = await new Promise<string | undefined>((resolve) => {
-    const socket = net.connect(file)
-    let text = ''
-    socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`))
-    socket.on('data', (chunk) => (text += chunk.toString('utf8')))
-    socket.on('error', () => resolve(undefined))
-    socket.on('close', () => resolve(text === '' ? undefined : text))
-  })
-  if (reply === undefined) return undefined
-  const parsed = JSON.parse(reply) as { ok: boolean; result?: unknown; error?: string }
-  if (!parsed.ok) throw new ControlError(parsed.error ?? 'the server refused the request')
-  return parsed.result
-}
-
-/** The running server refused a request: its message, for one line on stderr. */
-export class ControlError extends OperatorError {
-  override name = 'ControlError'
 }

@@ -37,23 +37,16 @@ import { publicBase } from './http/public-url.ts'
 import { setupPath } from './invitations/service.ts'
 import { openDatabase, type Database } from './db/database.ts'
 import { MAINTENANCE_INTERVAL_MS, startMaintenance } from './db/maintenance.ts'
-import { migrateToLatest } from './db/migrate.ts'
 import { serverKeys, type ServerKeys } from './keys.ts'
 import { demoCredentialsToShow, markDemoCredentialsShown } from './seed/demo-credentials.ts'
-import { DEMO_DOMAIN, seedDemo } from './seed/demo.ts'
+import { DEMO_DOMAIN } from './seed/demo.ts'
+import { prepareDatabase } from './seed/prepare.ts'
 import { countTenants } from './tenants/service.ts'
 import { CHANNEL as WEBHOOKS_CHANNEL, startWebhookWorker } from './webhooks/worker.service.ts'
 
 const SHUTDOWN_GRACE_MS = 10_000
 /** After this long without a request, the heap's garbage is collected once (core/idle-memory.ts). */
 const IDLE_RELEASE_MS = 20_000
-
-/** Migrates; on a database with no tenant at all, seeds the demo tenant when configured to (config.demoSeed). */
-export async function prepareDatabase(database: Database, config: Readonly<Config>): Promise<void> {
-  await migrateToLatest(database.db)
-  if (!config.demoSeed) return
-  if ((await countTenants(database.db)) === 0) await seedDemo(database.db)
-}
 
 /** Fails with advice when HOST:PORT cannot be listened on (taken, or not an address of this machine). */
 async function checkPortFree(config: Readonly<Config>): Promise<void> {
@@ -378,9 +371,9 @@ async function serveWorker(config: Readonly<Config>): Promise<FastifyInstance> {
  * exit under a request still in flight). These are the two fields net.Server's own accept sets.
  */
 function adopt(server: net.Server, socket: net.Socket): void {
-  const counted = server as unknown as { _connections: number }
-  counted._connections++
-  ;(socket as unknown as { _server: net.Server })._server = server // its close counts it off again
+  const connections: unknown = Reflect.get(server, '_connections')
+  Reflect.set(server, '_connections', (typeof connections === 'number' ? connections : 0) + 1)
+  Reflect.set(socket, '_server', server) // its close counts it off again
   server.emit('connection', socket)
 }
 

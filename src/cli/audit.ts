@@ -1,11 +1,8 @@
 /** `procurement audit`: the audit log of writes, newest last. */
 import { parseArgs } from 'node:util'
-import { auditEntries as readAudit } from '../audit/service.ts'
 import type { Config } from '../config.ts'
-import { UsageError, viaServerOr } from './shared.ts'
-
-export const AUDIT_HELP = `  audit [--since <ISO date|30m|24h|7d>] [--domain <d>] [--json]
-                                Print the audit log of writes`
+import { viaServerOr } from './shared.ts'
+import { AUDIT_OPTIONS, UsageError } from './usage.ts'
 
 /** `--since` takes an ISO date or time, or a span back from now: 30m, 24h, 7d. */
 function parseSince(text: string | undefined): Date | undefined {
@@ -18,12 +15,6 @@ function parseSince(text: string | undefined): Date | undefined {
   return date
 }
 
-export const AUDIT_OPTIONS = {
-  since: { type: 'string' },
-  domain: { type: 'string' },
-  json: { type: 'boolean' },
-} as const
-
 export async function audit(config: Readonly<Config>, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: AUDIT_OPTIONS })
   const since = parseSince(values.since)
@@ -32,7 +23,10 @@ export async function audit(config: Readonly<Config>, args: string[]): Promise<v
     ...(since ? { since: since.toISOString() } : {}),
     ...(values.domain !== undefined ? { domain: values.domain } : {}),
   }
-  const rows = await viaServerOr(config, request, (db) => readAudit(db, { since, domain: values.domain }))
+  // The audit service is loaded only when no running server answers (viaServerOr).
+  const rows = await viaServerOr(config, request, async (db) =>
+    (await import('../audit/service.ts')).auditEntries(db, { since, domain: values.domain }),
+  )
   if (values.json) return console.log(JSON.stringify(rows))
   for (const r of rows) {
     const who = `${r.actor ?? 'operator'}${r.client_id ? ` via ${r.client_id}` : ''}`

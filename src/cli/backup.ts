@@ -17,11 +17,7 @@ import { lockDataDir, pgdataPaths } from '../db/data-dir.ts'
 import { securePermissions } from '../db/integrity.ts'
 import { keepPrivate } from '../db/private-files.ts'
 import { readStored, writeStored, type StoredSecrets } from '../keys.ts'
-import { UsageError } from './shared.ts'
-
-export const BACKUP_HELP = `  backup <file>                 Embedded database: write the database and its keys to <file> (0600)
-  restore <file> [--force]      Embedded database: restore <file> into DATA_DIR, which must be missing
-                                or empty (--force replaces what is there)`
+import { UsageError } from './usage.ts'
 
 const FORMAT = 'procurement-backup'
 

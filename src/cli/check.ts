@@ -6,9 +6,6 @@ import { checkDatabase } from '../db/check.ts'
 import { pgdataPaths } from '../db/data-dir.ts'
 import { withDatabase } from './shared.ts'
 
-export const CHECK_HELP = `  check [--json]                Read every table and compare it with the service's own counts;
-                                exit 1 naming what is wrong (a damaged or truncated table file)`
-
 export async function check(config: Readonly<Config>, json: boolean): Promise<void> {
   if (config.DATABASE_URL === undefined && !fs.existsSync(pgdataPaths(config.dataDir).ready)) {
     throw new OperatorError(`There is no embedded database in ${config.dataDir} to check.`)

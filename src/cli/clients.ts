@@ -4,28 +4,22 @@
  * is one transaction with exactly one audit entry, and a refused change writes none.
  */
 import { parseArgs } from 'node:util'
-import { operatorActor } from '../access/actor.ts'
-import * as applications from '../applications/service.ts'
 import type { Config } from '../config.ts'
-import { notFound } from '../core/problem.ts'
 import { serverKeys } from '../keys.ts'
-import { findTenant as findTenantByDomain, listTenants as allTenants } from '../tenants/service.ts'
-import { printer, UsageError, viaServerOr, withDatabase } from './shared.ts'
+import { printer, viaServerOr, withDatabase } from './shared.ts'
+import { CLIENTS_OPTIONS, UsageError } from './usage.ts'
 
-export const CLIENTS_HELP = `  clients create --email <owner> [--description <text>] [--domain <domain>] [--json]
-                                Create an application (client credentials) acting as that user
-  clients list [--domain <domain>] [--json]
-                                List applications (never their secrets)
-  clients rotate <client_id> [--json]
-                                Issue a new secret; the old one and its tokens stop working
-  clients revoke <client_id>    Revoke an application; its tokens stop working`
-
-export const CLIENTS_OPTIONS = {
-  email: { type: 'string' },
-  description: { type: 'string' },
-  domain: { type: 'string' },
-  json: { type: 'boolean' },
-} as const
+/**
+ * What a command run here (not by the server) needs: loaded only then, so that `clients create` answered by a
+ * running server through its control socket loads none of it.
+ */
+const services = () =>
+  Promise.all([
+    import('../applications/service.ts'),
+    import('../access/actor.ts'),
+    import('../tenants/service.ts'),
+    import('../core/problem.ts'),
+  ])
 
 export async function clients(config: Readonly<Config>, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: CLIENTS_OPTIONS })
@@ -42,6 +36,7 @@ export async function clients(config: Readonly<Config>, args: string[]): Promise
       ...(values.domain !== undefined ? { domain: values.domain } : {}),
     }
     const creds = await viaServerOr(config, request, async (db) => {
+      const [applications, { operatorActor }] = await services()
       const owner = await applications.findOwner(db, email, values.domain)
       const actor = operatorActor({ id: owner.tenantId, domain: owner.domain })
       return applications.createApplication(db, pepper, actor, {
@@ -55,6 +50,8 @@ export async function clients(config: Readonly<Config>, args: string[]): Promise
     )
   }
   await withDatabase(config, `clients ${action ?? ''}`.trim(), async (db) => {
+    const [applications, { operatorActor }, { findTenant: findTenantByDomain, listTenants: allTenants }, { notFound }] =
+      await services()
     switch (action) {
       case 'list': {
         const tenant = values.domain === undefined ? undefined : await findTenantByDomain(db, values.domain)

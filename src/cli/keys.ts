@@ -2,12 +2,7 @@
 import type { Config } from '../config.ts'
 import { OperatorError } from '../core/operator-error.ts'
 import { keyFilePath, rotateStoredKeys } from '../keys.ts'
-import { UsageError } from './shared.ts'
-
-export const KEYS_HELP = `  keys rotate [--forget-previous]
-                                Embedded database: a new token signing key and secret pepper in
-                                DATA_DIR/secrets.json; the old ones keep verifying (restart to use the
-                                new ones). --forget-previous drops the old ones instead`
+import { UsageError } from './usage.ts'
 
 export function keys(config: Readonly<Config>, action: string | undefined, forget: boolean): void {
   if (action !== 'rotate') throw new UsageError('keys takes rotate')

@@ -5,23 +5,24 @@
  * Exit codes: 0 done, 1 failed (message on stderr), 2 wrong usage.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { ConfigError, loadConfig, type Config } from '../config.ts'
-import { OperatorError } from '../core/operator-error.ts'
+import type { Config } from '../config.ts'
 import { serviceVersion } from '../core/version.ts'
-import { DatabaseStartError } from '../db/database.ts'
-import { DataDirLockedError } from '../db/data-dir.ts'
-import { migrationStatus } from '../db/migrate.ts'
-import { Problem } from '../core/problem.ts'
-import { seedDemo } from '../seed/demo.ts'
-import { serve } from '../server.ts'
-import { audit, AUDIT_HELP, AUDIT_OPTIONS } from './audit.ts'
-import { backup, BACKUP_HELP, restore } from './backup.ts'
-import { check, CHECK_HELP } from './check.ts'
-import { clients, CLIENTS_HELP, CLIENTS_OPTIONS } from './clients.ts'
-import { keys, KEYS_HELP } from './keys.ts'
-import { outbox, OUTBOX_HELP, OUTBOX_OPTIONS } from './outbox.ts'
-import { TENANTS_HELP, TENANTS_OPTIONS, tenantsCommand, USERS_OPTIONS, usersCommand } from './tenants.ts'
-import { migrateOnly, UsageError, withDatabase } from './shared.ts'
+import type { Database } from '../db/database.ts'
+import {
+  AUDIT_HELP,
+  AUDIT_OPTIONS,
+  BACKUP_HELP,
+  CHECK_HELP,
+  CLIENTS_HELP,
+  CLIENTS_OPTIONS,
+  KEYS_HELP,
+  OUTBOX_HELP,
+  OUTBOX_OPTIONS,
+  TENANTS_HELP,
+  TENANTS_OPTIONS,
+  UsageError,
+  USERS_OPTIONS,
+} from './usage.ts'
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>
 
@@ -39,22 +40,28 @@ const COMMANDS: Record<string, Command> = {
     help: `  serve                         Migrate, seed the demo tenant on first run (embedded database), and
                                 serve HTTP (the default command)`,
     options: {},
-    run: (config) => serve(config),
+    run: async (config) => (await import('../server.ts')).serve(config),
   },
   migrate: {
     help: `  migrate [--status]            Apply pending database migrations and exit; --status lists every
                                 migration, applied or pending, and changes nothing`,
     options: { status: { type: 'boolean' } },
-    run: (config, _args, values) =>
-      values.status === true
+    run: async (config, _args, values) => {
+      const { migrateOnly, withDatabase } = await import('./shared.ts')
+      return values.status === true
         ? withDatabase(config, 'migrate --status', printStatus, async () => {})
-        : withDatabase(config, 'migrate', async () => console.log('Database is up to date.'), migrateOnly),
+        : withDatabase(config, 'migrate', async () => console.log('Database is up to date.'), migrateOnly)
+    },
   },
   seed: {
     help: '  seed                          Create the demo tenant if it does not exist, and exit',
     options: {},
-    run: (config) =>
-      withDatabase(
+    run: async (config) => {
+      const [{ migrateOnly, withDatabase }, { seedDemo }] = await Promise.all([
+        import('./shared.ts'),
+        import('../seed/demo.ts'),
+      ])
+      return withDatabase(
         config,
         'seed',
         async (db) => {
@@ -64,26 +71,55 @@ const COMMANDS: Record<string, Command> = {
           )
         },
         migrateOnly,
-      ),
+      )
+    },
   },
-  tenants: { help: TENANTS_ONLY_HELP, options: TENANTS_OPTIONS, positionals: true, run: tenantsCommand },
-  users: { help: USERS_HELP, options: USERS_OPTIONS, positionals: true, run: usersCommand },
-  clients: { help: CLIENTS_HELP, options: CLIENTS_OPTIONS, positionals: true, run: clients },
-  audit: { help: AUDIT_HELP, options: AUDIT_OPTIONS, run: audit },
-  outbox: { help: OUTBOX_HELP, options: OUTBOX_OPTIONS, run: outbox },
-  check: { help: CHECK_HELP, options: { json: { type: 'boolean' } }, run: (c, _a, v) => check(c, v.json === true) },
-  backup: { help: BACKUP_HELP.split('\n')[0]!, options: {}, positionals: true, run: (c, _a, _v, p) => backup(c, p[0]) },
+  tenants: {
+    help: TENANTS_ONLY_HELP,
+    options: TENANTS_OPTIONS,
+    positionals: true,
+    run: async (c, a) => (await import('./tenants.ts')).tenantsCommand(c, a),
+  },
+  users: {
+    help: USERS_HELP,
+    options: USERS_OPTIONS,
+    positionals: true,
+    run: async (c, a) => (await import('./tenants.ts')).usersCommand(c, a),
+  },
+  clients: {
+    help: CLIENTS_HELP,
+    options: CLIENTS_OPTIONS,
+    positionals: true,
+    run: async (c, a) => (await import('./clients.ts')).clients(c, a),
+  },
+  audit: { help: AUDIT_HELP, options: AUDIT_OPTIONS, run: async (c, a) => (await import('./audit.ts')).audit(c, a) },
+  outbox: {
+    help: OUTBOX_HELP,
+    options: OUTBOX_OPTIONS,
+    run: async (c, a) => (await import('./outbox.ts')).outbox(c, a),
+  },
+  check: {
+    help: CHECK_HELP,
+    options: { json: { type: 'boolean' } },
+    run: async (c, _a, v) => (await import('./check.ts')).check(c, v.json === true),
+  },
+  backup: {
+    help: BACKUP_HELP.split('\n')[0]!,
+    options: {},
+    positionals: true,
+    run: async (c, _a, _v, p) => (await import('./backup.ts')).backup(c, p[0]),
+  },
   restore: {
     help: BACKUP_HELP.split('\n').slice(1).join('\n'),
     options: { force: { type: 'boolean' } },
     positionals: true,
-    run: (c, _a, v, p) => restore(c, p[0], v.force === true),
+    run: async (c, _a, v, p) => (await import('./backup.ts')).restore(c, p[0], v.force === true),
   },
   keys: {
     help: KEYS_HELP,
     options: { 'forget-previous': { type: 'boolean' } },
     positionals: true,
-    run: (c, _a, v, p) => keys(c, p[0], v['forget-previous'] === true),
+    run: async (c, _a, v, p) => (await import('./keys.ts')).keys(c, p[0], v['forget-previous'] === true),
   },
 }
 
@@ -103,7 +139,8 @@ outbox and clients create are answered by the server through DATA_DIR/control.so
 
 const usageOf = (name: string) => `Usage: procurement ${name} [options]\n\n${COMMANDS[name]!.help}`
 
-async function printStatus(db: Parameters<typeof migrationStatus>[0]): Promise<void> {
+async function printStatus(db: Database['db']): Promise<void> {
+  const { migrationStatus } = await import('../db/migrate.ts')
   const status = await migrationStatus(db)
   for (const m of status)
     console.log(`${m.executedAt ? `applied ${m.executedAt.toISOString()}` : 'pending'}  ${m.name}`)
@@ -144,25 +181,37 @@ async function main(argv: string[]): Promise<void> {
     allowPositionals: command.positionals === true,
     strict: true,
   })
-  const config = loadConfig()
-  await command.run(config, rest, values, positionals)
+  const { loadConfig } = await import('../config.ts')
+  await command.run(loadConfig(), rest, values, positionals)
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
+/** The kinds of failure an operator can act on: one line, no stack. Loaded only when something failed. */
+async function operatorFacing(error: unknown): Promise<boolean> {
+  const [config, operator, database, dataDir, problem] = await Promise.all([
+    import('../config.ts'),
+    import('../core/operator-error.ts'),
+    import('../db/database.ts'),
+    import('../db/data-dir.ts'),
+    import('../core/problem.ts'),
+  ])
+  return (
+    error instanceof config.ConfigError ||
+    error instanceof dataDir.DataDirLockedError ||
+    error instanceof database.DatabaseStartError ||
+    error instanceof operator.OperatorError ||
+    error instanceof problem.Problem
+  )
+}
+
+main(process.argv.slice(2)).catch(async (error: unknown) => {
   const usage = error instanceof UsageError ? error.message : usageProblem(error)
   if (usage !== undefined) {
     const where = current === undefined ? 'procurement' : `procurement ${current}`
     console.error(`${where}: ${usage}\n\n${current === undefined ? HELP : usageOf(current)}`)
     process.exit(2)
   }
-  if (
-    error instanceof ConfigError ||
-    error instanceof DataDirLockedError ||
-    error instanceof DatabaseStartError ||
-    error instanceof OperatorError ||
-    error instanceof Problem
-  ) {
-    console.error(`procurement: ${error.message}`)
+  if (await operatorFacing(error)) {
+    console.error(`procurement: ${(error as Error).message}`)
     process.exit(1)
   }
   console.error('procurement: failed:', error)

@@ -1,17 +1,16 @@
 /** `procurement outbox`: queued e-mail (invitations), and with --all the sent and failed ones too. */
 import { parseArgs } from 'node:util'
 import type { Config } from '../config.ts'
-import { listOutbox } from '../mail/service.ts'
 import { viaServerOr } from './shared.ts'
-
-export const OUTBOX_HELP = `  outbox [--all] [--json]       List queued e-mail (invitations); --all includes sent and failed`
-
-export const OUTBOX_OPTIONS = { all: { type: 'boolean' }, json: { type: 'boolean' } } as const
+import { OUTBOX_OPTIONS } from './usage.ts'
 
 export async function outbox(config: Readonly<Config>, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: OUTBOX_OPTIONS })
   const all = values.all === true
-  const rows = await viaServerOr(config, { op: 'outbox', all }, (db) => listOutbox(db, all))
+  // The mail service is loaded only when no running server answers (viaServerOr).
+  const rows = await viaServerOr(config, { op: 'outbox', all }, async (db) =>
+    (await import('../mail/service.ts')).listOutbox(db, all),
+  )
   if (values.json) return console.log(JSON.stringify(rows))
   if (rows.length === 0) return console.log(all ? 'The outbox is empty.' : 'No queued e-mail.')
   for (const m of rows) {

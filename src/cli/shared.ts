@@ -1,24 +1,29 @@
 /** What every command shares: usage errors, and a database opened for one command and closed after it. */
 import type { Config } from '../config.ts'
-import { askServer, type ControlRequest } from '../control.ts'
-import { openDatabase, type Database } from '../db/database.ts'
-import { migrateToLatest } from '../db/migrate.ts'
-import { serverKeys } from '../keys.ts'
-import { prepareDatabase } from '../server.ts'
+import { askServer, type ControlRequest } from '../control-client.ts'
+import type { Database } from '../db/database.ts'
 
-/** Wrong usage: printed with the help text, exit code 2. */
-export class UsageError extends Error {}
+export { UsageError } from './usage.ts'
 
 export async function withDatabase<T>(
   config: Readonly<Config>,
   command: string,
   work: (db: Database['db']) => Promise<T>,
-  prepare: (db: Database) => Promise<void> = (db) => prepareDatabase(db, config),
+  prepare?: (db: Database) => Promise<void>,
 ): Promise<T> {
+  // Loaded here, not at the top: a command the running server answers (viaServerOr) never needs them.
+  const [{ serverKeys }, { openDatabase }, { prepareDatabase }] = await Promise.all([
+    import('../keys.ts'),
+    import('../db/database.ts'),
+    import('../seed/prepare.ts'),
+  ])
   // The embedded database and its key file are made together: a database is never without its keys, and
   // a damaged or missing key file next to an existing database stops the command here (keys.ts).
   serverKeys(config)
-  const database = await openDatabase(config, { command, prepare })
+  const database = await openDatabase(config, {
+    command,
+    prepare: prepare ?? ((db) => prepareDatabase(db, config)),
+  })
   try {
     return await work(database.db)
   } finally {
@@ -27,7 +32,10 @@ export async function withDatabase<T>(
 }
 
 /** Only migrations, no demo seed (for `migrate` and `seed`, which decide themselves). */
-export const migrateOnly = (db: Database) => migrateToLatest(db.db).then(() => undefined)
+export async function migrateOnly(db: Database): Promise<void> {
+  const { migrateToLatest } = await import('../db/migrate.ts')
+  await migrateToLatest(db.db)
+}
 
 /** Prints JSON with --json, else the text. */
 export const printer = (json: boolean | undefined) => (value: unknown, text: string) =>

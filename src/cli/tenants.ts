@@ -8,37 +8,11 @@ import { OperatorError } from '../core/operator-error.ts'
 import { mailBase } from '../http/public-url.ts'
 import { setupPath } from '../invitations/service.ts'
 import * as tenants from '../tenants/service.ts'
-import { printer, UsageError, withDatabase } from './shared.ts'
-
-export const TENANTS_HELP = `  tenants create --domain <d> --name <company> --admin-email <e> [--admin-first-name <n>]
-                [--admin-last-name <n>] [--currency USD] [--json]
-                                Create a company (roles, base currency, legal entity, headquarters,
-                                department) and its first administrator; prints a one-time
-                                set-password link for the administrator (valid 24 hours)
-  tenants list [--json]         List tenants
-  tenants deactivate <domain>   Switch a tenant off: its tokens, sessions and clients stop at once
-  tenants activate <domain>     Switch it on again
-  users reset-password --domain <d> --email <e> [--json]
-                                Print a new one-time set-password link for a user (valid 24 hours)`
+import { printer, withDatabase } from './shared.ts'
+import { TENANTS_OPTIONS, UsageError, USERS_OPTIONS } from './usage.ts'
 
 const setupUrl = (config: Readonly<Config>, domain: string, token: string) =>
   `${mailBase(config, domain)}${setupPath(token)}`
-
-export const TENANTS_OPTIONS = {
-  domain: { type: 'string' },
-  name: { type: 'string' },
-  'admin-email': { type: 'string' },
-  'admin-first-name': { type: 'string' },
-  'admin-last-name': { type: 'string' },
-  currency: { type: 'string' },
-  json: { type: 'boolean' },
-} as const
-
-export const USERS_OPTIONS = {
-  domain: { type: 'string' },
-  email: { type: 'string' },
-  json: { type: 'boolean' },
-} as const
 
 export async function tenantsCommand(config: Readonly<Config>, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: TENANTS_OPTIONS })

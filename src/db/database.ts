@@ -4,6 +4,7 @@
  * file knows which one it has.
  */
 import fs from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Config } from '../config.ts'
@@ -187,6 +188,13 @@ function explainPostgresFailure(error: unknown, url: string): unknown {
   return error
 }
 
+/**
+ * dist/embedded-template/ (scripts/embedded-template.js), found beside the bundle, dist/procurement.js, that
+ * runs this code. Absent when the TypeScript runs through tsx, or tsc's output unbundled: then the first start
+ * builds its database itself.
+ */
+const BUILT_TEMPLATE = fileURLToPath(new URL('./embedded-template/', import.meta.url))
+
 /** Opens the configured database, prepared and ready to serve. */
 export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
   if (config.DATABASE_URL !== undefined) {
@@ -226,11 +234,18 @@ async function openEmbedded(
   if (!fs.existsSync(ready)) {
     progress?.(`Creating the embedded database in ${dir} (first start; a few seconds)…`)
     fs.rmSync(partial, { recursive: true, force: true })
-    const fresh = await openPglite({ dataDir: partial })
-    try {
-      await prepare(fresh)
-    } finally {
-      await fresh.close()
+    if (fs.existsSync(BUILT_TEMPLATE)) {
+      // The migrated, empty database made at build time, copied: PGlite's initdb costs seconds and a peak of
+      // some 900 MB of memory. `prepare` below seeds the demo in one transaction, so a start killed before
+      // that committed seeds it on the next start.
+      fs.cpSync(BUILT_TEMPLATE, partial, { recursive: true })
+    } else {
+      const fresh = await openPglite({ dataDir: partial })
+      try {
+        await prepare(fresh)
+      } finally {
+        await fresh.close()
+      }
     }
     fs.renameSync(partial, ready)
   } else {

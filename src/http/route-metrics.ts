@@ -101,10 +101,25 @@ export class RouteMetrics {
 /**
  * A metric as prom-client's registry reads it: `get()` gives the samples, summed across cluster workers. The
  * registry reads only name, help, type, aggregator, get and reset; prom-client's types know no such collector
- * (they name the four classes, and a numeric MetricType where the registry uses 'counter'), hence the one
- * cast through unknown left under src/.
+ * (they name the four classes, and a numeric MetricType where the registry uses 'counter'), so `readByRegistry`
+ * checks exactly those members instead.
  */
 function metric(name: string, help: string, type: 'counter' | 'histogram', values: () => Sample[], reset: () => void) {
   const read = () => ({ name, help, type, values: values(), aggregator: 'sum' })
-  return { name, help, type, aggregator: 'sum', get: () => Promise.resolve(read()), reset } as unknown as Metric
+  const collector = { name, help, type, aggregator: 'sum', get: () => Promise.resolve(read()), reset }
+  if (!readByRegistry(collector)) throw new Error(`metric ${name} lacks what the registry reads`)
+  return collector
+}
+
+/** Whether `value` has every member prom-client's registry uses of a metric (registerMetric, metrics()). */
+function readByRegistry(value: object): value is Metric {
+  const m = value as Partial<Record<'name' | 'help' | 'type' | 'aggregator' | 'get' | 'reset', unknown>>
+  return (
+    typeof m.name === 'string' &&
+    typeof m.help === 'string' &&
+    typeof m.type === 'string' &&
+    typeof m.aggregator === 'string' &&
+    typeof m.get === 'function' &&
+    typeof m.reset === 'function'
+  )
 }
