@@ -193,11 +193,11 @@ export async function submitRequest(
       chain.length === 0
         ? undefined
         : await startChain(
-        tx,
-        actor,
-        { type: 'request', id, locationId: row.location_id, submitterId: row.requester_id },
-        chain,
-      )
+            tx,
+            actor,
+            { type: 'request', id, locationId: row.location_id, submitterId: row.requester_id },
+            chain,
+          )
     await audit(tx, actor, { action: 'request.submit', resourceType: 'request', resourceId: id })
     const request = await requestView(tx, actor.tenantId, id)
     await recordEvent(tx, actor.tenantId, 'request.submitted', request)
