@@ -26,6 +26,7 @@ import * as receiving from '../src/console/views/receiving.ts'
 import * as requestForm from '../src/console/views/request-form.ts'
 import * as requests from '../src/console/views/requests.ts'
 import * as setup from '../src/console/views/setup.ts'
+import * as sso from '../src/console/views/sso.ts'
 import * as userForms from '../src/console/views/user-forms.ts'
 import * as users from '../src/console/views/users.ts'
 import * as vendorImport from '../src/console/views/vendor-import.ts'
@@ -519,6 +520,21 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
   'setup.setupEditView': () => setup.setupEditView(HOSTILE, HOSTILE, setupSpec, frame),
   'setup.setupIndexView': () => setup.setupIndexView([{ href: HOSTILE, label: HOSTILE, what: HOSTILE }], frame),
   'setup.activeText': () => setup.activeText(true),
+  'sso.ssoView': () =>
+    sso.ssoView(
+      {
+        configured: true,
+        redirectUri: HOSTILE,
+        scimBaseUrl: HOSTILE,
+        roles: [{ value: HOSTILE, label: HOSTILE }],
+        tokens: [{ id: 1, description: HOSTILE, created_at: HOSTILE, last_used_at: null }],
+      },
+      form,
+      frame,
+      layout.notice('alert', HOSTILE),
+      HOSTILE,
+    ),
+  'sso.ssoRefusedView': () => sso.ssoRefusedView(HOSTILE),
   'outbox.outboxView': () =>
     outbox.outboxView(
       [
@@ -598,6 +614,7 @@ const MODULES = {
   'request-form': requestForm,
   requests,
   setup,
+  sso,
   users,
   'user-forms': userForms,
   vendors,

@@ -8,18 +8,22 @@
  */
 import { sql, type Kysely } from 'kysely'
 import { forbidden } from '../core/problem.ts'
-import type { DB } from '../db/schema.ts'
+import type { DB, PermissionKey } from '../db/schema.ts'
 import { actingUser, type Actor } from './actor.ts'
 import { delegationActive } from './approvers.ts'
 import { holdersAt } from './location-permissions.ts'
 
-/** The permission deciding an approval needs, at the document's location. */
-export const DECIDING_PERMISSION = 'nav_approval'
+/** The permission deciding an approval needs, at the document's location, unless its step names another. */
+export const DECIDING_PERMISSION: PermissionKey = 'nav_approval'
 
-/** What the decision is about: the document's location and the approval's candidates (user ids). */
+/**
+ * What the decision is about: the document's location, the approval's candidates (user ids), and the
+ * permission its step was planned for (a bill's exceptions step: `accounts_payable`; else `nav_approval`).
+ */
 export interface DecisionSubject {
   locationId: number
   candidates: readonly number[]
+  permission?: PermissionKey | undefined
 }
 
 /**
@@ -30,10 +34,11 @@ export interface DecisionSubject {
 export async function requireMayDecide(db: Kysely<DB>, actor: Actor, subject: DecisionSubject): Promise<void> {
   const userId = actingUser(actor)
   const { locationId, candidates } = subject
-  const holders = await holdersAt(db, actor.tenantId, [userId, ...candidates], locationId, DECIDING_PERMISSION)
+  const permission = subject.permission ?? DECIDING_PERMISSION
+  const holders = await holdersAt(db, actor.tenantId, [userId, ...candidates], locationId, permission)
   if (!holders.has(userId))
     throw forbidden(
-      `Deciding this approval needs the ${DECIDING_PERMISSION} permission at location ${locationId}, which you do not hold there now.`,
+      `Deciding this approval needs the ${permission} permission at location ${locationId}, which you do not hold there now.`,
     )
   if (candidates.includes(userId)) return
   const delegators = await awayCandidatesDelegatingTo(db, actor.tenantId, userId, candidates)
@@ -41,7 +46,7 @@ export async function requireMayDecide(db: Kysely<DB>, actor: Actor, subject: De
   // must still hold the permission — a refusal, never a decision on behalf of someone who lost it.
   if (delegators.length > 0 && !holders.has(Math.min(...delegators)))
     throw forbidden(
-      `The away candidate you decide for no longer holds the ${DECIDING_PERMISSION} permission at location ${locationId}.`,
+      `The away candidate you decide for no longer holds the ${permission} permission at location ${locationId}.`,
     )
 }
 

@@ -69,7 +69,11 @@ async function decide(
     if (!(await handler.lock(tx, actor.tenantId, seen.document_id))) throw notFound(`No approval ${id}.`)
     // Authority read now, not when the candidates were chosen (access/decision.ts).
     if (seen.status === 'pending' && seen.submitter_id !== userId)
-      await requireMayDecide(tx, actor, { locationId: seen.location_id, candidates: seen.candidate_ids })
+      await requireMayDecide(tx, actor, {
+        locationId: seen.location_id,
+        candidates: seen.candidate_ids,
+        permission: seen.plan.find((s) => s.step === seen.step)?.permission,
+      })
     const decided = await repo.decide(tx, actor.tenantId, id, userId, outcome, comment)
     if (decided === undefined) {
       const now = (await repo.findApproval(tx, actor.tenantId, id))!

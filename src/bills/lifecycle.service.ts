@@ -89,7 +89,7 @@ export const submitBill = (db: Kysely<DB>, actor: Actor, id: number) =>
     })
     if (match === 'exception')
       chain = [
-        { step: 1, candidates: await payables(tx, row, userId) },
+        { step: 1, candidates: await payables(tx, row, userId), permission: 'accounts_payable' },
         ...chain.map((s, i): PlannedStep => ({ ...s, step: i + 2 })),
       ]
     const status = chain.length === 0 ? 'approved' : 'pending_approval'

@@ -195,6 +195,11 @@ export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'cancelled'
 export interface PlannedStep {
   step: number
   candidates: number[]
+  /**
+   * The permission its candidates were chosen for, and that deciding it needs at the document's location
+   * (access/decision.ts): `nav_approval` when absent (rule steps); a bill's exceptions step: `accounts_payable`.
+   */
+  permission?: PermissionKey
 }
 
 export interface PurchaseRequestTable {
