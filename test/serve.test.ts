@@ -131,13 +131,14 @@ describe('embedded database, as an operator runs it', { skip: engineUnderTest !=
       status: string
       body_text: string
     }[]
+    // The demo's sent purchase orders wait there too (to their vendor, orders@example.com).
     assert.deepEqual(
-      queued.map((m) => [m.to_address, m.status]),
+      queued.filter((m) => m.to_address !== 'orders@example.com').map((m) => [m.to_address, m.status]),
       [['invitee@example.org', 'queued']],
       'without SMTP_URL the invitation waits in the outbox',
     )
     assert.match(
-      queued[0]!.body_text,
+      queued.find((m) => m.to_address === 'invitee@example.org')!.body_text,
       /http:\/\/127\.0\.0\.1:[1-9]\d*\/console\/setup\/[A-Za-z0-9_-]+/,
       'a set-password link on the port served',
     )

@@ -43,7 +43,10 @@ export const ExceptionCode = Type.Union(
 export const BillException = Type.Object({
   line: Type.Integer({ description: 'The bill line.', examples: [7] }),
   code: ExceptionCode,
-  message: Type.String({ examples: ['Line 1 (Ergonomic chair): billed 12, received 10.'] }),
+  message: Type.String({
+    description: 'What is wrong, as a sentence a person acts on.',
+    examples: ['Line 1 (Ergonomic chair): billed 12, received 10.'],
+  }),
 })
 
 export const BillLine = named(
@@ -75,6 +78,9 @@ export const Bill = named(
     match_status: MatchStatus,
     exceptions: Type.Array(BillException, {
       description: 'What matching found at the last submit; empty when matched or not required.',
+      examples: [
+        [{ line: 7, code: 'quantity_over_received', message: 'Line 1 (Ergonomic chair): billed 12, received 10.' }],
+      ],
     }),
     invoice_date: NullableDate('The date on the vendor’s invoice.', '2026-11-20'),
     due_date: NullableDate('When payment is due.', '2026-12-20'),

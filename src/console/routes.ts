@@ -14,7 +14,7 @@ import { attemptCounterFrom } from '../access/attempts.ts'
 import type { LookupCache } from '../lookups/cache.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
-import { concurrentWriteConflict, isDatabaseUnavailable } from '../http/errors.ts'
+import { concurrentWriteConflict, fieldErrors, isDatabaseUnavailable } from '../http/errors.ts'
 import { Problem, type FieldErrors } from '../core/problem.ts'
 import type { ServerKeys } from '../keys.ts'
 import { resumeSession } from '../sessions/service.ts'
@@ -63,19 +63,13 @@ function sameOrigin(origin: string, host: string): boolean {
 }
 
 /**
- * The fields a refused form or address names (its schema's errors), so the page says which field to fix —
- * a 300-character e-mail in the invite form reads "email: must NOT have more than 254 characters".
+ * The fields a refused form or address names (its schema's errors, in the API's sentences), so the page says
+ * which field to fix — a 300-character e-mail in the invite form reads "email: must be at most 254 characters".
  */
 function fieldsOf(error: FastifyError): FieldErrors[] {
   if (error.validation === undefined) return []
-  const fields: FieldErrors = {}
-  for (const v of error.validation) {
-    const missing = (v.params as { missingProperty?: unknown }).missingProperty
-    const field =
-      v.instancePath.replace(/^\//, '').replaceAll('/', '.') || (typeof missing === 'string' ? missing : 'form')
-    ;(fields[field] ??= []).push(v.message ?? 'is not valid')
-  }
-  return [fields]
+  const fields = fieldErrors(error)
+  return Array.isArray(fields) ? fields : [fields]
 }
 
 /** An error as a page: what went wrong in words, never internals. */

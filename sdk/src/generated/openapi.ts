@@ -4484,7 +4484,16 @@ export interface components {
              * @example matched
              */
             match_status: "not_required" | "matched" | "exception";
-            /** @description What matching found at the last submit; empty when matched or not required. */
+            /**
+             * @description What matching found at the last submit; empty when matched or not required.
+             * @example [
+             *       {
+             *         "line": 7,
+             *         "code": "quantity_over_received",
+             *         "message": "Line 1 (Ergonomic chair): billed 12, received 10."
+             *       }
+             *     ]
+             */
             exceptions: {
                 /**
                  * @description The bill line.
@@ -4493,7 +4502,10 @@ export interface components {
                 line: number;
                 /** @example quantity_over_received */
                 code: "quantity_over_ordered" | "quantity_over_received" | "price_over_tolerance" | "line_closed";
-                /** @example Line 1 (Ergonomic chair): billed 12, received 10. */
+                /**
+                 * @description What is wrong, as a sentence a person acts on.
+                 * @example Line 1 (Ergonomic chair): billed 12, received 10.
+                 */
                 message: string;
             }[];
             /**
