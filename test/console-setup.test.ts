@@ -112,6 +112,39 @@ describe('Settings → Set-up', () => {
       active: 'on',
     })
     assert.equal(rule.statusCode, 303, rule.body.slice(0, 300))
-    assert.match(visible((await b.get(rules)).body), /Step 2 · every location 500 Ada/)
+    assert.match(visible((await b.get(rules)).body), /Step 2 · every location Request 500 Ada/, 'request by default')
+  })
+
+  test('an approval rule for bills: the document chosen, listed, read back by the API, changed, checked', async () => {
+    const tenant = await newTenant(ctx)
+    const b = await adminBrowser(ctx, tenant)
+    const rules = '/console/settings/setup/approval-rules'
+    const form = (await b.get(rules)).body
+    assert.match(visible(form), /Document/)
+    assert.match(form, /<option value="purchase_order"[^>]*>Purchase order<\/option>/)
+    const approver = /name="approvers\.(\d+)"/.exec(form)![1]!
+    const fields = { location: '', min_total: '750', step: '3', [`approvers.${approver}`]: 'on', active: 'on' }
+    const wrong = await b.submit(rules, rules, { ...fields, document: 'invoice' })
+    assert.equal(wrong.statusCode, 400)
+    assert.match(visible(wrong.body), /Document/)
+    const made = await b.submit(rules, rules, { ...fields, document: 'bill' })
+    assert.equal(made.statusCode, 303, made.body.slice(0, 300))
+    assert.match(visible((await b.get(rules)).body), /Step 3 · every location Bill 750/)
+    const admin = await apiAs(ctx, tenant, tenant.adminUserId)
+    const listed = await admin({ method: 'GET', url: '/api/v3/approval-rules/?document=bill' })
+    assert.equal(listed.statusCode, 200, listed.body)
+    const rule = listed.json<{ data: { id: number; document: string }[] }>().data
+    assert.equal(rule.length, 1)
+    assert.equal(rule[0]!.document, 'bill')
+    const edit = `${rules}/${rule[0]!.id}`
+    assert.match((await b.get(edit)).body, /<option value="bill" selected/)
+    assert.equal((await b.submit(edit, edit, { ...fields, document: 'purchase_order' })).statusCode, 303)
+    const after = await admin({ method: 'GET', url: '/api/v3/approval-rules/?document=purchase_order' })
+    assert.deepEqual(
+      after.json<{ data: { id: number }[] }>().data.map((r) => r.id),
+      [rule[0]!.id],
+      'the same rule, now for purchase orders',
+    )
+    assert.match(visible((await b.get(rules)).body), /Step 3 · every location Purchase order 750/)
   })
 })

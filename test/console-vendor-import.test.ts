@@ -130,3 +130,87 @@ test('someone without Purchase cannot open or use the import', async () => {
   assert.equal((await r.post(`${IMPORT}/confirm`, { _csrf: theirs, csv: 'name\nSneaky' })).statusCode, 403)
   assert.equal(await vendorCount(tenant.tenantId), before)
 })
+
+test('names as typed: codes, look-up and type names, case-insensitive; an unknown name is said as a sentence', async () => {
+  const { tenant, b } = await signedInAdmin(ctx, BASE_DOMAIN)
+  const csrf = b.csrfOf((await b.get(IMPORT)).body)!
+  const terms = '/console/settings/setup/payment-terms'
+  const made = await b.post(terms, { _csrf: csrf, name: 'Net 30', description: 'In 30 days', active: 'on' })
+  assert.equal(made.statusCode, 303, made.body.slice(0, 300))
+  const before = await vendorCount(tenant.tenantId)
+  const csv = ['name,type,currency,payment_term_ref', 'Typed Ltd,preferred,usd,NET 30'].join('\n')
+  assert.equal((await b.post(`${IMPORT}/confirm`, { _csrf: csrf, csv })).statusCode, 303)
+  const typed = await ctx.database.db
+    .selectFrom('vendors as v')
+    .innerJoin('currencies as c', 'c.id', 'v.currency_id')
+    .innerJoin('payment_terms as t', 't.id', 'v.payment_term_id')
+    .select(['v.type', 'c.name as currency', 't.name as term'])
+    .where('v.tenant_id', '=', tenant.tenantId)
+    .where('v.name', '=', 'Typed Ltd')
+    .executeTakeFirstOrThrow()
+  assert.deepEqual(typed, { type: 3, currency: 'USD', term: 'Net 30' })
+
+  const unknown = ['name,currency,payment_term_ref', 'Fine,USD,Net 30', 'Wrong,XYZ,Net 31'].join('\n')
+  const preview = await b.post(IMPORT, { _csrf: csrf, csv: unknown })
+  assert.equal(preview.statusCode, 400)
+  assert.match(
+    preview.body,
+    /Line 3, column &quot;currency&quot;: &quot;XYZ&quot; is not a currency code of this tenant/,
+  )
+  assert.match(preview.body, /Line 3, column &quot;payment_term_ref&quot;: &quot;Net 31&quot; is not a payment term/)
+  const badType = await b.post(IMPORT, { _csrf: csrf, csv: 'name,type\nOdd,Wholesaler' })
+  assert.match(badType.body, /Line 2, column &quot;type&quot;: &quot;Wholesaler&quot; is not a vendor type; use one of/)
+  assert.equal((await b.post(`${IMPORT}/confirm`, { _csrf: csrf, csv: unknown })).statusCode, 400)
+  assert.equal(await vendorCount(tenant.tenantId), before + 1)
+})
+
+test('the export is every vendor the list matches, in the import columns, and imports unchanged', async () => {
+  const { tenant, b } = await signedInAdmin(ctx, BASE_DOMAIN)
+  const csrf = b.csrfOf((await b.get(IMPORT)).body)!
+  const terms = '/console/settings/setup/payment-terms'
+  assert.equal((await b.post(terms, { _csrf: csrf, name: 'Net 60', active: 'on' })).statusCode, 303)
+  const rows = Array.from(
+    { length: 55 },
+    (_, i) => `Bulk ${i + 1},B-${i + 1},Employee,USD,Net 60,"a${i}@x.test, b${i}@x.test"`,
+  )
+  const csv = ['name,external_id,type,currency,payment_term_ref,email', '"=SUM(A1)",,Checkout,,,', ...rows].join('\n')
+  assert.equal((await b.post(`${IMPORT}/confirm`, { _csrf: csrf, csv })).statusCode, 303)
+  const count = await vendorCount(tenant.tenantId)
+  const snapshot = async () =>
+    await ctx.database.db
+      .selectFrom('vendors')
+      .selectAll()
+      .where('tenant_id', '=', tenant.tenantId)
+      .orderBy('id')
+      .execute()
+  const before = await snapshot()
+
+  const exported = await b.get('/console/vendors/export')
+  assert.equal(exported.statusCode, 200)
+  assert.match(String(exported.headers['content-type']), /text\/csv/)
+  const lines = exported.body.trim().split('\r\n')
+  assert.equal(lines.length, count + 1, 'every vendor, not one page')
+  assert.equal(
+    lines[0],
+    'name,external_id,type,contact,email,phoneOne,phoneTwo,fax,url,addressLineOne,addressLineTwo,city,state_province,postalCode,country,currency,payment_term_ref,shipping_term_ref,payment_method_ref,shipping_method_ref,comments',
+  )
+  assert.ok(lines.includes(`Bulk 7,B-7,Employee,,"a6@x.test, b6@x.test",,,,,,,,,,,USD,Net 60,,,,`), lines[8])
+  assert.ok(
+    lines.some((l) => l.startsWith(`'=SUM(A1),,Checkout,`)),
+    'the formula is defused',
+  )
+  assert.doesNotMatch(exported.body, /[{[]/, 'no JSON in cells')
+  const searched = await b.get('/console/vendors/export?search=Bulk%205')
+  assert.equal(searched.body.trim().split('\r\n').length, 1 + 7, 'Bulk 5 and Bulk 50…55')
+
+  const preview = await b.post(IMPORT, { _csrf: csrf, csv: exported.body })
+  assert.equal(preview.statusCode, 200, preview.body.slice(0, 500))
+  assert.match(preview.body, new RegExp(`0 vendors are ready to import\\. ${count} rows repeat existing vendors`))
+  const again = await b.post(`${IMPORT}/confirm`, { _csrf: csrf, csv: exported.body })
+  assert.equal(again.statusCode, 303, again.body.slice(0, 500))
+  assert.deepEqual(await snapshot(), before, 'export → import changes nothing')
+  assert.ok(
+    before.some((v) => v.name === '=SUM(A1)'),
+    'the name starting with = round-trips',
+  )
+})

@@ -1,6 +1,6 @@
 /**
  * Set-up pages for roles (a name and permissions as checkboxes with plain names) and approval rules (location,
- * minimum total, step, approvers), described for pages/setup.ts: through the services the API uses, so the
+ * minimum total, step, approvers, document: request, purchase order or bill), described for pages/setup.ts: through the services the API uses, so the
  * same rules hold (nobody hands out a permission they lack; approvers must exist).
  */
 import { listRules, createRule, replaceRule } from '../../approvals/rules.service.ts'
@@ -67,14 +67,29 @@ const roles: Kind = {
   replace: (db, actor, id, body) => replaceRole(db, actor, id, body),
 }
 
+/** The documents a rule governs, as people call them (the API's `document`). */
+const DOCUMENTS = [
+  { value: 'request', label: 'Request' },
+  { value: 'purchase_order', label: 'Purchase order' },
+  { value: 'bill', label: 'Bill' },
+]
+const documentName = (value: unknown) => DOCUMENTS.find((d) => d.value === value)?.label ?? str(value)
+
 const rules: Kind = {
   title: 'Approval rules',
   singular: 'rule',
   intro:
     'Who approves a submitted request: the rules of its location (or of every location) whose minimum total it reaches, step by step; any one approver of a step decides it (never the requester).',
-  headings: ['Minimum total', 'Approvers', 'Status'],
-  cells: (r) => [str(r.min_total), str(r.approverNames), activeText(r.active === true)],
+  headings: ['Document', 'Minimum total', 'Approvers', 'Status'],
+  cells: (r) => [documentName(r.document), str(r.min_total), str(r.approverNames), activeText(r.active === true)],
   fields: async (db, actor) => [
+    {
+      kind: 'select',
+      name: 'document',
+      label: 'Document',
+      hint: 'What the rule approves: requests, purchase orders or bills.',
+      options: DOCUMENTS,
+    },
     {
       kind: 'select',
       name: 'location',
@@ -105,6 +120,7 @@ const rules: Kind = {
   ],
   schema: ApprovalRuleInput,
   body: (v) => ({
+    document: text(v.document) || 'request',
     location: text(v.location) === '' ? null : numberOr(v.location),
     min_total: text(v.min_total) || '0',
     step: numberOr(v.step || '1'),
@@ -112,6 +128,7 @@ const rules: Kind = {
     active: isOn(v),
   }),
   values: (r) => ({
+    document: str(r.document),
     location: r.location === null ? '' : str(r.location),
     min_total: str(r.min_total),
     step: str(r.step),

@@ -2,11 +2,12 @@
  * Vendors → Import from CSV: upload (the file's text) → preview with every row's problems, each row held to
  * the API's own validation of a vendor → import all rows or none, through the vendor service in one
  * transaction (a row the service refuses — a currency that is not the tenant's, say — undoes the lot and is
- * shown at its line). The template to start from; at most 1,000 rows. For `superuser` or `nav_purchase`.
+ * shown at its line). Cells are what a person types — currency codes, look-up and type names (ids still
+ * accepted) — and a row repeating an existing vendor exactly (as an export does) is left alone. The template to start from; at most 1,000 rows. For `superuser` or `nav_purchase`.
  */
 import { CsvError, parse } from 'csv-parse/sync'
 import { Type } from 'typebox'
-import { requireAny } from '../../access/actor.ts'
+import { requireAny, type Actor } from '../../access/actor.ts'
 import { Problem } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
 import { toCsv } from '../../http/list.ts'
@@ -15,7 +16,9 @@ import { createVendors } from '../../vendors/service.ts'
 import { sendPage, type ConsoleApp, type ConsoleDeps } from '../context.ts'
 import { IMPORT_BASE, importView, previewView, type ImportRow } from '../views/vendor-import.ts'
 import { VENDOR_LABELS } from '../views/vendors.ts'
+import type { Values } from '../views/forms.ts'
 import { errorsFor } from './forms.ts'
+import { allVendors, resolveNames, unprefixed, vendorCsvRow, vendorNames, type VendorNames } from './vendor-csv.ts'
 import { vendorBodyOf } from './vendors.ts'
 
 const COLUMNS = Object.keys(VENDOR_LABELS)
@@ -30,7 +33,7 @@ const TEMPLATE = toCsv(
     {
       name: 'Quill & Co',
       external_id: 'V-1001',
-      type: 4,
+      type: 'Regular',
       contact: 'Ada Quill',
       email: 'orders@quill.example, accounts@quill.example',
       phoneOne: '+44 20 7946 0000',
@@ -43,8 +46,29 @@ const TEMPLATE = toCsv(
   COLUMNS,
 )
 
-/** The file's rows, each checked as the API checks a vendor; or why the file cannot be read at all. */
-function readCsv(text: string): { rows: ImportRow[]; inputs: VendorInput[] } | { problem: string } {
+/** Which existing vendor a row stands for: the same external id, or (without one) the same name. */
+const keyOf = (values: { readonly name?: string | undefined; readonly external_id?: string | undefined }) => {
+  const external = (values.external_id ?? '').trim()
+  return external === '' ? `name:${(values.name ?? '').trim()}` : `external:${external}`
+}
+
+/** A row's API body: names made ids, the `'` prefix gone, the type left to the API's default when blank. */
+function bodyOf(values: Values, names: VendorNames, line: number) {
+  const resolved = resolveNames(values, names, line)
+  const body = vendorBodyOf(resolved.values)
+  if ((values.type ?? '').trim() === '') delete body.type // the API's default
+  return { body, errors: resolved.errors }
+}
+
+/**
+ * The file's rows, each checked as the API checks a vendor (a row that repeats an existing vendor exactly, as
+ * an export does, is marked unchanged and not imported again); or why the file cannot be read at all.
+ */
+async function readCsv(
+  text: string,
+  deps: ConsoleDeps,
+  actor: Actor,
+): Promise<{ rows: ImportRow[]; inputs: VendorInput[]; rowOfInput: number[] } | { problem: string }> {
   let records: string[][]
   try {
     records = parse(text, {
@@ -67,19 +91,29 @@ function readCsv(text: string): { rows: ImportRow[]; inputs: VendorInput[] } | {
   if (!header.includes('name')) return { problem: 'The header has no name column: every vendor needs a name.' }
   if (lines.length > MAX_ROWS)
     return { problem: `The file has ${lines.length} vendors; at most ${MAX_ROWS} are imported at once.` }
+  const [names, vendors] = await Promise.all([vendorNames(deps.db, actor), allVendors(deps, actor)])
+  const existing = new Map(vendors.map((v) => [keyOf(v), v]))
   const rows: ImportRow[] = []
   const inputs: VendorInput[] = []
+  const rowOfInput: number[] = []
   lines.forEach((fields, i) => {
+    const line = i + 2
     const values: Record<string, string> = {}
-    header.forEach((column, at) => (values[column] = fields[at] ?? ''))
-    const body = vendorBodyOf(values)
-    if ((values.type ?? '') === '') delete body.type // the API's default
+    header.forEach((column, at) => (values[column] = unprefixed(fields[at] ?? '')))
+    const { body, errors: nameErrors } = bodyOf(values, names, line)
     const checked = checkCreate(body)
-    const errors = checked.ok ? {} : errorsFor(checked.errors, COLUMNS)
-    if (checked.ok) inputs.push(checked.value)
-    rows.push({ line: i + 2, values, errors })
+    const errors = { ...(checked.ok ? {} : errorsFor(checked.errors, COLUMNS)), ...nameErrors }
+    const same = existing.get(keyOf(values))
+    const current = same === undefined ? undefined : bodyOf(vendorCsvRow(same, names), names, line).body
+    const unchanged =
+      current !== undefined && header.every((c) => JSON.stringify(body[c]) === JSON.stringify(current[c]))
+    if (checked.ok && Object.keys(errors).length === 0 && !unchanged) {
+      inputs.push(checked.value)
+      rowOfInput.push(i)
+    }
+    rows.push({ line, values, errors, unchanged: unchanged && Object.keys(errors).length === 0 })
   })
-  return { rows, inputs }
+  return { rows, inputs, rowOfInput }
 }
 
 export function vendorImportPages(app: ConsoleApp, deps: ConsoleDeps): void {
@@ -103,7 +137,7 @@ export function vendorImportPages(app: ConsoleApp, deps: ConsoleDeps): void {
 
   app.post('/vendors/import', { bodyLimit: BODY_LIMIT, schema: { hide: true, body: Csv } }, async (request, reply) => {
     const { csv } = request.body
-    const read = readCsv(csv)
+    const read = await readCsv(csv, deps, request.session.actor)
     if ('problem' in read) return sendPage(reply, importView(csv, request.session, read.problem), 400)
     const refused = read.rows.some((r) => Object.keys(r.errors).length > 0)
     return sendPage(reply, previewView(read.rows, csv, request.session), refused ? 400 : 200)
@@ -115,16 +149,19 @@ export function vendorImportPages(app: ConsoleApp, deps: ConsoleDeps): void {
     async (request, reply) => {
       const { csv } = request.body
       // Read and checked again: what was previewed is not trusted to be what came back.
-      const read = readCsv(csv)
+      const read = await readCsv(csv, deps, request.session.actor)
       if ('problem' in read) return sendPage(reply, importView(csv, request.session, read.problem), 400)
       if (read.rows.some((r) => Object.keys(r.errors).length > 0))
         return sendPage(reply, previewView(read.rows, csv, request.session), 400)
       try {
-        await createVendors(db, lookups, request.session.actor, read.inputs)
+        if (read.inputs.length > 0) await createVendors(db, lookups, request.session.actor, read.inputs)
       } catch (error) {
         if (!(error instanceof Problem) || error.status !== 400) throw error
         const perRow = [error.extra.errors ?? []].flat()
-        const rows = read.rows.map((r, i) => ({ ...r, errors: errorsFor(perRow[i] ?? {}, COLUMNS) }))
+        const rows = read.rows.map((r, i) => {
+          const at = read.rowOfInput.indexOf(i)
+          return { ...r, errors: at < 0 ? {} : errorsFor(perRow[at] ?? {}, COLUMNS) }
+        })
         return sendPage(reply, previewView(rows, csv, request.session, error.detail), 400)
       }
       return reply.redirect(`/console/vendors?done=imported`, 303)

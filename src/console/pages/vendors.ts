@@ -1,15 +1,15 @@
 /**
- * Vendors in the console: the list (search, paging, CSV export of the page), one vendor, create, edit,
+ * Vendors in the console: the list (search, paging, CSV export of every vendor it matches), one vendor, create, edit,
  * deactivate and activate — through the vendor service, with the API's own validation of each body.
  */
 import { bodyChecker } from '../../http/body-check.ts'
 import { toCsv } from '../../http/list.ts'
-import { listCurrencies, listVendorLookups } from '../../lookups/service.ts'
-import { Vendor, VendorInput, VendorPatch } from '../../vendors/schema.ts'
+import { VendorInput, VendorPatch, type Vendor } from '../../vendors/schema.ts'
 import { createVendor, getVendor, listVendors, updateVendor } from '../../vendors/service.ts'
 import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
 import type { FormState, Values } from '../views/forms.ts'
 import { VENDOR_LABELS, vendorFormView, vendorsView, vendorView, type VendorChoices } from '../views/vendors.ts'
+import { allVendors, choicesOf, vendorCsvRow, vendorNames } from './vendor-csv.ts'
 import { attempt, Done, errorsFor, flashOf, FormBody, Id, ListQuery, PAGE_SIZE, valuesOf } from './forms.ts'
 
 const FIELDS = Object.keys(VENDOR_LABELS)
@@ -69,20 +69,8 @@ export function vendorPages(app: ConsoleApp, deps: ConsoleDeps): void {
   const { db, lookups } = deps
 
   /** The tenant's currencies and vendor look-ups, as the form's choices. */
-  async function choices(session: ConsoleSession): Promise<VendorChoices> {
-    const all = { page_size: 100, order_by: 'name' } as const
-    const options = (rows: readonly { id: number; name: string }[]) =>
-      rows.map((r) => ({ value: String(r.id), label: r.name }))
-    const lookup = async (table: Parameters<typeof listVendorLookups>[1]) =>
-      options((await listVendorLookups(db, table, session.actor, all)).rows)
-    return {
-      currency: options((await listCurrencies(db, session.actor, all)).rows),
-      payment_term_ref: await lookup('payment_terms'),
-      shipping_term_ref: await lookup('shipping_terms'),
-      payment_method_ref: await lookup('payment_methods'),
-      shipping_method_ref: await lookup('shipping_methods'),
-    }
-  }
+  const choices = async (session: ConsoleSession): Promise<VendorChoices> =>
+    choicesOf(await vendorNames(db, session.actor))
 
   const showForm = async (
     session: ConsoleSession,
@@ -101,17 +89,19 @@ export function vendorPages(app: ConsoleApp, deps: ConsoleDeps): void {
   })
 
   app.get('/vendors/export', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    const { search, page } = request.query
-    const result = await listVendors(db, lookups, request.session.actor, {
-      page: page ?? 1,
-      page_size: PAGE_SIZE,
-      ...(search === undefined ? {} : { search }),
-    })
+    const { search } = request.query
+    const { actor } = request.session
+    const [rows, names] = await Promise.all([allVendors(deps, actor, search), vendorNames(db, actor)])
     return reply
-      .header('content-disposition', `attachment; filename="vendors-page-${result.page.page}.csv"`)
+      .header('content-disposition', 'attachment; filename="vendors.csv"')
       .header('cache-control', 'no-store')
       .type('text/csv; charset=utf-8')
-      .send(toCsv(result.rows, Object.keys(Vendor.properties)))
+      .send(
+        toCsv(
+          rows.map((v) => vendorCsvRow(v, names)),
+          FIELDS,
+        ),
+      )
   })
 
   const newTarget = { action: '/console/vendors/new', title: 'New vendor', cancel: '/console/vendors' }

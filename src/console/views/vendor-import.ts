@@ -21,6 +21,8 @@ export interface ImportRow {
   line: number
   values: Readonly<Record<string, string>>
   errors: Errors
+  /** The row repeats an existing vendor exactly (as an export does): it is not imported again. */
+  unchanged?: boolean
 }
 
 /** The form: a file or pasted text; `problem` (a file that could not be read) stands above it. */
@@ -77,9 +79,15 @@ const problemsOf = (errors: Errors): string =>
 /** The preview: every row, its problems; the import button only when there are none. */
 export function previewView(rows: readonly ImportRow[], csv: string, { actor, csrf }: Frame, problem?: string): string {
   const refused = rows.filter((r) => Object.keys(r.errors).length > 0)
+  const unchanged = rows.filter((r) => r.unchanged === true).length
+  const fresh = rows.length - unchanged
+  const same =
+    unchanged === 0
+      ? ''
+      : ` ${unchanged} ${unchanged === 1 ? 'row repeats an existing vendor' : 'rows repeat existing vendors'} unchanged and ${unchanged === 1 ? 'is' : 'are'} left alone.`
   const top =
     refused.length === 0 && problem === undefined
-      ? notice('status', `${rows.length} ${rows.length === 1 ? 'vendor is' : 'vendors are'} ready to import.`)
+      ? notice('status', `${fresh} ${fresh === 1 ? 'vendor is' : 'vendors are'} ready to import.${same}`)
       : notice(
           'alert',
           html`${problem ?? ''} ${refused.length} of ${rows.length} rows have problems (listed below). Fix them in the
@@ -110,7 +118,15 @@ export function previewView(rows: readonly ImportRow[], csv: string, { actor, cs
                 <td>${r.values.external_id ?? ''}</td>
                 <td>${r.values.city ?? ''}</td>
                 <td>${r.values.email ?? ''}</td>
-                <td>${Object.keys(r.errors).length === 0 ? 'none' : problemsOf(r.errors)}</td>
+                <td>
+                  ${
+                    Object.keys(r.errors).length > 0
+                      ? problemsOf(r.errors)
+                      : r.unchanged === true
+                        ? 'none (unchanged: left alone)'
+                        : 'none'
+                  }
+                </td>
               </tr>`,
           )}
         </tbody>
@@ -123,7 +139,7 @@ export function previewView(rows: readonly ImportRow[], csv: string, { actor, cs
             csrf,
             html`<input type="hidden" name="csv" value="${csv}" />
               <p>
-                <button type="submit">Import ${rows.length} ${rows.length === 1 ? 'vendor' : 'vendors'}</button>
+                <button type="submit">Import ${fresh} ${fresh === 1 ? 'vendor' : 'vendors'}</button>
                 <a href="${IMPORT_BASE}">Start again</a>
               </p>`,
           )

@@ -66,7 +66,7 @@ export function vendorsView(
   { actor, csrf }: Frame,
   flash?: string,
 ): string {
-  const exportQuery = new URLSearchParams({ ...(search ? { search } : {}), page: String(result.page.page) })
+  const exportQuery = new URLSearchParams(search ? { search } : {})
   const actions = html`<p class="actions">
     ${
       canWrite(actor)
@@ -74,7 +74,9 @@ export function vendorsView(
             <a class="button secondary" href="/console/vendors/import">Import from CSV</a>`
         : ''
     }
-    <a class="button secondary" href="/console/vendors/export?${exportQuery.toString()}">Export this page (CSV)</a>
+    <a class="button secondary" href="/console/vendors/export?${exportQuery.toString()}"
+      >Export all matching vendors (CSV)</a
+    >
   </p>`
   const body = html`${flash === undefined ? '' : notice('status', flash)} ${actions}
   ${searchForm('/console/vendors', 'Search vendors by name', search)}
