@@ -7,12 +7,11 @@
  */
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { launchChromium, noChromium } from '../helpers/browser.ts'
+import type { Browser, Page } from 'playwright-core'
+import { accessible, freePort, launchChromium, noChromium } from '../helpers/browser.ts'
 import { run, runToEnd, type Running } from '../helpers/process.ts'
 
 const skip = noChromium
@@ -36,37 +35,6 @@ after(async () => {
   await serving?.exited
   fs.rmSync(dataDir, { recursive: true, force: true })
 })
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port: p } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(p))
-    })
-  })
-
-/** axe-core on the page (in a CSP-bypassing twin context with the same cookies): no serious or critical violation. */
-async function accessible(context: BrowserContext, url: string): Promise<void> {
-  const twin = await browser!.newContext({ bypassCSP: true, storageState: await context.storageState() })
-  try {
-    const page = await twin.newPage()
-    await page.goto(url)
-    await page.addScriptTag({ path: path.join(root, 'node_modules/axe-core/axe.min.js') })
-    const violations = await page.evaluate(async () => {
-      const result = await (
-        globalThis as unknown as {
-          axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string }[] }> }
-        }
-      ).axe.run()
-      return result.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.help}`)
-    })
-    assert.deepEqual(violations, [], `${url}: accessibility`)
-  } finally {
-    await twin.close()
-  }
-}
 
 /** At 390 px the page does not scroll sideways; a full-page screenshot for the docs. */
 async function narrow(page: Page, shot: string) {

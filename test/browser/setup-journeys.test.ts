@@ -8,12 +8,11 @@
  */
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { launchChromium, noChromium } from '../helpers/browser.ts'
+import { accessible, fitsPhone as pageFitsPhone, freePort, launchChromium, noChromium } from '../helpers/browser.ts'
 import { run, runToEnd, type Running } from '../helpers/process.ts'
 
 const skip = noChromium
@@ -31,14 +30,6 @@ let base = ''
 let server: Running | undefined
 let browser: Browser | undefined
 const env = () => ({ DATA_DIR: dataDir, DEMO_SEED: 'false', PORT: String(port), LOG_LEVEL: 'warn' })
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port: p } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(p))
-    })
-  })
 
 before(async () => {
   if (skip) return
@@ -82,38 +73,9 @@ async function signedIn(): Promise<{ context: BrowserContext; page: Page }> {
   return { context, page }
 }
 
-/** axe-core on the page as it is now (in a CSP-bypassing twin context with the same cookies). */
-async function accessible(context: BrowserContext, url: string): Promise<void> {
-  const twin = await browser!.newContext({ bypassCSP: true, storageState: await context.storageState() })
-  try {
-    const page = await twin.newPage()
-    await page.goto(url)
-    await page.addScriptTag({ path: path.join(root, 'node_modules/axe-core/axe.min.js') })
-    const violations = await page.evaluate(async () => {
-      const result = await (
-        globalThis as unknown as {
-          axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string }[] }> }
-        }
-      ).axe.run()
-      return result.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.help}`)
-    })
-    assert.deepEqual(violations, [], `${url}: accessibility`)
-  } finally {
-    await twin.close()
-  }
-}
-
 /** At 390 px wide the page does not scroll sideways. */
 async function fitsPhone(page: Page): Promise<void> {
-  const wide = await page.evaluate(() => {
-    const { documentElement } = (
-      globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
-    ).document
-    return documentElement.scrollWidth - documentElement.clientWidth
-  })
-  assert.ok(wide <= 0, `${page.url()} scrolls ${wide} px sideways at 390 px`)
+  await pageFitsPhone(page)
   // Not only the page: no table is cut inside a sideways-scrolling box, and every cell is on the screen.
   const cut = await page.evaluate(() => {
     const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<Element> } }).document

@@ -8,17 +8,15 @@
  */
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { launchChromium, noChromium } from '../helpers/browser.ts'
+import { accessible, fitsPhone, freePort, launchChromium, noChromium } from '../helpers/browser.ts'
 import { startProvider, type TestProvider } from '../helpers/oidc.ts'
 import { run, runToEnd, type Running } from '../helpers/process.ts'
 
 const skip = noChromium
-const root = path.resolve(import.meta.dirname, '../..')
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-browser-sso-'))
 const PASSWORD = 'a long and private passphrase'
 
@@ -35,14 +33,6 @@ const env = () => ({
   SSO_ALLOW_HTTP_ISSUER: 'true',
 })
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port: p } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(p))
-    })
-  })
-
 before(async () => {
   if (skip) return
   port = await freePort()
@@ -57,40 +47,6 @@ after(async () => {
   await server?.exited
   fs.rmSync(dataDir, { recursive: true, force: true })
 })
-
-/** axe-core on the page as it is now (in a CSP-bypassing twin context with the same cookies). */
-async function accessible(context: BrowserContext, url: string): Promise<void> {
-  const twin = await browser!.newContext({ bypassCSP: true, storageState: await context.storageState() })
-  try {
-    const page = await twin.newPage()
-    await page.goto(url)
-    await page.addScriptTag({ path: path.join(root, 'node_modules/axe-core/axe.min.js') })
-    const violations = await page.evaluate(async () => {
-      const result = await (
-        globalThis as unknown as {
-          axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string }[] }> }
-        }
-      ).axe.run()
-      return result.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.help}`)
-    })
-    assert.deepEqual(violations, [], `${url}: accessibility`)
-  } finally {
-    await twin.close()
-  }
-}
-
-/** At 390 px wide the page does not scroll sideways. */
-async function fitsPhone(page: Page): Promise<void> {
-  const wide = await page.evaluate(() => {
-    const { documentElement } = (
-      globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
-    ).document
-    return documentElement.scrollWidth - documentElement.clientWidth
-  })
-  assert.ok(wide <= 0, `${page.url()} scrolls ${wide} px sideways at 390 px`)
-}
 
 /**
  * A browser of its own for one person (the provider keeps its own session in cookies), from the console's

@@ -1,6 +1,9 @@
 /** Debian's Chromium for the browser tests, launched headless the way this closed network needs it. */
+import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import net from 'node:net'
+import path from 'node:path'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
@@ -20,3 +23,48 @@ export const launchChromium = (): Promise<Browser> =>
       '--disable-dev-shm-usage',
     ],
   })
+
+const root = path.resolve(import.meta.dirname, '../..')
+
+/** A port free on the loopback interface now, for a server a browser test starts. */
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+/** axe-core on `url` as `context`'s user sees it (in a CSP-bypassing twin context with the same cookies). */
+export async function accessible(context: BrowserContext, url: string): Promise<void> {
+  const twin = await context.browser()!.newContext({ bypassCSP: true, storageState: await context.storageState() })
+  try {
+    const page = await twin.newPage()
+    await page.goto(url)
+    await page.addScriptTag({ path: path.join(root, 'node_modules/axe-core/axe.min.js') })
+    const violations = await page.evaluate(async () => {
+      const result = await (
+        globalThis as unknown as {
+          axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string }[] }> }
+        }
+      ).axe.run()
+      return result.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.help}`)
+    })
+    assert.deepEqual(violations, [], `${url}: accessibility`)
+  } finally {
+    await twin.close()
+  }
+}
+
+/** At 390 px wide the page does not scroll sideways. */
+export async function fitsPhone(page: Page): Promise<void> {
+  const wide = await page.evaluate(() => {
+    const { documentElement } = (
+      globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+    ).document
+    return documentElement.scrollWidth - documentElement.clientWidth
+  })
+  assert.ok(wide <= 0, `${page.url()} scrolls ${wide} px sideways at 390 px`)
+}
