@@ -30,8 +30,10 @@ await build({
   sourcesContent: false,
   // Left to node_modules: packages that read their own files next to their code (PGlite's WebAssembly and
   // data, Swagger UI's static pages), the mail library loaded only when SMTP is configured, and pg's optional
-  // native binding, and koffi (its native binary is found beside its code).
-  external: ['@electric-sql/pglite', '@fastify/swagger-ui', 'koffi', 'nodemailer', 'pg-native'],
+  // native binding, and koffi (its native binary is found beside its code). @fastify/cookie loads the CommonJS
+  // `cookie` with import(): split into a chunk of its own, that namespace would have only `default`, and every
+  // Set-Cookie threw ("stringifySetCookie is not a function"); Node's own loader names the exports.
+  external: ['@electric-sql/pglite', '@fastify/cookie', '@fastify/swagger-ui', 'koffi', 'nodemailer', 'pg-native'],
   // The CommonJS libraries inside call require() for Node's own modules.
   banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
   logLevel: 'warning',
