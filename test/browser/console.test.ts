@@ -277,8 +277,11 @@ test('a request with two lines: create, submit, approve from the inbox', { skip,
 
     // The approver's invitation waits in the outbox (no mail server); they set a password and approve.
     await page.goto(`${site}/console/outbox`)
-    const outbox = await page.locator('article', { hasText: 'approver@shop.test' }).innerText()
+    const mail = page.locator('article', { hasText: 'approver@shop.test' })
+    const outbox = await mail.filter({ hasText: 'You are invited' }).innerText()
     const link = /https?:\/\/\S+\/console\/setup\/[A-Za-z0-9_-]+/.exec(outbox)![0]
+    // The approval e-mail waits beside it, with a link to the approval (issue #33).
+    assert.match(await mail.filter({ hasText: 'Approval needed' }).innerText(), /\/console\/approvals\/\d+/)
     const approverPage = await (await browser!.newContext({ viewport: { width: 390, height: 844 } })).newPage()
     await setPassword(approverPage, link)
     await approverPage.getByRole('link', { name: 'Approvals', exact: true }).click()
