@@ -20,6 +20,9 @@ import * as htmlModule from '../src/console/views/html.ts'
 import * as layout from '../src/console/views/layout.ts'
 import * as locations from '../src/console/views/locations.ts'
 import * as lists from '../src/console/views/lists.ts'
+import * as orderView from '../src/console/views/order.ts'
+import * as orderForm from '../src/console/views/order-form.ts'
+import * as orderSections from '../src/console/views/order-sections.ts'
 import * as orders from '../src/console/views/orders.ts'
 import * as outbox from '../src/console/views/outbox.ts'
 import * as receiving from '../src/console/views/receiving.ts'
@@ -292,6 +295,35 @@ const receipt = {
   created_at: HOSTILE,
   voided_at: null,
 } as unknown as Parameters<typeof receiving.receivingView>[1][0]
+const orderRevision = {
+  version: 2,
+  changed_at: HOSTILE,
+  changed_by: person,
+  changes: [{ path: HOSTILE, from: HOSTILE, to: HOSTILE }],
+}
+const bill = {
+  id: 5,
+  number: HOSTILE,
+  vendor: { id: 3, name: HOSTILE },
+  location: { id: 1, name: HOSTILE },
+  currency: HOSTILE,
+  purchase_order: 42,
+  status: 'draft',
+  match_status: 'exception',
+  exceptions: [{ line: 1, code: 'line_closed', message: HOSTILE }],
+  invoice_date: HOSTILE,
+  due_date: null,
+  lines: [],
+  subtotal: HOSTILE,
+  tax: HOSTILE,
+  total: HOSTILE,
+  paid_at: null,
+  payment_reference: HOSTILE,
+  approvals: [],
+  created_by: person,
+  created_at: HOSTILE,
+  updated_at: HOSTILE,
+} as unknown as Parameters<typeof orderSections.billsSection>[1][0]
 const requestChoices = {
   location: options,
   department: [{ location: HOSTILE, options }],
@@ -345,22 +377,62 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
       title: HOSTILE,
       current: 'orders',
     }),
-  'orders.orderView': () =>
-    orders.orderView(
+  'orders.money': () => html`${orders.money(HOSTILE, HOSTILE)}`,
+  'order.orderView': () =>
+    orderView.orderView(
       {
         order,
-        revisions: [
-          {
-            version: 2,
-            changed_at: HOSTILE,
-            changed_by: person,
-            changes: [{ path: HOSTILE, from: HOSTILE, to: HOSTILE }],
-          },
-        ],
-        can: { purchase: true, receive: true },
+        revisions: [orderRevision],
+        bills: [bill],
+        can: { purchase: true, receive: true, bill: true },
         decidable: new Set([8]),
+        send: { values: { to: HOSTILE, message: HOSTILE }, errors: { to: [HOSTILE], message: [HOSTILE] } },
+        sendProblem: HOSTILE,
         flash: HOSTILE,
         problem: HOSTILE,
+      },
+      frame,
+    ),
+  'order-sections.linesSection': () => orderSections.linesSection(order, true, HOSTILE),
+  'order-sections.revisionsSection': () => orderSections.revisionsSection([orderRevision]),
+  'order-sections.billsSection': () =>
+    orderSections.billsSection(
+      order,
+      [bill, { ...bill, status: HOSTILE, match_status: HOSTILE } as unknown as typeof bill],
+      true,
+    ),
+  'order-sections.sendSection': () =>
+    orderSections.sendSection(order, { values: { to: HOSTILE }, errors: { to: [HOSTILE] } }, HOSTILE, HOSTILE),
+  'order-form.orderLabels': () => html`${Object.values(orderForm.orderLabels(2))}`,
+  'order-form.orderFormView': () =>
+    orderForm.orderFormView(
+      {
+        values: {
+          ...lineForm.values,
+          vendor: HOSTILE,
+          version: HOSTILE,
+          'lines.0.id': HOSTILE,
+          'lines.1.tax_rate': HOSTILE,
+        },
+        errors: { ...lineForm.errors, vendor: [HOSTILE], 'lines.1.tax_rate': [HOSTILE] },
+      },
+      2,
+      { ...requestChoices, department: [{ location: HOSTILE, options }] },
+      { action: HOSTILE, title: HOSTILE, cancel: HOSTILE, submit: HOSTILE },
+      frame,
+      HOSTILE,
+    ),
+  'order-form.orderFormView (a revision)': () =>
+    orderForm.orderFormView(
+      { values: { vendor: HOSTILE, location: HOSTILE, version: HOSTILE }, errors: { department: [HOSTILE] } },
+      1,
+      requestChoices,
+      {
+        action: HOSTILE,
+        title: HOSTILE,
+        cancel: HOSTILE,
+        submit: HOSTILE,
+        revision: { vendor: HOSTILE, location: HOSTILE },
       },
       frame,
     ),
@@ -608,6 +680,9 @@ const MODULES = {
   layout,
   lists,
   locations,
+  order: orderView,
+  'order-form': orderForm,
+  'order-sections': orderSections,
   orders,
   outbox,
   receiving,

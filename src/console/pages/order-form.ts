@@ -1,0 +1,122 @@
+/** The order editor's form as the pages read and fill it: posted fields to an API body, an order to values. */
+import { Type } from 'typebox'
+import { actorLocationAccess, locationsWithAny } from '../../access/location-permissions.ts'
+import { listLocations } from '../../locations/service.ts'
+import { listCurrencies, listDepartments } from '../../lookups/service.ts'
+import { MAX_ORDER_LINES, type PurchaseOrder } from '../../purchase-orders/schema.ts'
+import type { ConsoleDeps, ConsoleSession } from '../context.ts'
+import type { Values } from '../views/forms.ts'
+import { ORDER_LABELS, ORDER_LINE_FIELDS, type OrderChoices } from '../views/order-form.ts'
+import { activeVendors, everything } from './request-shared.ts'
+
+/** The editor's form: text fields only; up to MAX_ORDER_LINES lines of six fields, and the order's own. */
+export const OrderForm = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 4000 }), {
+  maxProperties: MAX_ORDER_LINES * 6 + 20,
+})
+
+const TOP = [...Object.keys(ORDER_LABELS), 'version']
+const number = (text: string) => (/^\d{1,10}$/.test(text) ? Number(text) : text)
+const EDITED = ['description', 'quantity', 'unit_price', 'tax_rate'] as const
+
+/** A posted editor: its values (removed lines dropped, the rest renumbered), and the lines that are not blank. */
+export function readOrderForm(body: Readonly<Record<string, string>>) {
+  const posted = Math.min(MAX_ORDER_LINES, Math.max(1, Number.parseInt(body.rows ?? '', 10) || 1))
+  const values: Record<string, string> = {}
+  for (const name of TOP) if (Object.hasOwn(body, name)) values[name] = body[name]!.trim()
+  const kept: Record<string, string>[] = []
+  for (let i = 0; i < posted; i++) {
+    if (body[`lines.${i}.remove`] === 'on') continue
+    kept.push(Object.fromEntries(ORDER_LINE_FIELDS.map((f) => [f, (body[`lines.${i}.${f}`] ?? '').trim()])))
+  }
+  kept.forEach((line, k) => {
+    for (const f of ORDER_LINE_FIELDS) values[`lines.${k}.${f}`] = line[f]!
+  })
+  /** For each line sent to the service, its row in the editor. */
+  const rowOf: number[] = []
+  const lines = kept.flatMap((line, k) => {
+    if (EDITED.every((f) => line[f] === '')) return []
+    rowOf.push(k)
+    return [
+      {
+        ...(/^\d{1,10}$/.test(line.id!) ? { id: Number(line.id) } : {}),
+        description: line.description!,
+        quantity: line.quantity!,
+        unit_price: line.unit_price!,
+        tax_rate: line.tax_rate === '' ? '0' : line.tax_rate!,
+      },
+    ]
+  })
+  const empty = (name: string) => values[name] === undefined || values[name] === ''
+  const input = {
+    vendor: number(values.vendor ?? ''),
+    location: number(values.location ?? ''),
+    department: empty('department') ? null : number(values.department!),
+    ...(empty('currency') ? {} : { currency: values.currency }),
+    promise_date: empty('promise_date') ? null : values.promise_date,
+    notes: values.notes ?? '',
+    lines,
+  }
+  return { values, rows: kept.length, rowOf, body: input }
+}
+
+/** The form's fields with `rows` lines: the names field errors are kept under. */
+export const orderFields = (rows: number) => [
+  ...TOP,
+  ...Array.from({ length: rows }, (_, k) => ORDER_LINE_FIELDS.map((f) => `lines.${k}.${f}`)).flat(),
+]
+
+/** An order as its edit form shows it. */
+export function valuesOfOrder(o: PurchaseOrder): Values {
+  const values: Record<string, string> = {
+    vendor: String(o.vendor.id),
+    location: String(o.location.id),
+    department: o.department === null ? '' : String(o.department.id),
+    currency: o.currency,
+    promise_date: o.promise_date ?? '',
+    notes: o.notes,
+    version: String(o.version),
+  }
+  o.lines.forEach((l, i) => {
+    values[`lines.${i}.id`] = String(l.id)
+    values[`lines.${i}.description`] = l.description
+    values[`lines.${i}.quantity`] = l.quantity
+    values[`lines.${i}.unit_price`] = l.unit_price
+    values[`lines.${i}.tax_rate`] = l.tax_rate
+  })
+  return values
+}
+
+/** Rows the editor shows: the lines, and one empty one, at least three in all. */
+export const orderRowsFor = (lines: number) => Math.min(MAX_ORDER_LINES, Math.max(3, lines + 1))
+
+/**
+ * The form's choices: active vendors, locations where the user holds Purchase, departments by location,
+ * currencies. An order being edited keeps its own vendor and location on offer, even if no longer offered.
+ */
+export async function orderChoices(
+  deps: ConsoleDeps,
+  session: ConsoleSession,
+  keep?: PurchaseOrder,
+): Promise<OrderChoices> {
+  const { db } = deps
+  const { actor } = session
+  const allowed = locationsWithAny(await actorLocationAccess(db, actor), 'nav_purchase')
+  const vendors = await activeVendors(deps, actor)
+  if (keep !== undefined && !vendors.some((v) => v.id === keep.vendor.id))
+    vendors.push({ id: keep.vendor.id, name: `${keep.vendor.name} (inactive)` })
+  const may = (id: number) => allowed === 'all' || allowed.includes(id) || id === keep?.location.id
+  const locations = (
+    await everything((page) => listLocations(db, actor, { page, page_size: 100, active: true, order_by: 'name' }))
+  ).filter((l) => may(l.id))
+  const departments = await everything((page) => listDepartments(db, actor, { page, page_size: 100, order_by: 'name' }))
+  const currencies = await everything((page) => listCurrencies(db, actor, { page, page_size: 100, order_by: 'name' }))
+  return {
+    vendor: vendors.map((v) => ({ value: String(v.id), label: v.name })),
+    location: locations.map((l) => ({ value: String(l.id), label: l.name })),
+    department: locations.map((l) => ({
+      location: l.name,
+      options: departments.filter((d) => d.branch.id === l.id).map((d) => ({ value: String(d.id), label: d.name })),
+    })),
+    currency: currencies.map((c) => ({ value: c.name, label: c.name })),
+  }
+}
