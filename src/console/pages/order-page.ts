@@ -36,11 +36,10 @@ async function vendorEmails(deps: ConsoleDeps, session: ConsoleSession, o: Purch
 
 export async function orderPage(deps: ConsoleDeps, session: ConsoleSession, o: PurchaseOrder, notes: PageNotes) {
   const { db } = deps
-  const [revisions, delegators, access, bills] = await Promise.all([
+  const [revisions, delegators, access] = await Promise.all([
     listRevisions(db, session.actor, o.id),
     myDelegators(db, session.actor),
     actorLocationAccess(db, session.actor),
-    listBills(db, session.actor, { purchase_order: o.id, page: 1, page_size: 100, order_by: 'id' }),
   ])
   const decidable = new Set(
     o.approvals.filter((a) => deciderOf(session.actor, delegators, a) !== undefined).map((a) => a.id),
@@ -50,6 +49,12 @@ export async function orderPage(deps: ConsoleDeps, session: ConsoleSession, o: P
     receive: holdsAnyAt(access, o.location.id, 'nav_receive'),
     bill: holdsAnyAt(access, o.location.id, 'accounts_payable'),
   }
+  // Bills are for those who see bills at the location (DECISIONS: accounts_payable, nav_purchase, superuser);
+  // to anyone else an empty section would wrongly say there are none.
+  const bills =
+    can.purchase || can.bill
+      ? (await listBills(db, session.actor, { purchase_order: o.id, page: 1, page_size: 100, order_by: 'id' })).rows
+      : null
   const send =
     notes.send ??
     (can.purchase && o.status === 'issued'
@@ -59,7 +64,7 @@ export async function orderPage(deps: ConsoleDeps, session: ConsoleSession, o: P
     {
       order: o,
       revisions,
-      bills: bills.rows,
+      bills,
       can,
       decidable,
       send,

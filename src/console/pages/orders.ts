@@ -99,7 +99,7 @@ export function orderPages(app: ConsoleApp, deps: ConsoleDeps): void {
       await run()
     } catch (error) {
       if (!(error instanceof Problem) || ![400, 403, 409].includes(error.status)) throw error
-      const notes = form === undefined ? { problem: error.detail } : { ...form, sendProblem: error.detail }
+      const notes = { ...form, problem: error.detail }
       return { status: error.status, page: await show(session, id, notes) }
     }
     return { status: 303, page: `/console/orders/${id}?done=${done}` }

@@ -27,7 +27,8 @@ const address = (a: PurchaseOrder['ship_to']) =>
 export interface OrderPageView {
   order: PurchaseOrder
   revisions: Revision[]
-  bills: Bill[]
+  /** The order's bills the user may see; null for someone who sees no bills at its location (no section). */
+  bills: Bill[] | null
   /** purchase: nav_purchase at its location; receive: nav_receive; bill: accounts_payable (may enter a bill). */
   can: { purchase: boolean; receive: boolean; bill: boolean }
   decidable: ReadonlySet<number>
@@ -101,7 +102,7 @@ export function orderView(view: OrderPageView, { actor, csrf }: Frame): string {
     </section>
     ${linesSection(o, buy && o.status === 'issued', csrf)} ${approvalChain(o.approvals, view.decidable)}
     ${revisionsSection(view.revisions)}
-    ${billsSection(o, view.bills, view.can.bill && ['issued', 'closed'].includes(o.status))}
+    ${view.bills === null ? '' : billsSection(o, view.bills, view.can.bill && ['issued', 'closed'].includes(o.status))}
     ${buy && o.status === 'issued' ? sendSection(o, view.send, csrf, view.sendProblem) : ''}`
   return page({ title: `Purchase order ${o.number}`, actor, csrf, current: 'orders' }, body)
 }
