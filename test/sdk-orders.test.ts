@@ -1,4 +1,7 @@
-/** The SDK's order methods against the listening server: a draft, issue, revision with a version, a receipt. */
+/**
+ * The SDK's order methods against the listening server: a draft, issue, revision with a version, a receipt,
+ * and the order's PDF as bytes.
+ */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ProblemError, ProcurementClient } from '../sdk/src/index.ts'
@@ -50,4 +53,15 @@ test('orders and receipts through the SDK', async () => {
   assert.equal((await client.purchaseOrders.get(issued.id)).receipt_status, 'full')
   const page = await client.purchaseOrders.list({ status: 'issued' })
   assert.ok(page.data.some((o) => o.id === issued.id))
+
+  const pdf = await client.purchaseOrders.pdf(issued.id)
+  assert.equal(pdf.contentType, 'application/pdf')
+  assert.ok(pdf.bytes instanceof Uint8Array)
+  assert.equal(new TextDecoder().decode(pdf.bytes.subarray(0, 5)), '%PDF-')
+  assert.ok(pdf.bytes.length > 500, `a whole document, not ${pdf.bytes.length} bytes`)
+  // An order that is not there: the API's problem, thrown as for every other call.
+  await assert.rejects(
+    client.purchaseOrders.pdf(2_000_000_000),
+    (error: unknown) => error instanceof ProblemError && error.status === 404,
+  )
 })

@@ -137,6 +137,34 @@ export class Transport {
 
   /** One API call: JSON in and out, problem documents thrown as ProblemError. */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const response = await this.#exchange(method, path, options, 'application/json')
+    const text = await response.text()
+    const payload: unknown = text === '' ? undefined : JSON.parse(text)
+    return { data: payload as T, status: response.status, headers: response.headers }
+  }
+
+  /**
+   * One API call whose answer is a document, not JSON (an order's PDF): its bytes and content type, with the
+   * same token, retries and errors (a problem document is still thrown as ProblemError).
+   */
+  async requestBytes(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+    accept = '*/*',
+  ): Promise<ApiResponse<Uint8Array> & { contentType: string }> {
+    const response = await this.#exchange(method, path, options, accept)
+    const data = new Uint8Array(await response.arrayBuffer())
+    return {
+      data,
+      status: response.status,
+      headers: response.headers,
+      contentType: response.headers.get('content-type') ?? '',
+    }
+  }
+
+  /** Sends the call (a new token once on 401 invalid_token); an answer that is not 2xx is thrown. */
+  async #exchange(method: string, path: string, options: RequestOptions, accept: string): Promise<Response> {
     const url = new URL(`${this.#options.baseUrl}${path}`)
     for (const [name, value] of Object.entries(options.query ?? {}))
       if (value !== undefined) url.searchParams.set(name, String(value))
@@ -149,7 +177,7 @@ export class Transport {
           headers: {
             authorization: `Bearer ${token}`,
             'x-service-client': 'api',
-            accept: 'application/json',
+            accept,
             ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
             ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
             ...options.headers,
@@ -167,22 +195,24 @@ export class Transport {
         this.dropToken()
         continue
       }
+      if (response.ok) return response
       const text = await response.text()
-      const payload: unknown = text === '' ? undefined : JSON.parse(text)
-      if (!response.ok) {
-        const problem = payload as Problem | undefined
-        throw new ProblemError(
-          problem?.status !== undefined
-            ? problem
-            : {
-                type: '/problems/internal',
-                title: response.statusText,
-                status: response.status,
-                detail: text || response.statusText,
-              },
-        )
+      let problem: Problem | undefined
+      try {
+        problem = text === '' ? undefined : (JSON.parse(text) as Problem)
+      } catch {
+        problem = undefined
       }
-      return { data: payload as T, status: response.status, headers: response.headers }
+      throw new ProblemError(
+        problem?.status !== undefined
+          ? problem
+          : {
+              type: '/problems/internal',
+              title: response.statusText,
+              status: response.status,
+              detail: text || response.statusText,
+            },
+      )
     }
   }
 }

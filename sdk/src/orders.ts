@@ -51,6 +51,14 @@ export class PurchaseOrders extends Resource<PurchaseOrder, QueryOf<'listPurchas
   closeLine(id: number, lineId: number, options?: Options): Promise<PurchaseOrder> {
     return this.send('POST', `${this.path}${id}/lines/${lineId}/close/`, undefined, options)
   }
+  /**
+   * The order as a PDF (what `sendToVendor` attaches): its bytes and content type (`application/pdf`).
+   * @example const { bytes } = await client.purchaseOrders.pdf(42); await fs.writeFile('PO-000042.pdf', bytes)
+   */
+  async pdf(id: number): Promise<{ bytes: Uint8Array; contentType: string }> {
+    const { data, contentType } = await this.http.requestBytes('GET', `${this.path}${id}/pdf/`, {}, 'application/pdf')
+    return { bytes: data, contentType }
+  }
   revisions(id: number): Promise<PurchaseOrderRevision[]> {
     return this.send('GET', `${this.path}${id}/revisions/`)
   }
