@@ -1,8 +1,8 @@
 /**
  * Orders and receiving in a real browser (Debian's Chromium driven by playwright-core) against the real
  * `procurement serve` on an embedded database: an approved request (made through the API) becomes a purchase
- * order in one click; the buyer issues it, receives part of it on the Receiving form, and finds it in the
- * orders list. axe-core finds no serious or critical violation on any page; at 390 px nothing scrolls sideways.
+ * order in one click; the buyer edits the draft on its form (a wrong quantity said at its field first), issues
+ * it, receives part of it on the Receiving form, and finds it in the orders list. axe-core finds no serious or critical violation on any page; at 390 px nothing scrolls sideways.
  * Screenshots for docs/orders.md: UPDATE_SCREENSHOTS=1 node --import tsx --test test/browser/orders.test.ts
  */
 import assert from 'node:assert/strict'
@@ -108,6 +108,31 @@ test('an approved request → order in one click → issued → partly received'
   await page.waitForURL(/\/console\/orders\/\d+\?done=made/)
   assert.equal((await page.getByTestId('total').textContent())!.trim(), '512.00 USD')
   await accessible(context, page.url())
+
+  // The draft's form: a wrong quantity is said at its field (the summary takes the focus), what was typed
+  // kept; then the fixed form saves and the total follows.
+  await page.getByRole('link', { name: 'Edit', exact: true }).click()
+  await page.waitForURL(/\/edit$/)
+  await accessible(context, page.url())
+  await page.locator('#f-lines-1-quantity').fill('three')
+  await page.getByLabel('Notes').fill('Deliver to the side door.')
+  await page.getByRole('button', { name: 'Save draft' }).click()
+  await page.locator('#error-summary').waitFor()
+  assert.match(await page.locator('#error-summary').innerText(), /Line 2, Quantity/)
+  const focused = await page.evaluate(
+    () => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id,
+  )
+  assert.equal(focused, 'error-summary')
+  assert.equal(await page.locator('#f-lines-1-quantity').inputValue(), 'three')
+  assert.equal(await page.getByLabel('Notes').inputValue(), 'Deliver to the side door.')
+  await accessible(context, page.url())
+  await page.locator('#f-lines-1-quantity').fill('3')
+  await narrow(page, 'console-order-edit.png')
+  await page.getByRole('button', { name: 'Save draft' }).click()
+  await page.waitForURL(/done=saved/)
+  assert.equal((await page.getByTestId('total').textContent())!.trim(), '527.00 USD')
+  assert.match(await page.locator('main').innerText(), /Deliver to the side door\./)
+
   await page.getByRole('button', { name: 'Issue' }).click()
   await page.waitForURL(/done=issue/)
   assert.match(await page.locator('main').innerText(), /Issued/)
