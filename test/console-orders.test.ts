@@ -147,6 +147,23 @@ const orderOf = async (id: number) =>
   (await s.buyer.api({ method: 'GET', url: `/api/v3/purchase-orders/${id}/` })).json().data
 
 test('a draft made by hand, edited on its form (a line added, one removed, a refusal kept), then revised', async () => {
+  const incomplete = await buyer.submit('/console/orders/new', '/console/orders/new', {
+    vendor: '',
+    location: String(s.A),
+    rows: '1',
+    'lines.0.description': 'Desk',
+  })
+  assert.equal(incomplete.statusCode, 400, incomplete.body)
+  const said = [...incomplete.body.matchAll(/<li><a href="#f-([^"]+)">([^<]+)<\/a><\/li>/g)].map((m) => m[2]!)
+  assert.ok(
+    said.some((text) => text.startsWith('Vendor: ')),
+    said.join(' | '),
+  )
+  assert.ok(
+    said.some((text) => text.startsWith('Line 1, Quantity: ')),
+    said.join(' | '),
+  )
+  for (const text of said) assert.doesNotMatch(text, /must be (integer|string)|anyOf|pattern/, text)
   const made = await buyer.submit('/console/orders/new', '/console/orders/new', {
     vendor: String(s.vendor),
     location: String(s.A),
