@@ -326,6 +326,11 @@ test('a revision beyond the approval tolerance is held for approval, and the pag
     assert.equal(again.statusCode, 303)
     assert.match((await buyer.get(String(again.headers.location))).body, /must be approved or rejected before another/)
     assert.equal((await orderOf(o.id)).version, 1)
+    // The approver sees the order (a candidate of its revision) but holds no Purchase there: no form for them.
+    assert.equal((await approver.get(`/console/orders/${o.id}`)).statusCode, 200)
+    const notBuyer = await approver.get(edit)
+    assert.equal(notBuyer.statusCode, 403)
+    assert.match(notBuyer.body, /needs the Purchase permission/)
   } finally {
     await s.admin({ method: 'DELETE', url: `/api/v3/approval-rules/${ruleRow.id}/` })
   }

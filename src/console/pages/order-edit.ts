@@ -4,7 +4,7 @@
  * the form was opened at as If-Match, so a change made meanwhile is refused (412), and one beyond the
  * approval tolerance is held for approval. Every refusal is said on the form, with what was typed kept.
  */
-import { actorLocationAccess, locationsWithAny } from '../../access/location-permissions.ts'
+import { actorLocationAccess, holdsAnyAt, locationsWithAny } from '../../access/location-permissions.ts'
 import { Problem, validationFailed, type FieldErrors } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
 import { MAX_ORDER_LINES, OrderInput, type PurchaseOrder } from '../../purchase-orders/schema.ts'
@@ -111,6 +111,8 @@ export function orderEditPages(app: ConsoleApp, deps: ConsoleDeps): void {
 
   app.get('/orders/:id/edit', { schema: { hide: true, params: Id } }, async (request, reply) => {
     const o = await getOrder(db, request.session.actor, request.params.id)
+    if (!holdsAnyAt(await actorLocationAccess(db, request.session.actor), o.location.id, 'nav_purchase'))
+      throw new Problem(403, 'Forbidden', 'Changing an order needs the Purchase permission at its location.')
     // Said on the order's page (pages/orders.ts names the two cases with fixed sentences).
     if (!editable(o))
       return reply.redirect(`/console/orders/${o.id}?problem=${o.pending_revision === null ? 'state' : 'pending'}`, 303)
