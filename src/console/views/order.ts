@@ -100,7 +100,12 @@ export function orderView(view: OrderPageView, { actor, csrf }: Frame): string {
         <dd>${o.notes || '—'}</dd>
       </dl>
     </section>
-    ${linesSection(o, buy && o.status === 'issued', csrf)} ${approvalChain(o.approvals, view.decidable)}
+    ${linesSection(o, buy && o.status === 'issued', csrf)}
+    ${approvalChain(
+      o.approvals,
+      view.decidable,
+      'No approvals: the order has not been issued yet, or it was issued without needing one.',
+    )}
     ${revisionsSection(view.revisions)}
     ${view.bills === null ? '' : billsSection(o, view.bills, view.can.bill && ['issued', 'closed'].includes(o.status))}
     ${buy && o.status === 'issued' ? sendSection(o, view.send, csrf, view.sendProblem) : ''}`

@@ -153,13 +153,20 @@ export function requestSummary(r: PurchaseRequest, vendors: ReadonlyMap<number, 
     </section>`
 }
 
-/** The approval chain: each step, its candidates, who decided (and for whom), the comment. */
-export function approvalChain(approvals: readonly Approval[], decidable: ReadonlySet<number>): Html {
+/**
+ * The approval chain: each step, its candidates, who decided (and for whom), the comment. `empty` is what a
+ * document without approvals says (a request's wording unless the caller's document has its own).
+ */
+export function approvalChain(
+  approvals: readonly Approval[],
+  decidable: ReadonlySet<number>,
+  empty = 'No approvals: the request has not been submitted, or no approval rule applied to it.',
+): Html {
   return html`<section aria-labelledby="chain">
     <h2 id="chain">Approval chain</h2>
     ${
       approvals.length === 0
-        ? emptyState('No approvals: the request has not been submitted, or no approval rule applied to it.')
+        ? emptyState(empty)
         : table(
             ['Step', 'Status', 'Who may decide', 'Decided by', 'Comment', 'When'],
             approvals.map(
