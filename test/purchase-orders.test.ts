@@ -40,6 +40,20 @@ async function eventsOf(type: string) {
 }
 
 describe('orders by hand', () => {
+  test('the largest quantities and prices the schema takes make exact 32-digit amounts, never a 500', async () => {
+    const big = '9999999999999999.9999'
+    const order = await newOrder(s.buyer.api, {
+      vendor: s.vendor,
+      location: { id: s.A },
+      lines: [poLine(big, big, '100'), poLine(big, big, '100')],
+    })
+    // (10^16 − 10^-4)² = 10^32 − 2·10^12 + 10^-8 → half-up to 2 decimals per line; tax at 100 % doubles it.
+    assert.equal(order.lines[0].amount, '99999999999999999998000000000000.00')
+    assert.equal(order.tax, '199999999999999999996000000000000.00')
+    assert.equal(order.subtotal, '199999999999999999996000000000000.00')
+    assert.equal(order.total, '399999999999999999992000000000000.00')
+  })
+
   test('exact totals with half-up rounding, PO-number, ship-to and bill-to copied, created event', async () => {
     const order = await newOrder(s.buyer.api, {
       vendor: s.vendor,

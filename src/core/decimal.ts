@@ -8,7 +8,11 @@ const UNIT = 10n ** BigInt(SCALE)
 
 /** The decimal strings accepted on the wire (the schemas use the same pattern). */
 export const DECIMAL_PATTERN = '^\\d{1,16}(\\.\\d{1,4})?$'
-const DECIMAL = new RegExp(DECIMAL_PATTERN)
+/**
+ * What the arithmetic takes: the wire's decimals and what is computed from them — a line's amount (16 + 16
+ * integer digits) and a total of many such lines, which the `numeric(40, 2)` columns hold — never more.
+ */
+const DECIMAL = /^\d{1,38}(\.\d{1,4})?$/
 
 /** `"19.99"` → 199900n (ten-thousandths). Throws on anything but an unsigned decimal with up to 4 decimals. */
 export function parseDecimal(text: string): bigint {
