@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { prepareDatabase } from '../src/seed/prepare.ts'
-import { freshenBuiltDemo, markBuiltDemo } from '../src/seed/demo-template.ts'
+import { demoCredentialsToShow } from '../src/seed/demo-credentials.ts'
+import { markBuiltDemo } from '../src/seed/demo-template.ts'
 import { seedDemo } from '../src/seed/demo.ts'
 import { sampleTenant, signedIn, useTestApp, type SampleTenant } from './helpers/app.ts'
 
@@ -57,18 +57,19 @@ describe('the demo seeded at build time', () => {
     }
     assert.deepEqual(await delegation(), { delegatee: null, expected_return_date: null }, 'the leave is over')
 
-    // What every embedded start runs (migrations, then the demo's first-start step).
-    await prepareDatabase({ ...ctx.database, engine: 'pglite' }, { ...ctx.config, demoSeed: true })
+    // What a start runs before it prints the demo's credentials.
+    const shown = await demoCredentialsToShow(ctx.database.db, ctx.keys.pepper)
+    assert.ok(shown?.client_secret, 'the credentials are made in the same step')
     const after = await delegation()
     assert.equal(after.expected_return_date, dateIn(14), 'two weeks from the first start')
     assert.equal((after.delegatee as { email?: string } | null)?.email, 'admin@example.com')
     assert.equal(await markerCount(), 0, 'the marker is gone')
-    const audit = await sql<{ n: number }>`select count(*)::int as n from audit_log
-      where tenant_id = ${tenant.tenantId} and action like 'user.%delegation%'`.execute(ctx.database.db)
-    assert.ok(audit.rows[0]!.n >= 2, 'the new leave is audited like the seed’s')
 
-    assert.equal(await freshenBuiltDemo(ctx.database.db), false, 'a later start finds nothing to do')
-    assert.equal((await delegation()).expected_return_date, dateIn(14))
+    await demoCredentialsToShow(ctx.database.db, ctx.keys.pepper) // a start that did not get to print them
+    assert.equal((await delegation()).expected_return_date, dateIn(14), 'dated once')
+    const leaves = await sql<{ n: number }>`select count(*)::int as n from audit_log
+      where tenant_id = ${tenant.tenantId} and action = 'user.delegation.set'`.execute(ctx.database.db)
+    assert.equal(leaves.rows[0]!.n, 2, 'the seed’s and the first start’s')
   })
 
   test('on the day of the build the copy is left as it was, but for the marker', async () => {
@@ -79,7 +80,7 @@ describe('the demo seeded at build time', () => {
     const before = await sql<{ d: string }>`select string_agg(expected_return_date::text, ',' order by id) as d
       from delegations`.execute(ctx.database.db)
     assert.match(before.rows[0]!.d, /\d{4}-\d\d-\d\d/)
-    assert.equal(await freshenBuiltDemo(ctx.database.db), true)
+    await demoCredentialsToShow(ctx.database.db, ctx.keys.pepper)
     const after = await sql<{ d: string }>`select string_agg(expected_return_date::text, ',' order by id) as d
       from delegations`.execute(ctx.database.db)
     assert.deepEqual(after.rows, before.rows)

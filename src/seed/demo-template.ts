@@ -4,10 +4,12 @@
  * instead of seeding (some 560 statements through the services, most of a first start's time). A marker row
  * says the database came from the build, and on which day it was seeded.
  *
- * What a seed made at build time cannot know is made at the first start: the demo application's secret and
- * the administrator's console link (demo-credentials.ts, at every first start in any case), and what counts
- * from the day of seeding — the buyer's return from leave, set again through the service when the first start
- * is on a later day than the build. The records keep the time stamps of the build that made them.
+ * What a seed made at build time cannot know is made at the first start, in one transaction
+ * (demo-credentials.ts): the demo application's secret and the administrator's console link (made at every
+ * first start in any case), and what counts from the day of seeding — the buyer's return from leave, set
+ * again through the service when the first start is on a later day than the build. The records keep the time
+ * stamps of the build that made them. A restart pays nothing for this: the marker is read with the
+ * credentials' own row.
  */
 import type { Kysely } from 'kysely'
 import { operatorActor } from '../access/actor.ts'
@@ -33,26 +35,17 @@ export async function markBuiltDemo(db: Kysely<DB>): Promise<void> {
 
 const today = () => new Date().toISOString().slice(0, 10)
 
+/** The marker's key in system_state: demo-credentials.ts reads it with its own row, at no extra query. */
+export const BUILT_DEMO_KEY = KEY
+
 /**
- * On a database copied from the build's demo template, dates the demo as of today and removes the marker
- * (one transaction: a start killed before it commits does it again on the next start). Elsewhere: one query
- * that finds no marker. Returns whether there was one.
+ * On a database copied from the build's demo template (its marker `value` read, locked, in `tx`): dates the
+ * demo as of today and removes the marker. Run in the first start's transaction that makes the demo's
+ * credentials (demo-credentials.ts), so a start killed before it commits does it again on the next start.
  */
-export async function freshenBuiltDemo(db: Kysely<DB>): Promise<boolean> {
-  const found = await db.selectFrom('system_state').select('key').where('key', '=', KEY).executeTakeFirst()
-  if (found === undefined) return false
-  return db.transaction().execute(async (tx) => {
-    const row = await tx
-      .selectFrom('system_state')
-      .select('value')
-      .where('key', '=', KEY)
-      .forUpdate()
-      .executeTakeFirst()
-    if (row === undefined) return false
-    if ((row.value as Marker).seeded_at.slice(0, 10) !== today()) await redate(tx)
-    await tx.deleteFrom('system_state').where('key', '=', KEY).execute()
-    return true
-  })
+export async function freshenBuiltDemo(tx: Kysely<DB>, value: unknown): Promise<void> {
+  if ((value as Marker).seeded_at.slice(0, 10) !== today()) await redate(tx)
+  await tx.deleteFrom('system_state').where('key', '=', KEY).execute()
 }
 
 /** The buyer's leave, counted from today again, as the operator would set it (audited, with its event). */

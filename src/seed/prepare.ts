@@ -7,16 +7,10 @@ import type { Database } from '../db/database.ts'
 import { migrateToLatest } from '../db/migrate.ts'
 import { countTenants } from '../tenants/service.ts'
 import { seedDemo } from './demo.ts'
-import { freshenBuiltDemo } from './demo-template.ts'
 
-/**
- * Migrates; on a database with no tenant at all, seeds the demo tenant when configured to (config.demoSeed).
- * An embedded database copied from the build's demo template (db/database.ts) has it already, and is dated
- * as of today (demo-template.ts).
- */
+/** Migrates; on a database with no tenant at all, seeds the demo tenant when configured to (config.demoSeed). */
 export async function prepareDatabase(database: Database, config: Readonly<Config>): Promise<void> {
   await migrateToLatest(database.db)
   if (!config.demoSeed) return
   if ((await countTenants(database.db)) === 0) await seedDemo(database.db)
-  else if (database.engine === 'pglite') await freshenBuiltDemo(database.db)
 }
