@@ -1,7 +1,7 @@
 /**
  * Start to /readyz of the real `procurement serve` process, as `npm start` runs it (compiled when dist/ is
  * current), beside its floors in the same run, round by round (`BENCH_ROUNDS`, default 5):
- * - the embedded engine's first start (a new DATA_DIR each round: the database made, the demo seeded), with
+ * - the embedded engine's first start (a new DATA_DIR each round: the build's database with the demo, copied), with
  *   its peak resident memory (VmHWM of /proc/<pid>/status once it is ready) against the 400 MB limit;
  * - an embedded restart (the first start's DATA_DIR again);
  * - PostgreSQL (a scratch database; its first, migrating start is left out);
@@ -111,7 +111,7 @@ await main(async () => {
     const x = medianOf(r, 'ms') / floor
     verdict(`${line(name, r)}; ${fmt(x, 2)}× its floor (target ≤ ${limit}×)`, x <= limit)
   }
-  ratio('embedded, first start (copies the built database, seeds the demo)', runs.first!, pgliteFloor, 3)
+  ratio('embedded, first start (copies the build’s database with the demo in it)', runs.first!, pgliteFloor, 3)
   const peak = medianOf(runs.first!, 'peak')
   verdict(
     `embedded, first start: peak resident memory (VmHWM) ${fmt(peak)} MB, highest ${fmt(Math.max(...runs.first!.map((r) => r.peak)))} MB (target ≤ ${PEAK_LIMIT_MB} MB)`,

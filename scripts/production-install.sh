@@ -3,7 +3,7 @@
 # repository's committed HEAD: install every dependency, build dist/, copy what the runtime stage copies
 # and drop the dev dependencies there (npm prune --omit=dev), then start dist/ with plain `node` on
 # PostgreSQL, get a token, list vendors, and stop; then a first start on the embedded database (which copies
-# dist/embedded-template/). Exit 0 only if all of that worked. CI runs it (.ci/run).
+# dist/embedded-template-demo/). Exit 0 only if all of that worked. CI runs it (.ci/run).
 #
 #   scripts/production-install.sh        # PostgreSQL from PRODUCTION_CHECK_DATABASE_URL, default below
 set -euo pipefail
@@ -77,8 +77,10 @@ code=0
 wait "$server" || code=$?
 server=""
 [ "$code" -eq 0 ] || { cat "$log" >&2; echo "FAIL: the server exited $code on SIGTERM" >&2; exit 1; }
-echo "== first start on the embedded database (the database made at build time, copied; the demo seeded)"
-[ -f dist/embedded-template/PG_VERSION ] || { echo "FAIL: dist/embedded-template/ is not in the runtime copy" >&2; exit 1; }
+echo "== first start on the embedded database (the database made at build time with the demo in it, copied)"
+for t in embedded-template embedded-template-demo; do
+  [ -f "dist/$t/PG_VERSION" ] || { echo "FAIL: dist/$t/ is not in the runtime copy" >&2; exit 1; }
+done
 log="$work/embedded.log"
 DATA_DIR="$work/data" PORT=0 HOST=127.0.0.1 NODE_ENV=production node dist/procurement.js serve > "$log" 2>&1 &
 server=$!

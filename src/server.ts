@@ -104,6 +104,7 @@ async function serveOne(config: Readonly<Config>, out: (line: string) => void): 
     command: 'serve',
     progress: (line) => console.error(line),
     prepare: (db) => prepareDatabase(db, config),
+    seedsDemo: config.demoSeed,
     onError: (error) => ref.app?.log.error({ err: { message: error.message } }, 'database connection error'),
   })
   try {

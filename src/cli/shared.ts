@@ -23,6 +23,7 @@ export async function withDatabase<T>(
   const database = await openDatabase(config, {
     command,
     prepare: prepare ?? ((db) => prepareDatabase(db, config)),
+    seedsDemo: prepare === undefined && config.demoSeed,
   })
   try {
     return await work(database.db)

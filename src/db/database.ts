@@ -150,6 +150,9 @@ export interface OpenOptions {
   onError?: (error: Error) => void
   /** Told what a long first step is doing (building a new embedded database). */
   progress?: (line: string) => void
+  /** `prepare` seeds the demo into a new database: a new embedded one may then start as a copy of the build's
+   * database with the demo already in it (dist/embedded-template-demo/). */
+  seedsDemo?: boolean
 }
 
 /** The database cannot be used at all: one line that says what to do, for the operator. */
@@ -194,6 +197,8 @@ function explainPostgresFailure(error: unknown, url: string): unknown {
  * builds its database itself.
  */
 const BUILT_TEMPLATE = fileURLToPath(new URL('./embedded-template/', import.meta.url))
+/** The same with the demo tenant seeded in it (src/seed/demo-template.ts). */
+const BUILT_DEMO_TEMPLATE = fileURLToPath(new URL('./embedded-template-demo/', import.meta.url))
 
 /** Opens the configured database, prepared and ready to serve. */
 export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
@@ -214,7 +219,7 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
   }
   const lock = await lockDataDir(config.dataDir, options.command)
   try {
-    const database = await openEmbedded(config.dataDir, options.prepare, options.progress)
+    const database = await openEmbedded(config.dataDir, options)
     const close = () => database.close().then(() => securePermissions(config.dataDir))
     return { ...database, close: () => close().finally(() => lock.release()) }
   } catch (error) {
@@ -223,22 +228,20 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
   }
 }
 
-async function openEmbedded(
-  dir: string,
-  prepare: OpenOptions['prepare'],
-  progress?: (line: string) => void,
-): Promise<Database> {
+async function openEmbedded(dir: string, { prepare, progress, seedsDemo }: OpenOptions): Promise<Database> {
   const { ready, partial } = pgdataPaths(dir)
   // What PGlite writes from now on (pg_internal.init while serving, new relation files) is private too.
   keepPrivate(dir)
   if (!fs.existsSync(ready)) {
     progress?.(`Creating the embedded database in ${dir} (first start; a few seconds)…`)
     fs.rmSync(partial, { recursive: true, force: true })
-    if (fs.existsSync(BUILT_TEMPLATE)) {
-      // The migrated, empty database made at build time, copied: PGlite's initdb costs seconds and a peak of
-      // some 900 MB of memory. `prepare` below seeds the demo in one transaction, so a start killed before
-      // that committed seeds it on the next start.
-      fs.cpSync(BUILT_TEMPLATE, partial, { recursive: true })
+    const template = seedsDemo === true && fs.existsSync(BUILT_DEMO_TEMPLATE) ? BUILT_DEMO_TEMPLATE : BUILT_TEMPLATE
+    if (fs.existsSync(template)) {
+      // The database made at build time, migrated (and with the demo seeded, when it is wanted), copied:
+      // PGlite's initdb costs seconds and a peak of some 900 MB of memory, the demo seed some 560 statements.
+      // `prepare` below seeds the demo (or dates the copied one) in one transaction, so a start killed before
+      // that committed does it on the next start.
+      fs.cpSync(template, partial, { recursive: true })
     } else {
       const fresh = await openPglite({ dataDir: partial })
       try {

@@ -4,9 +4,15 @@
  * committed copy in docs/openapi.json; a test fails when that copy is stale.
  */
 import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import { Ajv } from 'ajv'
-import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifySchema,
+  type RouteOptions,
+} from 'fastify'
+import fp from 'fastify-plugin'
 import { Type, type TSchema } from 'typebox'
 import { FIELD_DOCS, SCHEMA_FIELD_DOCS } from './field-docs.ts'
 import { ProblemSchema } from '../core/problem.ts'
@@ -71,22 +77,80 @@ export async function registerOpenApi(app: FastifyInstance, audience: string): P
       },
     },
   })
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    // "Authorize" with client credentials must name the audience, which Swagger UI sends as ?audience=.
-    initOAuth: { additionalQueryStringParams: { audience } },
-    uiConfig: { persistAuthorization: false, tryItOutEnabled: true },
-    logo: { type: 'image/svg+xml', content: DOCS_LOGO, href: '/docs', target: '_self' },
-    theme: { title: 'Procurement service API' },
-    // Swagger UI fills "Try it out" inputs with the parameters' examples: a list would open filtered by them.
-    transformSpecification: withoutParameterExamples,
-    transformSpecificationClone: true,
-  })
+  lazyDocs(app, audience)
   app.get(
     '/openapi.json',
     { schema: { hide: true, response: { 200: { type: 'object', additionalProperties: true } } } },
     async () => app.swagger(),
   )
+}
+
+/** Headers of Swagger UI's answers that are the connection's business, not the answer's. */
+const HOP_BY_HOP = new Set(['connection', 'content-length', 'date', 'keep-alive', 'transfer-encoding'])
+
+/**
+ * /docs, Swagger UI, loaded on its first request: its package and @fastify/static were some 250 ms of every
+ * start's module loading, for a page few starts ever serve. It runs in a small Fastify instance of its own,
+ * asked through inject(), which shows this app's document; this app's hooks (security headers, request ids)
+ * apply to the answers as to any other.
+ */
+function lazyDocs(app: FastifyInstance, audience: string): void {
+  let ui: Promise<FastifyInstance> | undefined
+  const load = async () => {
+    const { default: swaggerUi } = await import('@fastify/swagger-ui')
+    const docs = Fastify({ logger: false })
+    // Swagger UI needs @fastify/swagger's `swagger()`: this stands in for it, with this app's document.
+    await docs.register(
+      fp(
+        async (instance) => {
+          instance.decorate('swagger', ((options?: object) => app.swagger(options)) as never)
+        },
+        { name: '@fastify/swagger' },
+      ),
+    )
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      // "Authorize" with client credentials must name the audience, which Swagger UI sends as ?audience=.
+      initOAuth: { additionalQueryStringParams: { audience } },
+      uiConfig: { persistAuthorization: false, tryItOutEnabled: true },
+      logo: { type: 'image/svg+xml', content: DOCS_LOGO, href: '/docs', target: '_self' },
+      theme: { title: 'Procurement service API' },
+      // Swagger UI fills "Try it out" inputs with the parameters' examples: a list would open filtered by them.
+      transformSpecification: withoutParameterExamples,
+      transformSpecificationClone: true,
+    })
+    await docs.ready()
+    return docs
+  }
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    ui ??= load().catch((error: unknown) => {
+      ui = undefined // tried again on the next request
+      throw error
+    })
+    const answer = await (
+      await ui
+    ).inject({
+      method: request.method as 'GET' | 'HEAD',
+      url: request.url,
+      headers: Object.fromEntries(
+        ['accept', 'accept-encoding', 'if-none-match', 'if-modified-since', 'range']
+          .filter((name) => request.headers[name] !== undefined)
+          .map((name) => [name, request.headers[name] as string]),
+      ),
+    })
+    if (answer.statusCode === 404) return reply.callNotFound() // this app's problem document, as elsewhere
+    reply.code(answer.statusCode)
+    for (const [name, value] of Object.entries(answer.headers))
+      if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value)
+    return reply.send(answer.rawPayload.length > 0 ? answer.rawPayload : undefined)
+  }
+  app.get('/docs', { schema: { hide: true } }, handler)
+  app.get('/docs/*', { schema: { hide: true } }, handler)
+  app.addHook('onClose', async () => {
+    const loaded = ui
+    ui = undefined
+    await (await loaded?.catch(() => undefined))?.close()
+  })
 }
 
 /** Our name in the documentation's header (Swagger UI shows its own logo otherwise). */

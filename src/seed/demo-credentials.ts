@@ -2,6 +2,7 @@
  * The demo application, created on the first start so the printed Client ID and Secret work at once.
  * Its secret is printed exactly once: the record is marked shown only after printing, and if the process
  * died in between, the next start rotates the secret (the lost one stops working) and prints the new one.
+ * On a copy of the build's demo template the same transaction dates the demo as of today (demo-template.ts).
  */
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
@@ -9,6 +10,7 @@ import { operatorActor } from '../access/actor.ts'
 import { insertWithCredentials, rotateApplication, type IssuedCredentials } from '../applications/service.ts'
 import { issueLink } from '../invitations/service.ts'
 import { DEMO_ADMIN_EMAIL, DEMO_DOMAIN } from './demo.ts'
+import { BUILT_DEMO_KEY, freshenBuiltDemo } from './demo-template.ts'
 
 const KEY = 'demo_credentials'
 
@@ -27,13 +29,16 @@ export async function demoCredentialsToShow(
   pepper: Buffer,
 ): Promise<(IssuedCredentials & { setupToken: string }) | undefined> {
   return db.transaction().execute(async (tx) => {
-    const row = await tx
+    // With the build's marker, when the database is a copy of its demo template (demo-template.ts).
+    const rows = await tx
       .selectFrom('system_state')
-      .select('value')
-      .where('key', '=', KEY)
+      .select(['key', 'value'])
+      .where('key', 'in', [KEY, BUILT_DEMO_KEY])
       .forUpdate()
-      .executeTakeFirst()
-    const state = row?.value as State | undefined
+      .execute()
+    const built = rows.find((r) => r.key === BUILT_DEMO_KEY)
+    if (built !== undefined) await freshenBuiltDemo(tx, built.value)
+    const state = rows.find((r) => r.key === KEY)?.value as State | undefined
     if (state?.shown === true) return undefined
     const owner = await tx
       .selectFrom('users as u')

@@ -23,6 +23,9 @@ import { seedRequests } from './demo-requests.ts'
 export const DEMO_DOMAIN = 'demo'
 export const DEMO_ADMIN_EMAIL = 'admin@example.com'
 export const DEMO_MANAGER_EMAIL = 'manager@example.com'
+export const DEMO_BUYER_EMAIL = 'buyer@example.com'
+/** The buyer is away for two weeks from the day of seeding (demo-template.ts dates it again at a later first start). */
+export const buyerAwayUntil = (): string => new Date(Date.now() + 14 * 86400_000).toISOString().slice(0, 10)
 
 type Tx = Transaction<DB>
 
@@ -309,8 +312,7 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
   // Approvers are granted at some locations only: the buyer approves at the East Warehouse.
   await replaceLocationRoles(tx, operator, buyer!.id, [{ location: east, role: roles.Approver }])
   // The buyer is away for two weeks; the admin decides the buyer's approvals meanwhile.
-  const inTwoWeeks = new Date(Date.now() + 14 * 86400_000).toISOString().slice(0, 10)
-  await setDelegation(tx, operator, buyer!.id, { delegatee: adminProfileId, expected_return_date: inTwoWeeks })
+  await setDelegation(tx, operator, buyer!.id, { delegatee: adminProfileId, expected_return_date: buyerAwayUntil() })
 
   const lookups = new LookupCache()
   const [usd, cad] = [await currencyId(tx, tenantId, 'USD'), await currencyId(tx, tenantId, 'CAD')]

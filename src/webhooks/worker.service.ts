@@ -165,6 +165,9 @@ export function startWebhookWorker(
       mayHaveMore = total <= 0
       if (total <= 0) break
       const at = performance.now()
+      // Idle (as at every start): a look for anything due first, the claim only when there is something.
+      const idle = endpoints.size === 0 && running + ahead + writer.pending === 0
+      if (idle && !(await queue.anyDue(database.db))) break
       const claimed = await queue.claimDue(database.db, { total, perEndpoint: PER_ENDPOINT, busy: rooms, leaseMs })
       const unwanted: queue.Claimed[] = []
       for (const c of claimed) {
