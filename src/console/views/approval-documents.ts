@@ -3,7 +3,7 @@ import type { Approval } from '../../approvals/schema.ts'
 import type { Bill } from '../../bills/schema.ts'
 import type { PurchaseOrder } from '../../purchase-orders/schema.ts'
 import type { PurchaseRequest } from '../../requests/schema.ts'
-import { matchText } from './bills.ts'
+import { matchText } from './bill-lines.ts'
 import { html } from './html.ts'
 import { table } from './lists.ts'
 

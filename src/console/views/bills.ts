@@ -13,8 +13,6 @@ import { BILL_STATUS_NAMES, billLines, billStatusName, MATCH_FILTERS, matchText 
 import { emptyState, pager, table } from './lists.ts'
 import { approvalChain, personName } from './requests.ts'
 
-export { BILL_STATUS_NAMES, billSummary, MATCH_FILTERS, matchText } from './bill-lines.ts'
-
 interface Frame {
   actor: Actor
   csrf: string
