@@ -49,16 +49,16 @@ test(
     const role = await s.api('POST', '/api/v3/roles/', { name: 'Payables', type: 8, permissions: ['accounts_payable'] })
     const clerkEmail = 'paula@bills.test'
     await s.api('POST', '/api/v3/users/', [
-    {
-      email: clerkEmail,
-      first_name: 'Paula',
-      last_name: 'Payables',
-      role_id: role.id,
-      locations: [location],
-      send_invitation_email: true,
-    },
-  ])
-  const vendor = await s.api('POST', '/api/v3/vendors/', { name: 'Chairs & Co', email: ['orders@chairs.test'] })
+      {
+        email: clerkEmail,
+        first_name: 'Paula',
+        last_name: 'Payables',
+        role_id: role.id,
+        locations: [location],
+        send_invitation_email: true,
+      },
+    ])
+    const vendor = await s.api('POST', '/api/v3/vendors/', { name: 'Chairs & Co', email: ['orders@chairs.test'] })
     const order = await s.api<{ id: number; number: string; lines: { id: number }[] }>(
       'POST',
       '/api/v3/purchase-orders/',

@@ -106,6 +106,8 @@ export interface ConsoleServer {
  */
 export async function startConsoleServer(options: {
   domain: string
+  /** The company's name (default: the domain). */
+  name?: string
   adminEmail?: string
   port?: number
   env?: Record<string, string>
@@ -118,7 +120,7 @@ export async function startConsoleServer(options: {
   const command = (args: string[]) => runToEnd(args, env)
   const lastJson = <T>(output: string) => JSON.parse(output.trim().split('\n').at(-1)!) as T
   const created = await command([
-    ...['tenants', 'create', '--domain', options.domain, '--name', options.domain],
+    ...['tenants', 'create', '--domain', options.domain, '--name', options.name ?? options.domain],
     ...['--admin-email', adminEmail, '--json'],
   ])
   assert.equal(created.code, 0, created.output)
