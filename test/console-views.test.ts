@@ -11,8 +11,12 @@ import type { Actor } from '../src/access/actor.ts'
 import type { Page } from '../src/core/list-query.ts'
 import * as account from '../src/console/views/account.ts'
 import * as applications from '../src/console/views/applications.ts'
+import * as approvalDocuments from '../src/console/views/approval-documents.ts'
 import * as approvals from '../src/console/views/approvals.ts'
 import * as auth from '../src/console/views/auth.ts'
+import * as billForm from '../src/console/views/bill-form.ts'
+import * as billLines from '../src/console/views/bill-lines.ts'
+import * as bills from '../src/console/views/bills.ts'
 import * as format from '../src/console/views/format.ts'
 import * as forms from '../src/console/views/forms.ts'
 import * as errors from '../src/console/views/errors.ts'
@@ -301,7 +305,7 @@ const orderRevision = {
   changed_by: person,
   changes: [{ path: HOSTILE, from: HOSTILE, to: HOSTILE }],
 }
-const bill = {
+const orderBill = {
   id: 5,
   number: HOSTILE,
   vendor: { id: 3, name: HOSTILE },
@@ -324,6 +328,61 @@ const bill = {
   created_at: HOSTILE,
   updated_at: HOSTILE,
 } as unknown as Parameters<typeof orderSections.billsSection>[1][0]
+/** A bill with a hostile line, exceptions (one hostile, one on another line) and a pending approval. */
+const bill = {
+  id: 11,
+  number: HOSTILE,
+  vendor: { id: 3, name: HOSTILE },
+  location: { id: 1, name: HOSTILE },
+  currency: HOSTILE,
+  purchase_order: 42,
+  status: 'approved',
+  match_status: 'exception',
+  exceptions: [
+    { line: 6, code: 'quantity_over_received', message: HOSTILE },
+    { line: 99, code: 'line_closed', message: HOSTILE },
+  ],
+  invoice_date: HOSTILE,
+  due_date: HOSTILE,
+  lines: [
+    {
+      id: 6,
+      po_line: 5,
+      description: HOSTILE,
+      quantity: HOSTILE,
+      unit_price: HOSTILE,
+      tax_rate: HOSTILE,
+      amount: HOSTILE,
+    },
+    { id: 7, po_line: null, description: HOSTILE, quantity: '1', unit_price: '2', tax_rate: '0', amount: '2.00' },
+  ],
+  subtotal: HOSTILE,
+  tax: HOSTILE,
+  total: HOSTILE,
+  paid_at: HOSTILE,
+  payment_reference: HOSTILE,
+  approvals: [approval, { ...approval, status: 'pending', acted_by: null, on_behalf_of: null }],
+  created_by: person,
+  created_at: '2026-11-25T10:00:00.000Z',
+  updated_at: HOSTILE,
+} as unknown as Parameters<typeof bills.billView>[0]['bill']
+const billAt = (status: string, match_status = 'exception') =>
+  ({ ...bill, status, match_status }) as unknown as typeof bill
+const billRows = [
+  { po_line: 5, description: HOSTILE, ordered: HOSTILE, received: HOSTILE, billed: HOSTILE },
+  { po_line: null, description: HOSTILE },
+]
+const billForm_ = {
+  values: Object.fromEntries(
+    [
+      'number',
+      'invoice_date',
+      'due_date',
+      ...[0, 1].flatMap((i) => billForm.ROW_FIELDS.map((f) => `lines.${i}.${f}`)),
+    ].map((k) => [k, HOSTILE]),
+  ),
+  errors: { number: [HOSTILE], 'lines.0.quantity': [HOSTILE], 'lines.1.description': [HOSTILE], [HOSTILE]: [HOSTILE] },
+}
 const requestChoices = {
   location: options,
   department: [{ location: HOSTILE, options }],
@@ -383,7 +442,7 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
       {
         order,
         revisions: [orderRevision],
-        bills: [bill],
+        bills: [orderBill],
         can: { purchase: true, receive: true, bill: true },
         decidable: new Set([8]),
         send: { values: { to: HOSTILE, message: HOSTILE }, errors: { to: [HOSTILE], message: [HOSTILE] } },
@@ -398,7 +457,7 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
   'order-sections.billsSection': () =>
     orderSections.billsSection(
       order,
-      [bill, { ...bill, status: HOSTILE, match_status: HOSTILE } as unknown as typeof bill],
+      [orderBill, { ...orderBill, status: HOSTILE, match_status: HOSTILE } as unknown as typeof orderBill],
       true,
     ),
   'order-sections.sendSection': () =>
@@ -502,6 +561,78 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
         form: { values: { comment: HOSTILE }, errors: { comment: [HOSTILE] } },
         problem: HOSTILE,
       },
+      frame,
+    ),
+  'bills.billsView': () =>
+    bills.billsView(
+      pageOf([bill, billAt('draft', 'not_required')]),
+      { search: HOSTILE, status: HOSTILE, match: HOSTILE },
+      frame,
+      HOSTILE,
+    ),
+  'bills.billsView (empty)': () =>
+    bills.billsView({ ...pageOf([]), count: 0 }, { search: undefined, status: undefined, match: undefined }, frame),
+  'bills.billView': () =>
+    bills.billView({ bill, payable: true, decidable: new Set([8]), flash: HOSTILE, problem: HOSTILE }, frame),
+  'bills.billView (draft, pending, paid)': () =>
+    html`${['draft', 'pending_approval', 'paid'].map((status) =>
+      bills.billView({ bill: billAt(status), payable: status !== 'paid', decidable: new Set() }, frame),
+    )}`,
+  'bill-lines.billStatusName': () => html`${billLines.billStatusName(HOSTILE)}`,
+  'bill-lines.matchText': () =>
+    html`${[billLines.matchText(bill), billLines.matchText(billAt('draft', 'not_required')), billLines.matchText(billAt('paid', HOSTILE))]}`,
+  'bill-lines.billLines': () => billLines.billLines(billAt('approved', 'matched')),
+  'bill-lines.billSummary': () => billLines.billSummary(bill),
+  'bill-form.billFormView': () =>
+    billForm.billFormView(
+      {
+        title: HOSTILE,
+        action: HOSTILE,
+        back: { href: HOSTILE, label: HOSTILE },
+        heading: HOSTILE,
+        rows: billRows,
+        form: billForm_,
+        problem: HOSTILE,
+      },
+      frame,
+    ),
+  'approval-documents.documentOf': () =>
+    html`${[
+      { approval: { ...approval, document: { type: 'bill', id: 11 } }, request: undefined, bill },
+      { approval: { ...approval, document: { type: 'bill', id: 11 } }, request: undefined },
+      { approval: { ...approval, document: { type: 'purchase_order', id: 42 } }, request: undefined, order },
+      { approval: { ...approval, document: { type: 'request', id: 9 } }, request: purchase },
+    ].map((row) =>
+      Object.values(approvalDocuments.documentOf(row as never)).map((v) =>
+        typeof v === 'object' ? JSON.stringify(v) : String(v),
+      ),
+    )}`,
+  'approval-documents.orderSummary': () => approvalDocuments.orderSummary(order),
+  'approvals.billDecision': () =>
+    approvals.decisionView(
+      {
+        approval: { ...approval, status: 'pending', document: { type: 'bill', id: 11 } },
+        bill,
+        vendors: vendorNames,
+        onBehalfOf: person,
+        form,
+        problem: HOSTILE,
+      } as unknown as Parameters<typeof approvals.decisionView>[0],
+      frame,
+    ),
+  'approvals.approvalsView (bills and orders)': () =>
+    approvals.approvalsView(
+      pageOf([
+        { approval: { ...approval, document: { type: 'bill', id: 11 } }, request: undefined, bill, onBehalfOf: person },
+        { approval: { ...approval, document: { type: 'bill', id: 12 } }, request: undefined, onBehalfOf: null },
+        {
+          approval: { ...approval, document: { type: 'purchase_order', id: 42 } },
+          request: undefined,
+          order,
+          onBehalfOf: null,
+        },
+      ] as unknown as Parameters<typeof approvals.approvalsView>[0]['rows']),
+      'pending',
       frame,
     ),
   'applications.credentialsView': () =>
@@ -671,8 +802,12 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
 const MODULES = {
   account,
   applications,
+  'approval-documents': approvalDocuments,
   approvals,
   auth,
+  'bill-form': billForm,
+  'bill-lines': billLines,
+  bills,
   errors,
   format,
   forms,

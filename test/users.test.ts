@@ -450,8 +450,9 @@ describe('current user', () => {
     const adminMe = (await admin.api({ method: 'GET', url: '/api/v3/users/me/' })).json().data
     assert.equal(adminMe.is_approval_delegatee, true, 'the buyer delegates to the admin')
     assert.equal(adminMe.approval_delegatee, null)
-    // The Head Office request waits on the admin; the East Warehouse one on the buyer, who is away (delegated to the admin).
-    assert.deepEqual(adminMe.pending_approvals_count, { order: 2, expense: 0, travel: 0, bill: 0, payment: 0 })
+    // The Head Office request waits on the admin; the East Warehouse one on the buyer, who is away (delegated to the
+    // admin); and the demo's bill with an exception on the admin, an accounts-payable holder as a superuser.
+    assert.deepEqual(adminMe.pending_approvals_count, { order: 2, expense: 0, travel: 0, bill: 1, payment: 0 })
     assert.ok(adminMe.systemaccess_cache.flattened.includes('superuser'))
     const buyerProfile = (await admin.api({ method: 'GET', url: `/api/v3/users/${me.id}/` })).json().data
     assert.match(buyerProfile.expected_return_date, /^\d{4}-\d{2}-\d{2}$/)

@@ -52,15 +52,21 @@ export const pendingOrderCount = (
     + (case when exists (select 1 from delegations de where de.delegatee_id = ${user} and ${delegationActive('de')})
       then pending_delegated_orders(${tenant}, ${user}) else 0 end))::int`
 
-/** A user's kept count of pending approvals of another kind (`bill`): 0 while they are away. */
+/**
+ * A user's pending approvals of another kind (`bill`), counted as `pendingOrderCount` counts orders: their
+ * kept count (0 while they are away) plus, while someone's delegation to them is in force, the delegators'
+ * pending approvals of that kind (`pending_delegated_kind`, migration 0018).
+ */
 export const pendingKindCount = (
   user: RawBuilder<number>,
   tenant: RawBuilder<number>,
   kind: 'bill',
   isAway: RawBuilder<boolean> = away(user),
 ): RawBuilder<number> =>
-  sql<number>`(case when ${isAway} then 0 else coalesce((select sum(pc.n) from pending_counts pc
-      where pc.tenant_id = ${tenant} and pc.user_id = ${user} and pc.kind = ${kind}), 0) end)::int`
+  sql<number>`((case when ${isAway} then 0 else coalesce((select sum(pc.n) from pending_counts pc
+      where pc.tenant_id = ${tenant} and pc.user_id = ${user} and pc.kind = ${kind}), 0) end)
+    + (case when exists (select 1 from delegations de where de.delegatee_id = ${user} and ${delegationActive('de')})
+      then pending_delegated_kind(${tenant}, ${user}, ${kind}) else 0 end))::int`
 
 /**
  * Whether the request aliased `r` is visible to the user `user` whose locations with `nav_approval`,

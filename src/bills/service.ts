@@ -79,3 +79,15 @@ export async function putBill(db: Kysely<DB>, actor: Actor, id: number, input: B
     }),
   )
 }
+
+/** The bills of these ids the actor may see (others left out), in one read of their approvals: for the inbox. */
+export async function billsByIds(db: Kysely<DB>, actor: Actor, ids: readonly number[]): Promise<Bill[]> {
+  if (ids.length === 0) return []
+  const scope = billScope(actor, await accessOf(db, actor))
+  const rows = await Promise.all([...new Set(ids)].map((id) => repo.findBill(db, actor.tenantId, id, scope)))
+  return toBills(
+    db,
+    actor.tenantId,
+    rows.filter((r) => r !== undefined),
+  )
+}

@@ -41,6 +41,7 @@ import { webhookPages } from './pages/webhooks.ts'
 import { ssoPages } from './pages/sso.ts'
 import { errorView } from './views/errors.ts'
 import { approvalPages } from './pages/approvals.ts'
+import { billPages } from './pages/bills.ts'
 import { menuKeysOf } from './pages/request-shared.ts'
 import { orderPages } from './pages/orders.ts'
 import { requestPages } from './pages/requests.ts'
@@ -207,4 +208,5 @@ export const consoleRoutes =
     ssoPages(typed, deps)
     setupPages(typed, deps)
     orderPages(typed, deps)
+    billPages(typed, deps)
   }

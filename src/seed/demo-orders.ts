@@ -1,7 +1,8 @@
 /**
  * The demo's purchase orders and receipts, made through the services as a buyer would (no table writes): an
  * order in each state — a draft, one waiting for approval, one issued and sent, one partly received, one fully
- * received and closed, one cancelled — so a newcomer sees the whole request → order → receipt flow.
+ * received and closed, one cancelled — so a newcomer sees the whole request → order → receipt flow. Returns the
+ * orders the demo's bills are entered against (demo-bills.ts).
  */
 import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
@@ -10,8 +11,9 @@ import type { DB } from '../db/schema.ts'
 import { ordersFromRequest } from '../purchase-orders/from-request.service.ts'
 import { cancelOrder, closeOrder, issueOrder } from '../purchase-orders/lifecycle.service.ts'
 import { sendOrder } from '../purchase-orders/send.service.ts'
-import { createOrder } from '../purchase-orders/service.ts'
+import { createOrder, getOrder } from '../purchase-orders/service.ts'
 import { createReceipt } from '../receipts/service.ts'
+import type { DemoBillOrders } from './demo-bills.ts'
 
 export async function seedOrders(
   tx: Kysely<DB>,
@@ -19,7 +21,7 @@ export async function seedOrders(
   operator: Actor,
   p: { locations: number[]; vendors: number[]; buyerProfileId: number },
   approvedRequest: number,
-): Promise<void> {
+): Promise<DemoBillOrders> {
   const [headOffice, east] = p.locations as [number, number]
   const v = p.vendors
   const line = (quantity: string, unit_price: string, description: string, tax_rate = '0') => ({
@@ -45,7 +47,7 @@ export async function seedOrders(
     packing_slip: 'SVC-2231',
     lines: [{ po_line: service!.lines[0]!.id, accepted_quantity: '1' }],
   })
-  await closeOrder(tx, admin, service!.id)
+  const closed = await closeOrder(tx, admin, service!.id)
 
   await createOrder(tx, admin, {
     vendor: v[6]!,
@@ -62,7 +64,7 @@ export async function seedOrders(
   })
   await issueOrder(tx, admin, partly.id)
   await sendOrder(tx, admin, partly.id, { to: ['orders@example.com'] })
-  await createReceipt(tx, admin, {
+  const received = await createReceipt(tx, admin, {
     purchase_order: partly.id,
     packing_slip: 'PS-40117',
     lines: [
@@ -92,4 +94,5 @@ export async function seedOrders(
     lines: [line('1', '99', 'Duplicate order')],
   })
   await cancelOrder(tx, admin, cancelled.id)
+  return { partly: await getOrder(tx, admin, received.purchase_order), service: closed }
 }

@@ -10,6 +10,7 @@ import { approve, reject } from '../approvals/service.ts'
 import { createRule } from '../approvals/rules.service.ts'
 import { PERMISSION_KEYS, type DB, type PermissionKey } from '../db/schema.ts'
 import { cancelRequest, createRequest, getRequest, submitRequest } from '../requests/service.ts'
+import { seedBills } from './demo-bills.ts'
 import { seedOrders } from './demo-orders.ts'
 
 export interface DemoPeople {
@@ -74,5 +75,9 @@ export async function seedRequests(tx: Kysely<DB>, p: DemoPeople): Promise<void>
   await reject(tx, admin, step2.id, 'Over the quarter’s events budget; try again in Q2.')
   const cancelled = await draft(headOffice, 'Duplicate of the toner order', [line('6', '42.99', 'Toner cartridge')])
   await cancelRequest(tx, rita, cancelled.id)
-  await seedOrders(tx, admin, operator, { ...p, buyerProfileId: p.buyer.profileId }, approvedHq.id)
+  const orders = await seedOrders(tx, admin, operator, { ...p, buyerProfileId: p.buyer.profileId }, approvedHq.id)
+  // Rita also enters the vendors' bills at the Head Office (an Accounts Payable role there, demo-bills.ts).
+  const payables = personActor(operator, p.requester, ['nav_request', 'accounts_payable'])
+  const people = { admin, operator, payables, payablesProfileId: p.requester.profileId, headOffice }
+  await seedBills(tx, people, orders)
 }

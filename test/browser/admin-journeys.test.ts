@@ -12,9 +12,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { accessible, fitsPhone, freePort, launchChromium, noChromium } from '../helpers/browser.ts'
-import { run, runToEnd, type Running } from '../helpers/process.ts'
+import type { BrowserContext, Page } from 'playwright-core'
+import { accessible, fitsPhone, noChromium, startConsoleServer, type ConsoleServer } from '../helpers/browser.ts'
 
 const skip = noChromium
 const root = path.resolve(import.meta.dirname, '../..')
@@ -22,57 +21,21 @@ const shots =
   process.env.UPDATE_SCREENSHOTS === '1'
     ? path.join(root, 'docs/images')
     : fs.mkdtempSync(path.join(os.tmpdir(), 'shots-'))
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-browser-journeys-'))
-const PASSWORD = 'a long and private passphrase'
 const ADMIN = 'admin@journeys.test'
 
-let port = 0
+let server: ConsoleServer | undefined
 let base = ''
-let server: Running | undefined
-let browser: Browser | undefined
-const env = () => ({ DATA_DIR: dataDir, DEMO_SEED: 'false', PORT: String(port), LOG_LEVEL: 'warn' })
-
 before(async () => {
   if (skip) return
-  port = await freePort()
-  base = `http://127.0.0.1:${port}`
-  const created = await runToEnd(
-    ['tenants', 'create', '--domain', 'journeys', '--name', 'Journeys', '--admin-email', ADMIN, '--json'],
-    env(),
-  )
-  assert.equal(created.code, 0, created.output)
-  const { setup_url } = JSON.parse(created.output.trim().split('\n').at(-1)!) as { setup_url: string }
-  server = run(['serve'], env())
-  await server.waitFor(/listening on http:\/\/\S+/, 60_000)
-  browser = await launchChromium()
-  // The administrator sets a password through the link `tenants create` printed.
-  const context = await browser.newContext()
-  const page = await context.newPage()
-  await page.goto(setup_url)
-  await page.getByLabel('New password').fill(PASSWORD)
-  await page.getByLabel('Repeat the password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Set password' }).click()
-  await page.waitForURL(/\/console\/account/)
-  await context.close()
+  server = await startConsoleServer({ domain: 'journeys', name: 'Journeys', adminEmail: ADMIN })
+  base = server.base
 })
 after(async () => {
-  await browser?.close()
-  server?.child.kill('SIGTERM')
-  await server?.exited
-  fs.rmSync(dataDir, { recursive: true, force: true })
+  await server?.close()
 })
 
 /** A new 390 px wide context, signed in as the administrator. */
-async function signedIn(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser!.newContext({ viewport: { width: 390, height: 844 } })
-  const page = await context.newPage()
-  await page.goto(`${base}/console/sign-in`)
-  await page.getByLabel('Email').fill(ADMIN)
-  await page.getByLabel('Password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.waitForURL(/\/console\/account/)
-  return { context, page }
-}
+const signedIn = (): Promise<{ context: BrowserContext; page: Page }> => server!.signedIn()
 
 /** axe and the 390 px check on the page the journey is on. */
 async function checked(context: BrowserContext, page: Page): Promise<void> {

@@ -7,45 +7,39 @@
  * pages, and at 390 px nothing scrolls sideways.
  */
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { after, before, test } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { accessible, fitsPhone, freePort, launchChromium, noChromium } from '../helpers/browser.ts'
+import type { BrowserContext, Page } from 'playwright-core'
+import {
+  accessible,
+  fitsPhone,
+  freePort,
+  noChromium,
+  startConsoleServer,
+  type ConsoleServer,
+} from '../helpers/browser.ts'
 import { startProvider, type TestProvider } from '../helpers/oidc.ts'
-import { run, runToEnd, type Running } from '../helpers/process.ts'
 
 const skip = noChromium
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-browser-sso-'))
-const PASSWORD = 'a long and private passphrase'
-
-let port = 0
+let server: ConsoleServer | undefined
 let base = ''
-let server: Running | undefined
-let browser: Browser | undefined
 let idp: TestProvider | undefined
-const env = () => ({
-  DATA_DIR: dataDir,
-  DEMO_SEED: 'false',
-  PORT: String(port),
-  LOG_LEVEL: 'warn',
-  SSO_ALLOW_HTTP_ISSUER: 'true',
-})
 
 before(async () => {
   if (skip) return
-  port = await freePort()
+  // The provider must know the redirect URI, so the port is chosen before the server starts.
+  const port = await freePort()
   base = `http://127.0.0.1:${port}`
-  browser = await launchChromium()
   idp = await startProvider([`${base}/console/sso/callback`])
+  server = await startConsoleServer({
+    domain: 'acme',
+    name: 'Acme',
+    port,
+    env: { SSO_ALLOW_HTTP_ISSUER: 'true' },
+  })
 })
 after(async () => {
-  await browser?.close()
   await idp?.close()
-  server?.child.kill('SIGTERM')
-  await server?.exited
-  fs.rmSync(dataDir, { recursive: true, force: true })
+  await server?.close()
 })
 
 /**
@@ -53,7 +47,7 @@ after(async () => {
  * sign-in page through the provider's log-in and consent pages, as `login`.
  */
 async function signInThroughProvider(login: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser!.newContext({ viewport: { width: 390, height: 844 } })
+  const context = await server!.browser.newContext({ viewport: { width: 390, height: 844 } })
   // The provider's development pages import a web font; this closed network has no route to it.
   await context.route(/^https:\/\/fonts\./, (route) => route.abort())
   const page = await context.newPage()
@@ -72,25 +66,11 @@ test(
   'configure single sign-on, sign in as an existing and a new person (JIT, group roles), a refused domain',
   { skip, timeout: 300_000 },
   async () => {
-    const created = await runToEnd(
-      ['tenants', 'create', '--domain', 'acme', '--name', 'Acme', '--admin-email', 'admin@acme.test', '--json'],
-      env(),
-    )
-    assert.equal(created.code, 0, created.output)
-    const { setup_url } = JSON.parse(created.output.trim().split('\n').at(-1)!) as { setup_url: string }
-    server = run(['serve'], env())
-    await server.waitFor(/listening on http:\/\/\S+/, 60_000)
     idp!.accounts.set('ada', { email: 'admin@acme.test', email_verified: true, given_name: 'Ada' })
     idp!.accounts.set('nina', { email: 'nina@acme.test', given_name: 'Nina', family_name: 'New', groups: ['buyers'] })
     idp!.accounts.set('olga', { email: 'olga@elsewhere.example', given_name: 'Olga' })
 
-    const context = await browser!.newContext({ viewport: { width: 390, height: 844 } })
-    const page = await context.newPage()
-    await page.goto(setup_url)
-    await page.getByLabel('New password').fill(PASSWORD)
-    await page.getByLabel('Repeat the password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Set password' }).click()
-    await page.waitForURL(/\/console\/account/)
+    const { context, page } = await server!.signedIn()
 
     await page.getByRole('link', { name: 'Single sign-on' }).click()
     await page.waitForURL(/\/console\/settings\/sso/)

@@ -13,9 +13,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
-import type { Browser } from 'playwright-core'
-import { accessible, fitsPhone, freePort, launchChromium, noChromium } from '../helpers/browser.ts'
-import { run, runToEnd, type Running } from '../helpers/process.ts'
+import { accessible, fitsPhone, noChromium, startConsoleServer, type ConsoleServer } from '../helpers/browser.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 
 const skip = noChromium
@@ -24,36 +22,23 @@ const shots =
   process.env.UPDATE_SCREENSHOTS === '1'
     ? path.join(root, 'docs/images')
     : fs.mkdtempSync(path.join(os.tmpdir(), 'shots-'))
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-browser-hooks-'))
-const PASSWORD = 'a long and private passphrase'
-
-let port = 0
+let server: ConsoleServer | undefined
 let base = ''
-let server: Running | undefined
-let browser: Browser | undefined
 let receiver: Receiver | undefined
-const env = () => ({
-  DATA_DIR: dataDir,
-  DEMO_SEED: 'false',
-  PORT: String(port),
-  LOG_LEVEL: 'warn',
-  WEBHOOK_ALLOW_HTTP: 'true',
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-})
 
 before(async () => {
   if (skip) return
-  port = await freePort()
-  base = `http://127.0.0.1:${port}`
-  browser = await launchChromium()
   receiver = await startReceiver()
+  server = await startConsoleServer({
+    domain: 'acme',
+    name: 'Acme',
+    env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+  })
+  base = server.base
 })
 after(async () => {
-  await browser?.close()
   await receiver?.close()
-  server?.child.kill('SIGTERM')
-  await server?.exited
-  fs.rmSync(dataDir, { recursive: true, force: true })
+  await server?.close()
 })
 
 /** The Standard Webhooks signature of a delivery with `secret` (whsec_ + base64 key). */
@@ -66,22 +51,7 @@ test(
   'add an endpoint, copy its secret, see a signed delivery arrive and listed, retry it, rotate',
   { skip, timeout: 300_000 },
   async () => {
-    const created = await runToEnd(
-      ['tenants', 'create', '--domain', 'acme', '--name', 'Acme', '--admin-email', 'admin@acme.test', '--json'],
-      env(),
-    )
-    assert.equal(created.code, 0, created.output)
-    const { setup_url } = JSON.parse(created.output.trim().split('\n').at(-1)!) as { setup_url: string }
-    server = run(['serve'], env())
-    await server.waitFor(/listening on http:\/\/\S+/, 60_000)
-
-    const context = await browser!.newContext({ viewport: { width: 390, height: 844 } })
-    const page = await context.newPage()
-    await page.goto(setup_url)
-    await page.getByLabel('New password').fill(PASSWORD)
-    await page.getByLabel('Repeat the password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Set password' }).click()
-    await page.waitForURL(/\/console\/account/)
+    const { context, page } = await server!.signedIn()
 
     await page.goto(`${base}/console/settings/webhooks`)
     await accessible(context, page.url())

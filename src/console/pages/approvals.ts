@@ -1,11 +1,12 @@
 /**
  * The approvals inbox in the console: what the signed-in user decides (as a candidate, or as the delegatee
- * of an away candidate), and one approval's decision page — approve, or reject with a comment — through the
+ * of an away candidate) — requests, purchase orders and bills — and one approval's decision page — approve, or reject with a comment — through the
  * approval service. A decision refused because the state moved on (a 409) or the user may not decide (403)
  * is said on the decision page, not as an error page.
  */
 import { Type } from 'typebox'
 import { Decision, Rejection } from '../../approvals/schema.ts'
+import { billsByIds, getBill } from '../../bills/service.ts'
 import { approve, getApproval, listApprovals, reject } from '../../approvals/service.ts'
 import { notFound, Problem } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
@@ -62,10 +63,13 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
     )
     const orderIds = result.rows.flatMap((a) => (a.document.type === 'purchase_order' ? [a.document.id] : []))
     const orders = new Map((await ordersByIds(db, actor, orderIds)).map((o) => [o.id, o]))
+    const billIds = result.rows.flatMap((a) => (a.document.type === 'bill' ? [a.document.id] : []))
+    const bills = new Map((await billsByIds(db, actor, billIds)).map((b) => [b.id, b]))
     const rows: InboxRow[] = result.rows.map((a) => ({
       approval: a,
       request: a.request === null ? undefined : requests.get(a.request),
       order: a.document.type === 'purchase_order' ? orders.get(a.document.id) : undefined,
+      bill: a.document.type === 'bill' ? bills.get(a.document.id) : undefined,
       onBehalfOf:
         a.status === 'pending' ? (deciderOf(actor, delegators, a)?.onBehalfOf ?? null) : (a.on_behalf_of ?? null),
     }))
@@ -75,13 +79,16 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
   async function decisionPage(session: ConsoleSession, id: number, form: FormState, problem?: string) {
     const approval = await getApproval(db, session.actor, id)
     if (approval.request === null) {
-      if (approval.document.type !== 'purchase_order') throw notFound(`Approval ${id} is decided through the API.`)
-      const [order, delegators] = await Promise.all([
-        getOrder(db, session.actor, approval.document.id),
+      const { type, id: documentId } = approval.document
+      if (type !== 'purchase_order' && type !== 'bill') throw notFound(`Approval ${id} is decided through the API.`)
+      const [document, delegators] = await Promise.all([
+        type === 'bill'
+          ? getBill(db, session.actor, documentId).then((bill) => ({ bill }))
+          : getOrder(db, session.actor, documentId).then((order) => ({ order })),
         myDelegators(db, session.actor),
       ])
       const onBehalfOf = deciderOf(session.actor, delegators, approval)?.onBehalfOf
-      return decisionView({ approval, order, vendors: new Map(), onBehalfOf, form, problem }, session)
+      return decisionView({ approval, ...document, vendors: new Map(), onBehalfOf, form, problem }, session)
     }
     const [request, delegators] = await Promise.all([
       getRequest(db, session.actor, approval.request),

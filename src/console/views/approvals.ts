@@ -1,12 +1,16 @@
 /**
  * Approvals: the inbox (what the signed-in user decides, their own and those delegated to them, marked "on
- * behalf of"), and one approval's decision page: the request, its chain, and approve or reject with a comment.
+ * behalf of") — requests, purchase orders and bills — and one approval's decision page: the document, its
+ * chain, and approve or reject with a comment (what each kind of document shows is approval-documents.ts).
  */
 import type { Actor } from '../../access/actor.ts'
 import type { Approval, Person } from '../../approvals/schema.ts'
+import type { Bill } from '../../bills/schema.ts'
 import type { Page } from '../../core/list-query.ts'
 import type { PurchaseOrder } from '../../purchase-orders/schema.ts'
 import type { PurchaseRequest } from '../../requests/schema.ts'
+import { documentOf, orderSummary, type ApprovalDocument } from './approval-documents.ts'
+import { billSummary } from './bill-lines.ts'
 import { when } from './format.ts'
 import { errorSummary, textarea, type FormState } from './forms.ts'
 import { html } from './html.ts'
@@ -25,12 +29,8 @@ export const INBOX_FILTERS: Readonly<Record<string, string>> = {
   rejected: 'Rejected by me',
 }
 
-/** One inbox row: the approval, its request (when the user may see it), and for whom the user decides it. */
-export interface InboxRow {
-  approval: Approval
-  request: PurchaseRequest | undefined
-  /** Its purchase order, for an order's approval (when the user may see it). */
-  order?: PurchaseOrder | undefined
+/** One inbox row: the approval, its document (when the user may see it), and for whom the user decides it. */
+export interface InboxRow extends ApprovalDocument {
   onBehalfOf: Person | null
 }
 
@@ -52,21 +52,17 @@ export function approvalsView(result: Page<InboxRow>, status: string, { actor, c
           )
         : html`${table(
             ['Document', 'Total', 'For', 'Description', 'Requester', 'Location', 'Step', 'Since'],
-            result.rows.map(({ approval: a, request: r, order: o, onBehalfOf }) => {
-              const isOrder = a.document.type === 'purchase_order'
-              const own = isOrder ? `/console/orders/${a.document.id}` : `/console/requests/${a.request}`
-              const href = status === 'pending' ? `/console/approvals/${a.id}` : own
+            result.rows.map((row) => {
+              const { approval: a, onBehalfOf } = row
+              const d = documentOf(row)
+              const href = status === 'pending' ? `/console/approvals/${a.id}` : d.href
               return html`<tr data-href="${href}">
-                <td><a href="${href}">${isOrder ? (o?.number ?? `Order ${a.document.id}`) : `#${a.request}`}</a></td>
-                <td class="number">
-                  ${isOrder ? (o === undefined ? '—' : `${o.total} ${o.currency}`) : r === undefined ? '—' : `${r.total} ${r.currency}`}
-                </td>
+                <td><a href="${href}">${d.label}</a></td>
+                <td class="number">${d.total}</td>
                 <td>${onBehalfOf === null ? 'You' : html`<strong>On behalf of ${personName(onBehalfOf)}</strong>`}</td>
-                <td>
-                  ${isOrder ? (o === undefined ? 'Purchase order' : `Purchase order to ${o.vendor.name}`) : r?.description || '—'}
-                </td>
-                <td>${personName(isOrder ? o?.created_by : r?.requester)}</td>
-                <td>${(isOrder ? o?.location.name : r?.location.name) ?? '—'}</td>
+                <td>${d.description}</td>
+                <td>${personName(d.submitter)}</td>
+                <td>${d.location ?? '—'}</td>
                 <td>${a.step}</td>
                 <td>${when(a.acted_at ?? a.created_at)}</td>
               </tr>`
@@ -82,6 +78,8 @@ export interface DecisionView {
   request?: PurchaseRequest | undefined
   /** The purchase order, for an order's approval (instead of a request). */
   order?: PurchaseOrder | undefined
+  /** The bill, for a bill's approval. */
+  bill?: Bill | undefined
   vendors: ReadonlyMap<number, string>
   /** Whom the user decides it for: null as a candidate; undefined when they may not decide it. */
   onBehalfOf: Person | null | undefined
@@ -91,7 +89,7 @@ export interface DecisionView {
 }
 
 export function decisionView(view: DecisionView, { actor, csrf }: Frame): string {
-  const { approval: a, request: r, order: o } = view
+  const { approval: a, request: r, order: o, bill: b } = view
   const open = a.status === 'pending' && view.onBehalfOf !== undefined
   const decide = postForm(
     `/console/approvals/${a.id}`,
@@ -127,6 +125,7 @@ export function decisionView(view: DecisionView, { actor, csrf }: Frame): string
     <p class="actions">
       ${r === undefined ? '' : html`<a href="/console/requests/${r.id}">Open the request</a>`}
       ${o === undefined ? '' : html`<a href="/console/orders/${o.id}">Open purchase order ${o.number}</a>`}
+      ${b === undefined ? '' : html`<a href="/console/bills/${b.id}">Open bill ${b.number}</a>`}
       <a href="/console/approvals">Back to the inbox</a>
     </p>
     ${
@@ -138,43 +137,15 @@ export function decisionView(view: DecisionView, { actor, csrf }: Frame): string
         : html`<p>${a.status === 'pending' ? 'You cannot decide this approval.' : `This approval is ${a.status}.`}</p>`
     }
     ${r === undefined ? '' : html`${requestSummary(r, view.vendors)} ${approvalChain(r.approvals, new Set())}`}
-    ${o === undefined ? '' : orderSummary(o)}`
-  const name = r !== undefined ? `request #${r.id}` : `purchase order ${o?.number ?? ''}`
+    ${o === undefined ? '' : orderSummary(o)} ${b === undefined ? '' : billSummary(b)}`
+  const name =
+    r !== undefined
+      ? `request #${r.id}`
+      : b !== undefined
+        ? `bill ${b.number} from ${b.vendor.name}`
+        : `purchase order ${o?.number ?? ''}`
   const title = open
     ? `Approve ${name}?`
     : `${name.charAt(0).toUpperCase()}${name.slice(1)}: ${a.status === 'pending' ? 'waiting for approval' : `step ${a.step} ${a.status}`}`
   return page({ title, actor, csrf, current: 'approvals' }, body)
-}
-
-/** What an approver reads of an order: vendor, location, total, and its lines. */
-function orderSummary(o: PurchaseOrder) {
-  return html`<section aria-labelledby="order">
-      <h2 id="order">Purchase order ${o.number}</h2>
-      <dl>
-        <dt>Vendor</dt>
-        <dd>${o.vendor.name}</dd>
-        <dt>Location</dt>
-        <dd>${o.location.name}</dd>
-        <dt>Total</dt>
-        <dd>${o.total} ${o.currency}</dd>
-        ${
-          o.pending_revision === null
-            ? ''
-            : html`<dt>Proposed revision</dt>
-                <dd>${o.pending_revision.total} ${o.currency}</dd>`
-        }
-      </dl>
-    </section>
-    ${table(
-      ['Item', 'Quantity', 'Unit price', 'Amount'],
-      o.lines.map(
-        (l) =>
-          html`<tr>
-            <td>${l.description || '—'}</td>
-            <td class="number">${l.quantity}</td>
-            <td class="number">${l.unit_price}</td>
-            <td class="number">${l.amount}</td>
-          </tr>`,
-      ),
-    )}`
 }

@@ -44,6 +44,12 @@ const NAV: readonly {
     anywhere: ['superuser', 'nav_purchase', 'nav_receive', 'accounts_payable'],
   },
   { href: '/console/receiving', label: 'Receiving', key: 'receiving', anywhere: ['superuser', 'nav_receive'] },
+  {
+    href: '/console/bills',
+    label: 'Bills',
+    key: 'bills',
+    anywhere: ['superuser', 'accounts_payable', 'nav_purchase'],
+  },
   { href: '/console/users', label: 'Users', key: 'users' },
   { href: '/console/locations', label: 'Locations', key: 'locations' },
   { href: '/console/vendors', label: 'Vendors', key: 'vendors' },

@@ -1,0 +1,85 @@
+/** What the approvals pages show of each kind of document: a request, a purchase order, a bill. */
+import type { Approval } from '../../approvals/schema.ts'
+import type { Bill } from '../../bills/schema.ts'
+import type { PurchaseOrder } from '../../purchase-orders/schema.ts'
+import type { PurchaseRequest } from '../../requests/schema.ts'
+import { matchText } from './bill-lines.ts'
+import { html } from './html.ts'
+import { table } from './lists.ts'
+
+/** An approval and its document, each when the user may see it. */
+export interface ApprovalDocument {
+  approval: Approval
+  request: PurchaseRequest | undefined
+  /** Its purchase order, for an order's approval. */
+  order?: PurchaseOrder | undefined
+  /** Its bill, for a bill's approval. */
+  bill?: Bill | undefined
+}
+
+/** What an inbox row shows of its document: a request, a purchase order or a bill (each when visible). */
+export function documentOf({ approval: a, request: r, order: o, bill: b }: ApprovalDocument) {
+  const id = a.document.id
+  if (a.document.type === 'bill')
+    return {
+      href: `/console/bills/${id}`,
+      label: b === undefined ? `Bill ${id}` : `Bill ${b.number}`,
+      total: b === undefined ? '—' : `${b.total} ${b.currency}`,
+      description:
+        b === undefined
+          ? 'Bill'
+          : `Bill from ${b.vendor.name}${b.match_status === 'exception' ? ` · ${matchText(b)}` : ''}`,
+      submitter: b?.created_by,
+      location: b?.location.name,
+    }
+  if (a.document.type === 'purchase_order')
+    return {
+      href: `/console/orders/${id}`,
+      label: o?.number ?? `Order ${id}`,
+      total: o === undefined ? '—' : `${o.total} ${o.currency}`,
+      description: o === undefined ? 'Purchase order' : `Purchase order to ${o.vendor.name}`,
+      submitter: o?.created_by,
+      location: o?.location.name,
+    }
+  return {
+    href: `/console/requests/${a.request}`,
+    label: `#${a.request}`,
+    total: r === undefined ? '—' : `${r.total} ${r.currency}`,
+    description: r?.description || '—',
+    submitter: r?.requester,
+    location: r?.location.name,
+  }
+}
+
+/** What an approver reads of an order: vendor, location, total, and its lines. */
+export function orderSummary(o: PurchaseOrder) {
+  return html`<section aria-labelledby="order">
+      <h2 id="order">Purchase order ${o.number}</h2>
+      <dl>
+        <dt>Vendor</dt>
+        <dd>${o.vendor.name}</dd>
+        <dt>Location</dt>
+        <dd>${o.location.name}</dd>
+        <dt>Total</dt>
+        <dd>${o.total} ${o.currency}</dd>
+        ${
+          o.pending_revision === null
+            ? ''
+            : html`<dt>Proposed revision</dt>
+                <dd>${o.pending_revision.total} ${o.currency}</dd>`
+        }
+      </dl>
+    </section>
+    ${table(
+      ['Item', 'Quantity', 'Unit price', 'Amount'],
+      o.lines.map(
+        (l) =>
+          html`<tr>
+            <td>${l.description || '—'}</td>
+            <td class="number">${l.quantity}</td>
+            <td class="number">${l.unit_price}</td>
+            <td class="number">${l.amount}</td>
+          </tr>`,
+      ),
+    )}`
+}
