@@ -12,6 +12,7 @@ import { isDatabaseUnavailable } from '../http/errors.ts'
 import { tenantOfHost } from '../http/host.ts'
 import { listeningPort, mailBase } from '../http/public-url.ts'
 import type { ServerKeys } from '../keys.ts'
+import { routeMethods } from './allowed.ts'
 import { discovery, listOf, MAX_COUNT, serviceProviderConfig } from './discovery.ts'
 import { errorBody, invalidValue, ScimError, scimNotFound, sendScim } from './errors.ts'
 import { parseFilter } from './filter.ts'
@@ -28,18 +29,21 @@ declare module 'fastify' {
 }
 
 type Query = Record<string, unknown>
+const MAX_START = 2_147_483_647
 const hide = { schema: { hide: true } }
 
 function pagingOf(query: Query): Paging {
   const number = (name: string, fallback: number) => {
     const raw = query[name]
     if (raw === undefined || raw === '') return fallback
-    if (typeof raw !== 'string' || !/^-?[0-9]{1,9}$/.test(raw)) throw invalidValue(`${name} must be a whole number.`)
+    if (typeof raw !== 'string' || !/^[-+]?[0-9]{1,400}$/.test(raw))
+      throw invalidValue(`${name} must be a whole number.`)
     return Number(raw)
   }
   // RFC 7644 §3.4.2.4: a startIndex below 1 is 1; a negative count is 0; above the maximum, the maximum.
+  // A startIndex past any possible row is an empty page (kept within what an SQL OFFSET takes).
   return {
-    startIndex: Math.max(1, number('startIndex', 1)),
+    startIndex: Math.min(MAX_START, Math.max(1, number('startIndex', 1))),
     count: Math.min(MAX_COUNT, Math.max(0, number('count', 100))),
   }
 }
@@ -88,9 +92,16 @@ export const scimRoutes =
     app.addContentTypeParser('application/scim+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'))
     app.decorateRequest('scimActor', null as unknown as Actor)
     app.setErrorHandler(scimError)
-    app.setNotFoundHandler((request, reply) =>
-      sendScim(reply, 404, errorBody(scimNotFound(`There is no SCIM endpoint ${request.url.split('?')[0]}.`))),
-    )
+    const allowedAt = routeMethods(app)
+    app.setNotFoundHandler((request, reply) => {
+      const path = request.url.split('?')[0]!
+      const allowed = allowedAt(path)
+      if (allowed.length === 0)
+        return sendScim(reply, 404, errorBody(scimNotFound(`There is no SCIM endpoint ${path}.`)))
+      reply.header('allow', allowed.join(', '))
+      const detail = `${path} does not take ${request.method}; use ${allowed.join(', ')}.`
+      return sendScim(reply, 405, errorBody(new ScimError(405, detail)))
+    })
     app.addHook('onRequest', async (request, reply) => {
       const header = request.headers.authorization ?? ''
       const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1]
