@@ -6,17 +6,17 @@ import type { FastifyInstance } from 'fastify'
 
 /** Records the plugin's routes; `allowedAt(path)` is the methods of the route matching `path`, or []. */
 export function routeMethods(app: FastifyInstance): (path: string) => string[] {
-  const routes: { pattern: RegExp; methods: Set<string> }[] = []
+  const routes: { source: string; pattern: RegExp; methods: Set<string> }[] = []
   app.addHook('onRoute', (route) => {
     const source = `^${route.url
       .replace(/\/+$/, '')
       .split('/')
       .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .join('/')}/?$`
-    const existing = routes.find((r) => r.pattern.source === source)
+    const existing = routes.find((r) => r.source === source)
     const methods = existing?.methods ?? new Set<string>()
     for (const method of [route.method].flat()) methods.add(method)
-    if (existing === undefined) routes.push({ pattern: new RegExp(source), methods })
+    if (existing === undefined) routes.push({ source, pattern: new RegExp(source), methods })
   })
   return (path) => {
     const found = routes.find((r) => r.pattern.test(path))

@@ -146,7 +146,13 @@ export async function replaceScimGroup(db: Kysely<DB>, actor: Actor, base: strin
       throw invalidValue('id cannot be changed.')
     const wanted = await desiredOf(tx, actor, body)
     // PUT replaces the group: no members listed means none, no externalId means none.
-    await store(tx, actor, before.id, { ...wanted, externalId: wanted.externalId ?? null, members: wanted.members ?? [] }, before)
+    await store(
+      tx,
+      actor,
+      before.id,
+      { ...wanted, externalId: wanted.externalId ?? null, members: wanted.members ?? [] },
+      before,
+    )
   })
   return getScimGroup(db, actor, base, id)
 }

@@ -74,7 +74,13 @@ function scimError(error: FastifyError | Problem | ScimError, request: FastifyRe
   else if (isDatabaseUnavailable(error)) {
     reply.header('retry-after', '1')
     scim = new ScimError(503, 'The service cannot reach its database right now. Try again in a moment.')
-  } else if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+  } else if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY')
+    scim = new ScimError(
+      400,
+      'The body is not valid JSON, or it has a __proto__ or constructor key; send a JSON object of SCIM attributes.',
+      'invalidSyntax',
+    )
+  else if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
     scim = new ScimError(error.statusCode, error.message, error.statusCode === 400 ? 'invalidSyntax' : undefined)
   else {
     request.log.error({ err: error }, 'SCIM request failed')
