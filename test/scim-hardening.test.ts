@@ -233,6 +233,11 @@ describe('SCIM tokens on the API', () => {
     assert.equal(second.json().data.length, Math.min(2, before + 2 - 2))
     assert.notEqual(second.json().data[0].id, first.json().data[0].id)
     assert.ok(!first.body.includes(token) && !second.body.includes(token))
+    const searched = await session.api({ method: 'GET', url: '/api/v3/scim-tokens/?search=TWO' })
+    assert.deepEqual(
+      searched.json().data.map((t: Body) => t.description),
+      ['two'],
+    )
     assert.equal((await session.api({ method: 'GET', url: '/api/v3/scim-tokens/?page=0' })).statusCode, 400)
     assert.equal((await session.api({ method: 'GET', url: `/api/v3/scim-tokens/?page=${pages + 1}` })).statusCode, 404)
   })

@@ -21,7 +21,7 @@ export const pageOfTokens = listSql(ScimTokenListQuery, {
   tenant: 'scim_tokens.tenant_id',
   id: 'scim_tokens.id',
   order: {},
-  search: [],
+  search: ['scim_tokens.description'],
   filters: {},
 })
 
