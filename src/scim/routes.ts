@@ -3,17 +3,16 @@
  * application/scim+json (plain JSON accepted too), and every refusal in the SCIM error schema. Discovery
  * (ServiceProviderConfig, ResourceTypes, Schemas), Users and Groups; writes act for the tenant's owner.
  */
-import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { providerActor, type Actor } from '../access/actor.ts'
 import type { Config } from '../config.ts'
-import { Problem } from '../core/problem.ts'
 import type { Database } from '../db/database.ts'
-import { isDatabaseUnavailable } from '../http/errors.ts'
 import { tenantOfHost } from '../http/host.ts'
 import { listeningPort, mailBase } from '../http/public-url.ts'
 import type { ServerKeys } from '../keys.ts'
 import { routeMethods } from './allowed.ts'
 import { discovery, listOf, MAX_COUNT, serviceProviderConfig } from './discovery.ts'
+import { scimError } from './error-handler.ts'
 import { errorBody, invalidValue, ScimError, scimNotFound, sendScim } from './errors.ts'
 import { parseFilter } from './filter.ts'
 import * as groups from './groups.service.ts'
@@ -59,34 +58,6 @@ const objectBody = (body: unknown): Record<string, unknown> => {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new ScimError(400, 'The body must be a JSON object.', 'invalidSyntax')
   return body as Record<string, unknown>
-}
-
-/** Any error on a SCIM route, as a SCIM error: the service's problems, Fastify's refusals, and (hidden) failures. */
-function scimError(error: FastifyError | Problem | ScimError, request: FastifyRequest, reply: FastifyReply) {
-  let scim: ScimError
-  if (error instanceof ScimError) scim = error
-  else if (error instanceof Problem)
-    scim = new ScimError(
-      error.status,
-      error.detail,
-      error.status === 409 ? 'uniqueness' : error.status === 400 ? 'invalidValue' : undefined,
-    )
-  else if (isDatabaseUnavailable(error)) {
-    reply.header('retry-after', '1')
-    scim = new ScimError(503, 'The service cannot reach its database right now. Try again in a moment.')
-  } else if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY')
-    scim = new ScimError(
-      400,
-      'The body is not valid JSON, or it has a __proto__ or constructor key; send a JSON object of SCIM attributes.',
-      'invalidSyntax',
-    )
-  else if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
-    scim = new ScimError(error.statusCode, error.message, error.statusCode === 400 ? 'invalidSyntax' : undefined)
-  else {
-    request.log.error({ err: error }, 'SCIM request failed')
-    scim = new ScimError(500, 'The service failed to answer this request.')
-  }
-  return sendScim(reply, scim.status, errorBody(scim))
 }
 
 export const scimRoutes =
