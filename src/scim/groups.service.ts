@@ -145,8 +145,14 @@ export async function replaceScimGroup(db: Kysely<DB>, actor: Actor, base: strin
     if (body.id !== undefined && (typeof body.id === 'number' ? String(body.id) : body.id) !== id)
       throw invalidValue('id cannot be changed.')
     const wanted = await desiredOf(tx, actor, body)
-    // PUT replaces the group: no members listed means none.
-    await store(tx, actor, before.id, { ...wanted, members: wanted.members ?? [] }, before)
+    // PUT replaces the group: no members listed means none, no externalId means none.
+    await store(
+      tx,
+      actor,
+      before.id,
+      { ...wanted, externalId: wanted.externalId ?? null, members: wanted.members ?? [] },
+      before,
+    )
   })
   return getScimGroup(db, actor, base, id)
 }
@@ -158,7 +164,8 @@ export async function patchScimGroup(db: Kysely<DB>, actor: Actor, base: string,
     const withMembers = { ...current, members: current.members ?? [] }
     const after = applyPatch(withMembers, body)
     const wanted = await desiredOf(tx, actor, { ...after, members: after.members ?? [] })
-    await store(tx, actor, before.id, wanted, before)
+    // The patched group is the whole group: an externalId it lacks was removed.
+    await store(tx, actor, before.id, { ...wanted, externalId: wanted.externalId ?? null }, before)
   })
   return getScimGroup(db, actor, base, id)
 }

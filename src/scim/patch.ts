@@ -2,11 +2,13 @@
  * PATCH (RFC 7644 §3.5.2) as identity providers send it, applied to the resource as GET shows it by
  * `scim-patch`. Before that, what providers send beyond the RFC is made RFC-shaped: op names in any case
  * (`Replace`), and Entra's removal of members by a `value` list on the `members` path (one `members[value eq
- * "…"]` removal each). A path-less `value` object (Okta) and filtered paths are scim-patch's own.
+ * "…"]` removal each). A path-less `value` object (Okta) and filtered paths are scim-patch's own. Every
+ * path and value key is checked first (patch-guard.ts), and the patch works on a null-prototype copy.
  */
 import { scimPatch, ScimError as PatchError, type ScimPatchOperation, type ScimResource } from 'scim-patch'
 import { invalidValue, mutability, ScimError, type ScimType } from './errors.ts'
 import { MAX_OPERATIONS, PATCH_SCHEMA } from './discovery.ts'
+import { attached, checkPath, checkValue, detached } from './patch-guard.ts'
 
 const OPS = ['add', 'remove', 'replace'] as const
 
@@ -18,6 +20,8 @@ function normalized(operation: unknown, i: number): ScimPatchOperation[] {
   if (name === undefined) throw invalidValue(`Operations[${i}].op must be add, remove or replace.`)
   if (path !== undefined && typeof path !== 'string')
     throw new ScimError(400, `Operations[${i}].path must be a string.`, 'invalidPath')
+  if (path !== undefined) checkPath(path, `Operations[${i}].path`)
+  checkValue(value, `Operations[${i}].value`)
   if (name === 'remove' && path?.toLowerCase() === 'members' && Array.isArray(value)) {
     return value.map((member: unknown) => {
       const id = (member as { value?: unknown } | null)?.value
@@ -49,7 +53,8 @@ export function applyPatch(resource: { id: string }, body: unknown): Record<stri
   const operations = Operations.flatMap((op, i) => normalized(op, i))
   let patched: ScimResource
   try {
-    patched = scimPatch(structuredClone(resource) as unknown as ScimResource, operations, { treatMissingAsAdd: true })
+    const copy = detached(resource) as unknown as ScimResource
+    patched = attached(scimPatch(copy, detached(operations), { treatMissingAsAdd: true }))
   } catch (error) {
     // Whatever the library cannot apply is the body's fault: a 400, never a 500.
     const code = error instanceof PatchError ? (error.scimCode ?? 'invalidValue') : 'invalidValue'

@@ -3,16 +3,16 @@
  * application/scim+json (plain JSON accepted too), and every refusal in the SCIM error schema. Discovery
  * (ServiceProviderConfig, ResourceTypes, Schemas), Users and Groups; writes act for the tenant's owner.
  */
-import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { providerActor, type Actor } from '../access/actor.ts'
 import type { Config } from '../config.ts'
-import { Problem } from '../core/problem.ts'
 import type { Database } from '../db/database.ts'
-import { isDatabaseUnavailable } from '../http/errors.ts'
 import { tenantOfHost } from '../http/host.ts'
 import { listeningPort, mailBase } from '../http/public-url.ts'
 import type { ServerKeys } from '../keys.ts'
+import { routeMethods } from './allowed.ts'
 import { discovery, listOf, MAX_COUNT, serviceProviderConfig } from './discovery.ts'
+import { scimError } from './error-handler.ts'
 import { errorBody, invalidValue, ScimError, scimNotFound, sendScim } from './errors.ts'
 import { parseFilter } from './filter.ts'
 import * as groups from './groups.service.ts'
@@ -28,18 +28,21 @@ declare module 'fastify' {
 }
 
 type Query = Record<string, unknown>
+const MAX_START = 2_147_483_647
 const hide = { schema: { hide: true } }
 
 function pagingOf(query: Query): Paging {
   const number = (name: string, fallback: number) => {
     const raw = query[name]
     if (raw === undefined || raw === '') return fallback
-    if (typeof raw !== 'string' || !/^-?[0-9]{1,9}$/.test(raw)) throw invalidValue(`${name} must be a whole number.`)
+    if (typeof raw !== 'string' || !/^[-+]?[0-9]{1,400}$/.test(raw))
+      throw invalidValue(`${name} must be a whole number.`)
     return Number(raw)
   }
   // RFC 7644 §3.4.2.4: a startIndex below 1 is 1; a negative count is 0; above the maximum, the maximum.
+  // A startIndex past any possible row is an empty page (kept within what an SQL OFFSET takes).
   return {
-    startIndex: Math.max(1, number('startIndex', 1)),
+    startIndex: Math.min(MAX_START, Math.max(1, number('startIndex', 1))),
     count: Math.min(MAX_COUNT, Math.max(0, number('count', 100))),
   }
 }
@@ -57,28 +60,6 @@ const objectBody = (body: unknown): Record<string, unknown> => {
   return body as Record<string, unknown>
 }
 
-/** Any error on a SCIM route, as a SCIM error: the service's problems, Fastify's refusals, and (hidden) failures. */
-function scimError(error: FastifyError | Problem | ScimError, request: FastifyRequest, reply: FastifyReply) {
-  let scim: ScimError
-  if (error instanceof ScimError) scim = error
-  else if (error instanceof Problem)
-    scim = new ScimError(
-      error.status,
-      error.detail,
-      error.status === 409 ? 'uniqueness' : error.status === 400 ? 'invalidValue' : undefined,
-    )
-  else if (isDatabaseUnavailable(error)) {
-    reply.header('retry-after', '1')
-    scim = new ScimError(503, 'The service cannot reach its database right now. Try again in a moment.')
-  } else if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
-    scim = new ScimError(error.statusCode, error.message, error.statusCode === 400 ? 'invalidSyntax' : undefined)
-  else {
-    request.log.error({ err: error }, 'SCIM request failed')
-    scim = new ScimError(500, 'The service failed to answer this request.')
-  }
-  return sendScim(reply, scim.status, errorBody(scim))
-}
-
 export const scimRoutes =
   (deps: { config: Readonly<Config>; database: Database; keys: ServerKeys }): FastifyPluginAsync =>
   async (app: FastifyInstance) => {
@@ -88,9 +69,16 @@ export const scimRoutes =
     app.addContentTypeParser('application/scim+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'))
     app.decorateRequest('scimActor', null as unknown as Actor)
     app.setErrorHandler(scimError)
-    app.setNotFoundHandler((request, reply) =>
-      sendScim(reply, 404, errorBody(scimNotFound(`There is no SCIM endpoint ${request.url.split('?')[0]}.`))),
-    )
+    const allowedAt = routeMethods(app)
+    app.setNotFoundHandler((request, reply) => {
+      const path = request.url.split('?')[0]!
+      const allowed = allowedAt(path)
+      if (allowed.length === 0)
+        return sendScim(reply, 404, errorBody(scimNotFound(`There is no SCIM endpoint ${path}.`)))
+      reply.header('allow', allowed.join(', '))
+      const detail = `${path} does not take ${request.method}; use ${allowed.join(', ')}.`
+      return sendScim(reply, 405, errorBody(new ScimError(405, detail)))
+    })
     app.addHook('onRequest', async (request, reply) => {
       const header = request.headers.authorization ?? ''
       const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1]

@@ -1,5 +1,6 @@
 /** SCIM tokens on the wire (`/api/v3/scim-tokens/`): the token itself only in the create response. */
 import { Type, type Static } from 'typebox'
+import { listQuery } from '../core/list-query.ts'
 import { Id, named } from '../core/schema.ts'
 
 export const ScimToken = named(
@@ -36,3 +37,6 @@ export const ScimTokenInput = named(
 export type ScimTokenInput = Static<typeof ScimTokenInput>
 
 export const ScimTokenParams = Type.Object({ id: Id })
+
+export const ScimTokenListQuery = listQuery(['id'], {})
+export type ScimTokenListQuery = Static<typeof ScimTokenListQuery>

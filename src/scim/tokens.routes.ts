@@ -1,8 +1,8 @@
 /** /api/v3/scim-tokens/: the identity provider's provisioning tokens (superuser). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ItemEnvelope } from '../http/list.ts'
-import { ScimToken, ScimTokenInput, ScimTokenParams, ScimTokenWithSecret } from './schema.ts'
+import { ItemEnvelope, listRoute } from '../http/list.ts'
+import { ScimToken, ScimTokenInput, ScimTokenListQuery, ScimTokenParams, ScimTokenWithSecret } from './schema.ts'
 import * as service from './tokens.service.ts'
 
 export const scimTokenRoutes =
@@ -11,21 +11,18 @@ export const scimTokenRoutes =
     const tags = ['sso']
     const neutral = { accessNeutral: true }
     const base = '/v3/scim-tokens/'
-    app.get(
-      base,
-      {
-        schema: {
-          summary: 'List SCIM tokens (never the tokens themselves)',
-          tags,
-          response: { 200: Type.Object({ metadata: Type.Object({}), data: Type.Array(ScimToken) }) },
-        },
-      },
-      async (request) => ({ metadata: {}, data: await service.listTokens(request.db, request.actor) }),
-    )
+    listRoute(app, base, {
+      summary: 'List SCIM tokens (never the tokens themselves)',
+      tags,
+      query: ScimTokenListQuery,
+      item: ScimToken,
+      list: ({ actor, db, query }) => service.pageOfTokens(db, actor, query),
+    })
     app.post(
       base,
       {
-        config: neutral,
+        // The response carries the token: the idempotency store never keeps it, so Idempotency-Key is ignored.
+        config: { ...neutral, secretResponse: true },
         schema: {
           summary: 'Make a SCIM token (shown once)',
           tags,
@@ -37,6 +34,7 @@ export const scimTokenRoutes =
         const token = await service.createToken(request.db, request.actor, pepper, request.body ?? {}, request.linkBase)
         return reply
           .code(201)
+          .header('cache-control', 'no-store')
           .header('location', `${request.linkBase}/api/v3/scim-tokens/${token.id}/`)
           .send({ metadata: {}, data: token })
       },

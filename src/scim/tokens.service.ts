@@ -8,8 +8,10 @@ import { requireAny, type Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
 import { notFound } from '../core/problem.ts'
 import { hashSecret } from '../core/secrets.ts'
+import type { Page } from '../core/list-query.ts'
 import type { DB } from '../db/schema.ts'
-import type { ScimToken, ScimTokenInput, ScimTokenWithSecret } from './schema.ts'
+import { inTransaction } from '../db/transaction.ts'
+import type { ScimToken, ScimTokenInput, ScimTokenListQuery, ScimTokenWithSecret } from './schema.ts'
 import * as repo from './tokens.repository.ts'
 
 const toToken = (row: { id: number; description: string; created_at: Date; last_used_at: Date | null }): ScimToken => ({
@@ -28,7 +30,8 @@ export async function createToken(
 ): Promise<ScimTokenWithSecret> {
   requireAny(actor, 'superuser')
   const token = `scim_${randomBytes(32).toString('base64url')}`
-  return db.transaction().execute(async (tx) => {
+  // Under an Idempotency-Key the request's db may already be a transaction.
+  return inTransaction(db, async (tx) => {
     const row = await repo.insertToken(tx, {
       tenant_id: actor.tenantId,
       token_hash: hashSecret(pepper, token),
@@ -45,14 +48,22 @@ export async function createToken(
   })
 }
 
+/** Every token of the tenant (the console's Single sign-on page). */
 export async function listTokens(db: Kysely<DB>, actor: Actor): Promise<ScimToken[]> {
   requireAny(actor, 'superuser')
   return (await repo.listTokens(db, actor.tenantId)).map(toToken)
 }
 
+/** One page of the tenant's tokens (the API's list). */
+export async function pageOfTokens(db: Kysely<DB>, actor: Actor, query: ScimTokenListQuery): Promise<Page<ScimToken>> {
+  requireAny(actor, 'superuser')
+  const page = await repo.pageOfTokens(db, actor.tenantId, query)
+  return { ...page, rows: page.rows.map(toToken) }
+}
+
 export async function revokeToken(db: Kysely<DB>, actor: Actor, id: number): Promise<void> {
   requireAny(actor, 'superuser')
-  await db.transaction().execute(async (tx) => {
+  await inTransaction(db, async (tx) => {
     if (!(await repo.deleteToken(tx, actor.tenantId, id))) throw notFound(`No SCIM token ${id}.`)
     await audit(tx, actor, { action: 'scim_token.revoke', resourceType: 'scim_token', resourceId: id })
   })

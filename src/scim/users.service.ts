@@ -201,13 +201,15 @@ async function applyDesired(db: Kysely<DB>, actor: Actor, before: UserResource, 
           position: current.position,
         }),
       )
-    if (wanted.externalId !== undefined && wanted.externalId !== (before.externalId ?? null)) {
-      await repo.setExternalId(tx, actor.tenantId, current.user, wanted.externalId)
+    // PUT replaces the resource and PATCH yields the whole of it: an externalId it lacks is cleared.
+    const externalId = wanted.externalId ?? null
+    if (externalId !== (before.externalId ?? null)) {
+      await repo.setExternalId(tx, actor.tenantId, current.user, externalId)
       await audit(tx, actor, {
         action: 'user.external_id',
         resourceType: 'user',
         resourceId: current.user,
-        changes: { external_id: wanted.externalId },
+        changes: { external_id: externalId },
       })
     }
     if (wanted.active !== before.active) {

@@ -5211,6 +5211,14 @@ export interface components {
              */
             last_used_at: string | null;
         };
+        ScimTokenList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["ScimToken"][];
+        };
         ScimTokenInput: {
             /**
              * @description Free text describing it.
@@ -10105,7 +10113,18 @@ export interface operations {
     };
     listScimTokens: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id";
+            };
             header: {
                 /** @description Always "api". */
                 "x-service-client": components["parameters"]["ServiceClient"];
@@ -10121,10 +10140,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        metadata: Record<string, never>;
-                        data: components["schemas"]["ScimToken"][];
-                    };
+                    "application/json": components["schemas"]["ScimTokenList"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
