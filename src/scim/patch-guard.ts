@@ -1,8 +1,11 @@
 /**
  * What a PATCH may name, checked before `scim-patch` sees it: every path segment, every attribute in a
- * filter, and every key of a value (at any depth) must be an attribute name of RFC 7643's User or Group
- * (core, or the enterprise extension). `__proto__`, `constructor` and `prototype` are never names, so a patch
- * cannot walk from the resource to a shared prototype. The patch is then applied to a null-prototype copy.
+ * filter, and every key of a value (at any depth) must be an attribute name — RFC 7643's (User, Group, the
+ * enterprise extension), or one of a custom extension that an Okta or Entra administrator mapped (an
+ * `urn:…:<attribute>` the service keeps nothing of, so it is accepted and ignored), written as ATTRNAME is
+ * (RFC 7643 §2.1: a letter, then letters, digits, `_`, `-`, `$`). `__proto__`, `constructor` and `prototype`
+ * are never names, so a patch cannot walk from the resource to a shared prototype. The patch is then applied
+ * to a null-prototype copy.
  */
 import { ScimError } from './errors.ts'
 
@@ -100,14 +103,17 @@ function namesOf(path: string): string[] | undefined {
   let rest = path
   if (/^urn:/i.test(path)) {
     const urn = URNS.find((u) => path.toLowerCase().startsWith(`${u}:`))
-    if (urn === undefined) return undefined
-    rest = path.slice(urn.length + 1)
+    // Another schema's URN (a custom extension): its attribute follows the last colon.
+    rest = urn === undefined ? path.slice(path.lastIndexOf(':') + 1) : path.slice(urn.length + 1)
     if (rest === '') return [] // the whole extension (a value object keyed by the URN)
   }
   return rest.split('.')
 }
 
-const known = (name: string) => KNOWN.has(name.toLowerCase())
+const NEVER = new Set(['__proto__', 'constructor', 'prototype'])
+/** RFC 7643's names, and any other ATTRNAME except the three that reach a prototype. */
+const known = (name: string) =>
+  KNOWN.has(name.toLowerCase()) || (/^[A-Za-z$][\w$-]*$/.test(name) && !NEVER.has(name.toLowerCase()))
 
 /** Refuses a path that names anything but known attributes (in its filter too). */
 export function checkPath(path: string, where: string): void {
