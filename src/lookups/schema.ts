@@ -3,7 +3,7 @@
  * departments, roles, and the payment/shipping terms and methods a vendor refers to.
  */
 import { Type, type Static } from 'typebox'
-import { listQuery } from '../core/list-query.ts'
+import { listQuery, UpdatedSince } from '../core/list-query.ts'
 import { Name, named } from '../core/schema.ts'
 
 export const Currency = named(
@@ -97,16 +97,18 @@ export const CurrencyListQuery = listQuery(['id', 'name'], {
   active: Active,
   base: Type.Optional(Type.Boolean()),
   name: Type.Optional(Type.String({ maxLength: 10, description: 'Exact currency code.' })),
+  updated_since: UpdatedSince,
 })
-export const LegalEntityListQuery = listQuery(['id', 'name'], { active: Active })
+export const LegalEntityListQuery = listQuery(['id', 'name'], { active: Active, updated_since: UpdatedSince })
 export const DepartmentListQuery = listQuery(['id', 'name'], {
   location: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Only departments of this location.' }),
   ),
   active: Active,
+  updated_since: UpdatedSince,
 })
-export const RoleListQuery = listQuery(['id', 'name'], {})
-export const VendorLookupListQuery = listQuery(['id', 'name'], { active: Active })
+export const RoleListQuery = listQuery(['id', 'name'], { updated_since: UpdatedSince })
+export const VendorLookupListQuery = listQuery(['id', 'name'], { active: Active, updated_since: UpdatedSince })
 
 export type CurrencyListQuery = Static<typeof CurrencyListQuery>
 export type LegalEntityListQuery = Static<typeof LegalEntityListQuery>

@@ -72,7 +72,7 @@ async function currencyOf(db: Kysely<DB>, tenantId: number, id: number): Promise
 async function currencyValues(db: Kysely<DB>, actor: Actor, input: CurrencyInput, id = 0) {
   if (Number(input.rate) <= 0) throw validationFailed({ rate: ['must be more than 0'] })
   if (await repo.currencyCodeTaken(db, actor.tenantId, input.name, id))
-    throw conflict(`The tenant already has the currency ${input.name}; change that one instead of adding it again.`)
+    throw conflict(`The tenant already has the currency ${input.name}; each code is listed once, so change that one instead.`)
   return {
     name: input.name,
     description: input.description?.trim() ?? '',
@@ -102,11 +102,11 @@ export async function replaceCurrency(
     await repo.lockNames(tx, actor.tenantId, 'currencies')
     const current = await repo.findCurrency(tx, actor.tenantId, id)
     if (current === undefined) throw notFound(`No currency ${id}.`)
-    const values = await currencyValues(tx, actor, input, id)
-    if (current.base && values.name !== current.name)
+    if (current.base && input.name !== current.name)
       throw conflict(
-        `${current.name} is the base currency: its code cannot change (every order and bill is in it); add ${values.name} as another currency.`,
+        `${current.name} is the base currency: its code cannot change (every order and bill is in it); add ${input.name} as another currency.`,
       )
+    const values = await currencyValues(tx, actor, input, id)
     if (current.base && !values.active)
       throw conflict(`${current.name} is the base currency: it cannot be deactivated.`)
     if (current.base && !sameRate(current.rate, values.rate))
