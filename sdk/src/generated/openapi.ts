@@ -1702,6 +1702,7 @@ export interface components {
         };
         VendorInput: {
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Head Office
              */
@@ -1887,6 +1888,7 @@ export interface components {
         };
         VendorPatch: {
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Head Office
              */
@@ -2240,6 +2242,7 @@ export interface components {
              */
             id?: number;
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Head Office
              */
@@ -2277,6 +2280,7 @@ export interface components {
              */
             id?: number;
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Head Office
              */
@@ -2309,6 +2313,7 @@ export interface components {
         };
         LocationInput: {
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Head Office
              */
@@ -2529,6 +2534,7 @@ export interface components {
         };
         DepartmentInput: {
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Facilities
              */
@@ -2598,6 +2604,7 @@ export interface components {
         };
         RoleInput: {
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Site approver
              */
@@ -2647,6 +2654,7 @@ export interface components {
         };
         VendorLookupInput: {
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Net 30
              */
@@ -5381,7 +5389,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Page number, from 1. */
+        /** @description Page number, from 1 (past the last: 404). */
         Page: number;
         /** @description Items per page (default 10; above 100 is read as 100). */
         PageSize: number;
@@ -5650,7 +5658,7 @@ export interface operations {
     listVendors: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -5671,7 +5679,7 @@ export interface operations {
                 external_id?: string;
                 /** @description Exact name (case-sensitive); for a substring use search. */
                 name?: string;
-                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
             header: {
@@ -5862,7 +5870,7 @@ export interface operations {
     listLocations: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -5876,7 +5884,7 @@ export interface operations {
                 active?: boolean;
                 /** @description Whether this is the tenant’s headquarters (its first location). Read-only. */
                 headquarter?: boolean;
-                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
             header: {
@@ -6028,7 +6036,7 @@ export interface operations {
     listLocationsV3: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6042,7 +6050,7 @@ export interface operations {
                 active?: boolean;
                 /** @description Whether this is the tenant’s headquarters (its first location). Read-only. */
                 headquarter?: boolean;
-                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
             header: {
@@ -6194,7 +6202,7 @@ export interface operations {
     listCurrencies: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6210,6 +6218,8 @@ export interface operations {
                 base?: boolean;
                 /** @description Exact currency code. */
                 name?: string;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -6283,7 +6293,7 @@ export interface operations {
     listLegalEntities: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6295,6 +6305,8 @@ export interface operations {
                 order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -6328,7 +6340,7 @@ export interface operations {
     listDepartments: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6342,6 +6354,8 @@ export interface operations {
                 location?: number;
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -6415,7 +6429,7 @@ export interface operations {
     listRoles: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6425,6 +6439,8 @@ export interface operations {
                 format?: components["parameters"]["Format"];
                 /** @description Sort field; prefix - for descending. */
                 order_by?: "id" | "-id" | "name" | "-name";
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -6498,7 +6514,7 @@ export interface operations {
     listPaymentTerms: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6510,6 +6526,8 @@ export interface operations {
                 order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -6583,7 +6601,7 @@ export interface operations {
     listShippingTerms: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6595,6 +6613,8 @@ export interface operations {
                 order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -6668,7 +6688,7 @@ export interface operations {
     listPaymentMethods: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6680,6 +6700,8 @@ export interface operations {
                 order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -6753,7 +6775,7 @@ export interface operations {
     listShippingMethods: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6765,6 +6787,8 @@ export interface operations {
                 order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -7084,7 +7108,7 @@ export interface operations {
     listUsers: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -7102,7 +7126,7 @@ export interface operations {
                 pending_invite?: boolean;
                 /** @description The user’s role (a role id as a filter; the role type number in the account view). */
                 role?: number;
-                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
             header: {
@@ -7656,7 +7680,7 @@ export interface operations {
     listRequests: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -7678,7 +7702,7 @@ export interface operations {
                  * @example 7
                  */
                 requester?: number;
-                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
             header: {
@@ -7906,7 +7930,7 @@ export interface operations {
     listApprovals: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -7941,6 +7965,8 @@ export interface operations {
                  * @example 42
                  */
                 document_id?: number;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -8094,7 +8120,7 @@ export interface operations {
     listApprovalRules: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -8113,6 +8139,8 @@ export interface operations {
                  * @example request
                  */
                 document?: "request" | "purchase_order" | "bill";
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -8296,7 +8324,7 @@ export interface operations {
     listPurchaseOrders: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -8327,7 +8355,7 @@ export interface operations {
                 location?: number;
                 /** @description A purchase request’s id. */
                 request?: number;
-                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
             header: {
@@ -8910,7 +8938,7 @@ export interface operations {
     listReceipts: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -9080,7 +9108,7 @@ export interface operations {
     listBills: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -9106,7 +9134,7 @@ export interface operations {
                 purchase_order?: number;
                 /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
                 location?: number;
-                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
             header: {
@@ -9403,7 +9431,7 @@ export interface operations {
     listApplications: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -9678,7 +9706,7 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -9916,7 +9944,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. */
-                page?: components["parameters"]["Page"];
+                page?: number;
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
             };
