@@ -194,7 +194,7 @@ describe('names refuse control characters and text-direction marks, in every res
   test('vendors, departments, the four vendor look-ups, roles and locations: 400 naming the field', async () => {
     const { api } = await signedIn(ctx)
     const location = (await api({ method: 'GET', url: '/api/v3/locations/?order_by=id' })).json().data[0]
-    const writes: [string, string, (name: string) => Record<string, unknown>][] = [
+    const writes: ['POST' | 'PUT', string, (name: string) => Record<string, unknown>][] = [
       ['POST', '/api/v3/vendors/', (name) => ({ name })],
       ['POST', '/api/v3/departments/', (name) => ({ name, location: location.id })],
       ['POST', '/api/v3/payment-terms/', (name) => ({ name })],
@@ -206,11 +206,11 @@ describe('names refuse control characters and text-direction marks, in every res
     ]
     for (const [method, url, body] of writes) {
       for (const bad of ['O\u202Eps', 'D\u0007x', 'A\u061Cb', 'L\u200Er', 'R\u200Fl', 'I\u2066s\u2069', 'Tab\there']) {
-        const response = await api({ method: method as 'POST', url, payload: body(bad) })
+        const response = await api({ method, url, payload: body(bad) })
         assert.equal(response.statusCode, 400, `${method} ${url} ${JSON.stringify(bad)}: ${response.body}`)
         assert.deepEqual(response.json().errors.name, [NAME_REFUSED], `${url} ${JSON.stringify(bad)}`)
       }
-      const fine = await api({ method: method as 'POST', url, payload: body(`Café 東京 🚀 ${url.length}`) })
+      const fine = await api({ method, url, payload: body(`Café 東京 🚀 ${url.length}`) })
       assert.ok([200, 201].includes(fine.statusCode), `${url}: ${fine.body}`)
     }
   })
@@ -264,7 +264,9 @@ describe('updated_since', () => {
       ['vendors', vendor.json().data.id],
     ] as const) {
       // Yesterday's date (00:00 UTC) includes what changed today; tomorrow's does not.
-      const since = (await api({ method: 'GET', url: `/api/v3/${list}/?updated_since=${day(-1)}&page_size=100` })).json()
+      const since = (
+        await api({ method: 'GET', url: `/api/v3/${list}/?updated_since=${day(-1)}&page_size=100` })
+      ).json()
       assert.ok(
         since.data.some((row: { id: number }) => row.id === id),
         list,
@@ -279,9 +281,11 @@ describe('updated_since', () => {
     const mark = new Date().toISOString()
     await new Promise((resolve) => setTimeout(resolve, 20))
     const sinceMark = async (list: string) =>
-      ((await api({ method: 'GET', url: `${listUrl(list)}?updated_since=${mark}&page_size=100` })).json().data as {
-        id: number
-      }[]).map((row) => row.id)
+      (
+        (await api({ method: 'GET', url: `${listUrl(list)}?updated_since=${mark}&page_size=100` })).json().data as {
+          id: number
+        }[]
+      ).map((row) => row.id)
     assert.deepEqual(await sinceMark('payment-terms'), [])
     const renamed = await api({ method: 'PUT', url: `/api/v3/payment-terms/${term.id}/`, payload: { name: 'Net 61' } })
     assert.equal(renamed.statusCode, 200, renamed.body)
@@ -314,7 +318,7 @@ describe('GET /', () => {
     const plain = await ctx.app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html' } })
     assert.match(String(plain.headers.location), /^http:\/\/127\.0\.0\.1:\d+\/console\/$/)
     for (const link of Object.values(
-      (await ctx.app.inject({ method: 'GET', url: '/' })).json() as Record<string, string>,
+      (await ctx.app.inject({ method: 'GET', url: '/' })).json<Record<string, string>>(),
     ))
       assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\//)
   })
@@ -356,10 +360,7 @@ describe('messages at the edge are sentences', () => {
     })
     assert.equal(scim.statusCode, 415, scim.body)
     assert.match(scim.headers['content-type'] as string, /application\/scim\+json/)
-    assert.equal(
-      scim.json().detail,
-      'Send the body as application/scim+json (this endpoint does not take text/plain).',
-    )
+    assert.equal(scim.json().detail, 'Send the body as application/scim+json (this endpoint does not take text/plain).')
   })
 
   test('a __proto__ key is named as not allowed', async () => {

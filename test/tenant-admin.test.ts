@@ -152,7 +152,10 @@ describe('look-ups written through the API', () => {
     }
     const twice = await admin.api({ method: 'POST', url: '/api/v2/currencies/', payload: { name: 'JPY', rate: '1' } })
     assert.equal(twice.statusCode, 409, twice.body)
-    assert.equal(twice.json().detail, 'The tenant already has the currency JPY; each code is listed once, so change that one instead.')
+    assert.equal(
+      twice.json().detail,
+      'The tenant already has the currency JPY; each code is listed once, so change that one instead.',
+    )
     const usd = (await admin.api({ method: 'GET', url: '/api/v2/currencies/?base=true' })).json().data[0]
     const baseUrl = `/api/v2/currencies/${usd.id}/`
     // The base currency's code is what every order and bill is in: it cannot change (nothing written).

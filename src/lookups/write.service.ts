@@ -72,7 +72,9 @@ async function currencyOf(db: Kysely<DB>, tenantId: number, id: number): Promise
 async function currencyValues(db: Kysely<DB>, actor: Actor, input: CurrencyInput, id = 0) {
   if (Number(input.rate) <= 0) throw validationFailed({ rate: ['must be more than 0'] })
   if (await repo.currencyCodeTaken(db, actor.tenantId, input.name, id))
-    throw conflict(`The tenant already has the currency ${input.name}; each code is listed once, so change that one instead.`)
+    throw conflict(
+      `The tenant already has the currency ${input.name}; each code is listed once, so change that one instead.`,
+    )
   return {
     name: input.name,
     description: input.description?.trim() ?? '',
