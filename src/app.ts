@@ -12,7 +12,7 @@ import { methodNotAllowed } from './http/not-found.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { trustProxyOption } from './http/trust-proxy.ts'
 import { hostGuard } from './http/host-guard.ts'
-import { jsonBody } from './http/json-body.ts'
+import { jsonBody, mediaTypeMessages } from './http/json-body.ts'
 import { metrics } from './http/metrics.ts'
 import { textGuard } from './http/text-guard.ts'
 import { problemHandler, sendProblem } from './http/errors.ts'
@@ -89,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler(problemHandler)
   app.removeContentTypeParser('text/plain')
   jsonBody(app)
+  mediaTypeMessages(app)
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
@@ -127,7 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   metrics(app, deps.clusterWorker === true ? { workers: config.WORKERS } : undefined, (registry) =>
     registerWebhookMetrics(registry, deps.database.db),
   )
-  await app.register(healthRoutes(deps.database))
+  await app.register(healthRoutes(deps.database, config))
   await app.register(oauthRoutes(deps))
   await app.register(invitationRoutes(deps.database, config))
   await app.register(apiRoutes({ ...deps, access, lookups }), { prefix: '/api' })

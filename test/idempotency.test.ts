@@ -162,3 +162,19 @@ test('responses carrying a secret are never stored: Idempotency-Key is ignored t
   assert.ok(stored.every((row) => !String(row.response_body).includes(first.json().data.client_secret)))
   assert.equal(stored.length, 0)
 })
+
+test('the fingerprint reads the path as the router does: with or without the trailing slash, the query in any order', async () => {
+  const { api } = await signedIn(ctx)
+  const payload = { name: 'Slash' }
+  const key = (k: string) => ({ 'idempotency-key': k })
+  const first = await api({ method: 'POST', url: '/api/v3/vendors', payload, headers: key('sl-1') })
+  assert.equal(first.statusCode, 201, first.body)
+  const again = await api({ method: 'POST', url: '/api/v3/vendors/', payload, headers: key('sl-1') })
+  assert.equal(again.statusCode, 201, again.body)
+  assert.equal(again.json().data.id, first.json().data.id)
+  const a = await api({ method: 'POST', url: '/api/v3/vendors/?a=1&b=2', payload, headers: key('q-1') })
+  assert.equal(a.statusCode, 201, a.body)
+  const b = await api({ method: 'POST', url: '/api/v3/vendors?b=2&a=1', payload, headers: key('q-1') })
+  assert.equal(b.statusCode, 201, b.body)
+  assert.equal(b.json().data.id, a.json().data.id)
+})

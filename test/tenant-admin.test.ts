@@ -80,8 +80,11 @@ describe('look-ups written through the API', () => {
       url: '/api/v3/departments/',
       payload: { name: 'FACILITIES', location },
     })
-    assert.equal(duplicate.statusCode, 400)
-    assert.deepEqual(duplicate.json().errors, { name: ['this location already has a department with this name'] })
+    assert.equal(duplicate.statusCode, 409, duplicate.body)
+    assert.equal(
+      duplicate.json().detail,
+      `Location ${location} already has a department named FACILITIES; choose another name.`,
+    )
     const nowhere = await admin.api({
       method: 'POST',
       url: '/api/v3/departments/',
@@ -139,7 +142,6 @@ describe('look-ups written through the API', () => {
     assert.equal(jpy.base, false)
     for (const [payload, field, message] of [
       [{ name: 'jpy', rate: '1' }, 'name', 'must be a three-letter currency code in capitals, like EUR'],
-      [{ name: 'JPY', rate: '1' }, 'name', 'the tenant already has the currency JPY'],
       [{ name: 'CHF', rate: '1,05' }, 'rate', 'must be a decimal number like 1.085 (up to 6 decimals)'],
       [{ name: 'CHF', rate: '0' }, 'rate', 'must be more than 0'],
       [{ name: 'CHF' }, 'rate', 'is required'],
@@ -148,8 +150,20 @@ describe('look-ups written through the API', () => {
       assert.equal(response.statusCode, 400, JSON.stringify(payload))
       assert.deepEqual(response.json().errors[field], [message], JSON.stringify(payload))
     }
+    const twice = await admin.api({ method: 'POST', url: '/api/v2/currencies/', payload: { name: 'JPY', rate: '1' } })
+    assert.equal(twice.statusCode, 409, twice.body)
+    assert.equal(
+      twice.json().detail,
+      'The tenant already has the currency JPY; each code is listed once, so change that one instead.',
+    )
     const usd = (await admin.api({ method: 'GET', url: '/api/v2/currencies/?base=true' })).json().data[0]
     const baseUrl = `/api/v2/currencies/${usd.id}/`
+    // The base currency's code is what every order and bill is in: it cannot change (nothing written).
+    const recoded = await admin.api({ method: 'PUT', url: baseUrl, payload: { name: 'EUR', rate: usd.rate } })
+    assert.equal(recoded.statusCode, 409, recoded.body)
+    assert.match(recoded.json().detail, /^USD is the base currency: its code cannot change/)
+    const stillBase = (await admin.api({ method: 'GET', url: '/api/v2/currencies/?base=true' })).json().data[0]
+    assert.equal(stillBase.name, 'USD')
     const off = await admin.api({
       method: 'PUT',
       url: baseUrl,
@@ -199,8 +213,8 @@ describe('look-ups written through the API', () => {
       const row = created.json().data
       assert.deepEqual(row, { id: row.id, name: 'Net 45', description: 'Due in 45 days', active: true })
       const again = await admin.api({ method: 'POST', url: `/api/v3/${path}/`, payload: { name: 'net 45' } })
-      assert.equal(again.statusCode, 400)
-      assert.match(again.json().errors.name[0], /with this name already exists/)
+      assert.equal(again.statusCode, 409, again.body)
+      assert.match(again.json().detail, /named net 45 already exists; choose another name\.$/)
       assert.equal(
         (await requester.api({ method: 'POST', url: `/api/v3/${path}/`, payload: { name: 'Mine' } })).statusCode,
         403,

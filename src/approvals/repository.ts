@@ -50,6 +50,8 @@ const listedApprovals = listSql(ApprovalListSql, {
     request: 'a.request_id',
     document_type: 'a.document_type',
     document_id: 'a.document_id',
+    // An approval changes when it is created and when it is decided.
+    updated_since: (since) => sql<boolean>`coalesce(a.acted_at, a.created_at) >= ${since}`,
     approver_user: (me) => sql<boolean>`(${decidesFor(sql<number>`${me}::int`)} or a.acted_by = ${me}::int)`,
   },
   scope: ([user, locations]) => approvalVisible(user, locations),

@@ -26,7 +26,12 @@ export const pageOfRules = listSql(ApprovalRuleListQuery, {
   id: 'ar.id',
   order: { step: 'ar.step' },
   search: [],
-  filters: { location: 'ar.location_id', active: 'ar.active', document: 'ar.document' },
+  filters: {
+    location: 'ar.location_id',
+    active: 'ar.active',
+    document: 'ar.document',
+    updated_since: (since) => sql<boolean>`ar.updated_at >= ${since}`,
+  },
 })
 
 export const findRule = (db: Kysely<DB>, tenantId: number, id: number) =>

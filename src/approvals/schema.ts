@@ -1,6 +1,6 @@
 /** Approval and approval-rule shapes on the wire (DECISIONS, "Purchase requests and approvals"). */
 import { Type, type Static } from 'typebox'
-import { listQuery } from '../core/list-query.ts'
+import { listQuery, UpdatedSince } from '../core/list-query.ts'
 import { DECIMAL_PATTERN } from '../core/decimal.ts'
 import { Id, named } from '../core/schema.ts'
 
@@ -87,6 +87,7 @@ export const ApprovalListQuery = listQuery(['id', 'created_at'], {
       examples: [42],
     }),
   ),
+  updated_since: UpdatedSince,
 })
 export type ApprovalListQuery = Static<typeof ApprovalListQuery>
 /** The same query as the SQL binding sees it: `approver=me` turned into the caller's user id (not on the wire). */
@@ -96,6 +97,7 @@ export const ApprovalListSql = listQuery(['id', 'created_at'], {
   request: Type.Optional(Type.Integer()),
   document_type: Type.Optional(DocumentType),
   document_id: Type.Optional(Type.Integer()),
+  updated_since: UpdatedSince,
 })
 export type ApprovalListSql = Static<typeof ApprovalListSql>
 
@@ -164,6 +166,7 @@ export const ApprovalRuleListQuery = listQuery(['id', 'step'], {
   location: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })),
   active: Type.Optional(Type.Boolean()),
   document: Type.Optional(DocumentType),
+  updated_since: UpdatedSince,
 })
 export type ApprovalRuleListQuery = Static<typeof ApprovalRuleListQuery>
 export const IdParams = Type.Object({ id: Id })

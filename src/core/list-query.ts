@@ -11,7 +11,10 @@ export const MAX_PAGE_SIZE = 100
 
 /** The parameters every list takes, besides its own `order_by` fields and filters. */
 const LIST_PARAMS = {
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Page number, from 1.' })),
+  // Any page a client can name is a page: past the last it is a 404 (DECISIONS), not a 400.
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Page number, from 1 (past the last: 404).' }),
+  ),
   page_size: Type.Optional(
     Type.Integer({
       minimum: 1,
@@ -79,15 +82,25 @@ export function pageRequest(query: ListParams): PageRequest {
   }
 }
 
-/** The filters that are set in a list's query, by name (the common parameters left out). */
+/** The filters that are set in a list's query, by name (the common parameters left out), values as SQL takes them. */
 export function filtersOf(query: object): [string, unknown][] {
-  return Object.entries(query).filter(([name, value]) => !COMMON.has(name) && value !== undefined)
+  return Object.entries(query)
+    .filter(([name, value]) => !COMMON.has(name) && value !== undefined)
+    .map(([name, value]) => [name, name === 'updated_since' ? sinceInstant(String(value)) : value])
 }
+
+/** A date alone, as `updated_since` may be given (ISO 8601). */
+export const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
+/** The format of `updated_since`: an instant with a time zone, or a date alone (registered in http/validation.ts). */
+export const DATE_OR_DATE_TIME = 'date-or-date-time'
+/** An `updated_since` as the instant it means: a date alone is that day's 00:00 UTC (not the database's zone). */
+export const sinceInstant = (value: string): string => (DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value)
 
 /** The `updated_since` filter of the lists whose items record when they changed. */
 export const UpdatedSince = Type.Optional(
   Type.String({
-    format: 'date-time',
-    description: 'Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z).',
+    format: DATE_OR_DATE_TIME,
+    description:
+      'Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC).',
   }),
 )

@@ -28,6 +28,8 @@ export interface CurrencyTable {
   rate: Numeric
   base: Generated<boolean>
   active: Generated<boolean>
+  /** When it last changed (migration 0021; kept by a trigger). */
+  updated_at: Timestamp
 }
 
 export interface LegalEntityTable {
@@ -36,6 +38,8 @@ export interface LegalEntityTable {
   uuid: Generated<string>
   name: string
   active: Generated<boolean>
+  /** When it last changed (migration 0021; kept by a trigger). */
+  updated_at: Timestamp
 }
 
 export interface LocationTable {
@@ -83,6 +87,8 @@ export interface DepartmentTable {
   external_id: Generated<string>
   active: Generated<boolean>
   punchout_email: Generated<string>
+  /** When it last changed (migration 0021; kept by a trigger). */
+  updated_at: Timestamp
 }
 
 export const PERMISSION_KEYS = [
@@ -111,6 +117,8 @@ export interface RoleTable {
   name: string
   type: Generated<number>
   tier: Generated<'Basic' | 'Pro'>
+  /** When it last changed (migration 0021; kept by a trigger). */
+  updated_at: Timestamp
 }
 
 export interface RolePermissionTable {
@@ -303,6 +311,8 @@ export interface VendorLookupTable {
   name: string
   description: Generated<string>
   active: Generated<boolean>
+  /** When it last changed (migration 0021; kept by a trigger). */
+  updated_at: Timestamp
 }
 
 export interface VendorTable {

@@ -3,14 +3,17 @@ import type { FastifyPluginAsync } from 'fastify'
 import { sql } from 'kysely'
 import { Type } from 'typebox'
 import { serviceVersion } from '../core/version.ts'
+import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
+import { tenantOfHost } from '../http/host.ts'
+import { listeningPort, mailBase } from '../http/public-url.ts'
 
 const Health = Type.Object({
   status: Type.String(),
   version: Type.String({ description: "The service's version (package.json), e.g. 0.1.0" }),
 })
 
-/** Where a client starts: the paths it can follow from `/` (relative, so they hold on every host). */
+/** Where a client starts: the paths it can follow from `/`, written as absolute URLs on the public base. */
 const INDEX = {
   console: '/console/',
   api_reference: '/docs/',
@@ -27,7 +30,7 @@ const Index = Type.Object(
 )
 
 export const healthRoutes =
-  (database: Database): FastifyPluginAsync =>
+  (database: Database, config: Readonly<Config>): FastifyPluginAsync =>
   async (app) => {
     app.get(
       '/',
@@ -41,9 +44,13 @@ export const healthRoutes =
       },
       async (request, reply) => {
         reply.header('vary', 'Accept')
+        // URLs the service writes are absolute, on the public base (DECISIONS, Tenancy), never the Host's.
+        const host = tenantOfHost(config.BASE_DOMAIN, request.host)
+        const domain = host.mode === 'multi' ? (host.domain ?? undefined) : undefined
+        const base = mailBase(config, domain, listeningPort(request.server.server))
         if (/text\/html/i.test(request.headers.accept ?? ''))
-          return reply.code(303).header('location', '/console/').send()
-        return INDEX
+          return reply.code(303).header('location', `${base}${INDEX.console}`).send()
+        return Object.fromEntries(Object.entries(INDEX).map(([name, path]) => [name, `${base}${path}`]))
       },
     )
     app.get(

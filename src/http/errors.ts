@@ -180,7 +180,17 @@ function explainUnions(validation: readonly ValidatorError[]): ValidatorError[] 
       (v) => v.instancePath === path && (v.keyword === 'const' || v.keyword === 'type'),
     )
     const values = branches.filter((v) => v.keyword === 'const').map((v) => v.params.allowedValue)
-    const types = [...new Set(branches.filter((v) => v.keyword === 'type').map((v) => String(v.params.type)))]
+    // A branch that is one value (a literal) says so by its value; its type ("text") adds nothing to it, and
+    // would offer any text where only the values are taken (a query parameter given twice is a list).
+    const branchOf = (v: ValidatorError) => v.schemaPath?.replace(/\/[^/]*$/, '')
+    const literal = new Set(branches.filter((v) => v.keyword === 'const').map(branchOf))
+    const types = [
+      ...new Set(
+        branches
+          .filter((v) => v.keyword === 'type' && (v.schemaPath === undefined || !literal.has(branchOf(v))))
+          .map((v) => String(v.params.type)),
+      ),
+    ]
     const shown = values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
     const message =
       values.length > 0 && types.length === 0

@@ -46,6 +46,21 @@ function replay(reply: FastifyReply, stored: NonNullable<Awaited<ReturnType<type
  */
 const canonicalJson = configure({ deterministic: true, bigint: false, circularValue: Error })
 
+/**
+ * The request's target as the fingerprint sees it: the path without its trailing slash (both spellings are
+ * the same endpoint, DECISIONS "Paths") and the query's parameters in sorted order, so `/receipts` and
+ * `/receipts/` with the same key and body are one request (replayed, not 422).
+ */
+export function canonicalTarget(url: string): string {
+  const query = url.indexOf('?')
+  const path = (query === -1 ? url : url.slice(0, query)).replace(/(.)\/+$/, '$1')
+  if (query === -1) return path
+  const params = new URLSearchParams(url.slice(query + 1))
+  params.sort()
+  const sorted = params.toString()
+  return sorted === '' ? path : `${path}?${sorted}`
+}
+
 /** Ends the request's transaction (once): commit to keep what it wrote, otherwise roll back. */
 async function finish(running: Running, commit: boolean): Promise<void> {
   if (commit) await running.trx.commit().execute()
@@ -65,7 +80,7 @@ async function plugin(app: FastifyInstance, { db }: { db: Kysely<DB> }): Promise
     }
     const scope = { tenantId: request.actor.tenantId, applicationId: request.actor.applicationId!, key }
     const hash = createHash('sha256')
-      .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`)
+      .update(`${request.method} ${canonicalTarget(request.url)}\n${canonicalJson(request.body ?? null)}`)
       .digest('hex')
     const check = (stored: Awaited<ReturnType<typeof repo.findLive>>) => {
       if (stored === undefined) return undefined

@@ -52,6 +52,51 @@ export function duplicateKey(text: string): string | undefined {
   return undefined
 }
 
+/**
+ * The key the parser refused as prototype poisoning (`__proto__`, or `constructor` holding `prototype`), with
+ * its dotted path, when `text` is otherwise valid JSON; undefined when the text is not JSON at all.
+ */
+export function forbiddenKey(text: string): string | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const walk = (node: unknown, path: string, depth: number): string | undefined => {
+    if (node === null || typeof node !== 'object' || depth > 64) return undefined
+    const at = (key: string) => (path === '' ? key : `${path}.${key}`)
+    for (const key of Object.keys(node)) {
+      const child = (node as Record<string, unknown>)[key]
+      if (key === '__proto__') return at(key)
+      if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype'))
+        return at('constructor.prototype')
+      const found = walk(child, at(key), depth + 1)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  return walk(value, '', 0)
+}
+
+/** Where a route takes bodies in another media type than JSON, and says so itself (its own error handler). */
+const OWN_MEDIA_TYPES = /^\/(oauth|console)(\/|$|\?)/
+
+/**
+ * A body in a media type the route does not take gets a 415 that says what to send (DECISIONS: messages are
+ * sentences a person acts on), not Fastify's bare "Unsupported Media Type". The hook runs before the error
+ * handler of the route's scope, so the SCIM routes (their own error shape) say it too, in their media type.
+ */
+export function mediaTypeMessages(app: FastifyInstance): void {
+  app.addHook('onError', async (request, _reply, error) => {
+    if (error.code !== 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || OWN_MEDIA_TYPES.test(request.url)) return
+    const sent = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+    const shown = /^[\w.+-]{1,60}\/[\w.+-]{1,60}$/.test(sent) ? sent : 'that media type'
+    const wanted = request.url.startsWith('/scim/') ? 'application/scim+json' : 'application/json'
+    error.message = `Send the body as ${wanted} (this endpoint does not take ${shown}).`
+  })
+}
+
 export function jsonBody(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
@@ -66,7 +111,17 @@ export function jsonBody(app: FastifyInstance): void {
     const text = body as string
     if (text.trim() === '') return done(null, undefined)
     void parse(request, text, (error: Error | null, value?: unknown) => {
-      if (error !== null) return done(error, undefined)
+      if (error !== null) {
+        const poisoned = forbiddenKey(text)
+        if (poisoned === undefined) return done(error, undefined)
+        return done(
+          validationFailed(
+            { [poisoned]: ['is not allowed as a key; send the body without it'] },
+            `The body has the key ${poisoned}, which is not allowed; send the body without it.`,
+          ),
+          undefined,
+        )
+      }
       const repeated = typeof value === 'object' && value !== null ? duplicateKey(text) : undefined
       if (repeated !== undefined) {
         return done(

@@ -11,6 +11,8 @@ export interface ValidatorError {
   keyword: string
   params: Record<string, unknown>
   message?: string | undefined
+  /** Where in the schema the rule is (ajv's), e.g. `#/properties/status/anyOf/2/const`. */
+  schemaPath?: string | undefined
 }
 
 /** What a value of each JSON type is called in a sentence. */
@@ -48,6 +50,8 @@ const FORMATS: Record<string, string> = {
   email: 'must be an e-mail address',
   date: 'must be a date like 2026-01-31',
   'date-time': 'must be a date and time like 2026-01-31T09:30:00Z',
+  'date-or-date-time': 'must be a date like 2026-01-31 or a date and time like 2026-01-31T09:30:00Z',
+  name: 'must not contain control characters or text-direction marks (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069); remove them',
   time: 'must be a time like 09:30:00',
   uri: 'must be a full web address like https://example.com/path',
   'uri-reference': 'must be a web address or a path',

@@ -13,6 +13,8 @@ import { Ajv, type ErrorObject, type FormatDefinition, type Options, type Valida
 import addFormatsModule from 'ajv-formats'
 import { fullFormats } from 'ajv-formats/dist/formats.js'
 import type { FastifySchemaCompiler } from 'fastify'
+import { DATE_ONLY, DATE_OR_DATE_TIME } from '../core/list-query.ts'
+import { FORBIDDEN_IN_NAMES, NAME_FORMAT } from '../core/schema.ts'
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule.default
@@ -30,11 +32,22 @@ function withYearRange(format: FormatDefinition<string>): FormatDefinition<strin
   return { ...format, validate: (text: string) => YEAR_IN_RANGE.test(text) && validate(text) }
 }
 
+const dateFormat = withYearRange(fullFormats.date as FormatDefinition<string>).validate as (text: string) => boolean
+const dateTimeFormat = withYearRange(fullFormats['date-time'] as FormatDefinition<string>).validate as (
+  text: string,
+) => boolean
+
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ removeAdditional: false, useDefaults: true, allErrors: true, strict: false, ...options })
   addFormats(ajv)
   ajv.addFormat('date', withYearRange(fullFormats.date as FormatDefinition<string>))
   ajv.addFormat('date-time', withYearRange(fullFormats['date-time'] as FormatDefinition<string>))
+  ajv.addFormat(NAME_FORMAT, { type: 'string', validate: (text: string) => !FORBIDDEN_IN_NAMES.test(text) })
+  // `updated_since`: an instant, or a date alone (valid ISO 8601), read as that day's 00:00 UTC (core/list-query.ts).
+  ajv.addFormat(DATE_OR_DATE_TIME, {
+    type: 'string',
+    validate: (text: string) => (DATE_ONLY.test(text) ? dateFormat(text) : dateTimeFormat(text)),
+  })
   return ajv
 }
 

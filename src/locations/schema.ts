@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from 'typebox'
 import { listQuery, UpdatedSince } from '../core/list-query.ts'
-import { Id, named } from '../core/schema.ts'
+import { Id, Name, named } from '../core/schema.ts'
 import { Currency, LegalEntitySummary } from '../lookups/schema.ts'
 
 const Text = (maxLength: number, minLength = 0) => Type.String({ minLength, maxLength })
@@ -24,7 +24,7 @@ export const Address = named(
 )
 
 const addressFields = {
-  name: Text(150, 1),
+  name: Name(150),
   addressLineOne: Text(300, 1),
   city: Text(50, 1),
   postalCode: Text(20, 1),
@@ -74,7 +74,7 @@ export const LocationInput = named(
   'LocationInput',
   Type.Object(
     {
-      name: Text(150, 1),
+      name: Name(150),
       url: Type.Optional(Text(200)),
       logo: Type.Optional(Text(2000)),
       currency: Type.Union([Text(10, 1), Type.Object({ name: Text(10, 1) })], {

@@ -14,6 +14,9 @@ import {
 export const VENDOR_LOOKUP_TABLES = ['payment_terms', 'shipping_terms', 'payment_methods', 'shipping_methods'] as const
 export type VendorLookupTable = (typeof VENDOR_LOOKUP_TABLES)[number]
 
+/** The `updated_since` condition on a look-up's row (its `updated_at`, migration 0021). */
+const since = (alias: string) => (value: string) => sql<boolean>`${sql.ref(`${alias}.updated_at`)} >= ${value}`
+
 /** One page of the tenant's currencies and the exact total. */
 export const pageOfCurrencies = listSql(CurrencyListQuery, {
   select: (db: Kysely<DB>) =>
@@ -22,7 +25,7 @@ export const pageOfCurrencies = listSql(CurrencyListQuery, {
   id: 'c.id',
   order: { name: 'c.name' },
   search: ['c.name', 'c.description'],
-  filters: { active: 'c.active', base: 'c.base', name: 'c.name' },
+  filters: { active: 'c.active', base: 'c.base', name: 'c.name', updated_since: since('c') },
 })
 
 export const pageOfLegalEntities = listSql(LegalEntityListQuery, {
@@ -31,7 +34,7 @@ export const pageOfLegalEntities = listSql(LegalEntityListQuery, {
   id: 'e.id',
   order: { name: 'e.name' },
   search: ['e.name'],
-  filters: { active: 'e.active' },
+  filters: { active: 'e.active', updated_since: since('e') },
 })
 
 export const pageOfDepartments = listSql(DepartmentListQuery, {
@@ -59,7 +62,7 @@ export const pageOfDepartments = listSql(DepartmentListQuery, {
   id: 'd.id',
   order: { name: 'd.name' },
   search: ['d.name'],
-  filters: { location: 'd.location_id', active: 'd.active' },
+  filters: { location: 'd.location_id', active: 'd.active', updated_since: since('d') },
 })
 
 /** Each role with its permission keys gathered by an array subquery: one query per page, not one per role. */
@@ -82,7 +85,7 @@ export const pageOfRoles = listSql(RoleListQuery, {
   id: 'r.id',
   order: { name: 'r.name' },
   search: ['r.name'],
-  filters: {},
+  filters: { updated_since: since('r') },
 })
 
 /** One list per vendor look-up table (payment terms, shipping terms, payment and shipping methods). */
@@ -95,7 +98,7 @@ const vendorLookupList = (table: VendorLookupTable) =>
     id: 'x.id',
     order: { name: 'x.name' },
     search: ['x.name', 'x.description'],
-    filters: { active: 'x.active' },
+    filters: { active: 'x.active', updated_since: since('x') },
   })
 const VENDOR_LOOKUP_LISTS = new Map(VENDOR_LOOKUP_TABLES.map((table) => [table, vendorLookupList(table)]))
 

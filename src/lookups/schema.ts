@@ -3,8 +3,8 @@
  * departments, roles, and the payment/shipping terms and methods a vendor refers to.
  */
 import { Type, type Static } from 'typebox'
-import { listQuery } from '../core/list-query.ts'
-import { named } from '../core/schema.ts'
+import { listQuery, UpdatedSince } from '../core/list-query.ts'
+import { Name, named } from '../core/schema.ts'
 
 export const Currency = named(
   'Currency',
@@ -97,16 +97,18 @@ export const CurrencyListQuery = listQuery(['id', 'name'], {
   active: Active,
   base: Type.Optional(Type.Boolean()),
   name: Type.Optional(Type.String({ maxLength: 10, description: 'Exact currency code.' })),
+  updated_since: UpdatedSince,
 })
-export const LegalEntityListQuery = listQuery(['id', 'name'], { active: Active })
+export const LegalEntityListQuery = listQuery(['id', 'name'], { active: Active, updated_since: UpdatedSince })
 export const DepartmentListQuery = listQuery(['id', 'name'], {
   location: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Only departments of this location.' }),
   ),
   active: Active,
+  updated_since: UpdatedSince,
 })
-export const RoleListQuery = listQuery(['id', 'name'], {})
-export const VendorLookupListQuery = listQuery(['id', 'name'], { active: Active })
+export const RoleListQuery = listQuery(['id', 'name'], { updated_since: UpdatedSince })
+export const VendorLookupListQuery = listQuery(['id', 'name'], { active: Active, updated_since: UpdatedSince })
 
 export type CurrencyListQuery = Static<typeof CurrencyListQuery>
 export type LegalEntityListQuery = Static<typeof LegalEntityListQuery>
@@ -115,8 +117,7 @@ export type RoleListQuery = Static<typeof RoleListQuery>
 export type VendorLookupListQuery = Static<typeof VendorLookupListQuery>
 
 /** A name a person types: not blank, trimmed by the service. */
-const Name = (maxLength: number, example: string) =>
-  Type.String({ minLength: 1, maxLength, pattern: '\\S', examples: [example] })
+const LookupName = (maxLength: number, example: string) => Name(maxLength, { pattern: '\\S', examples: [example] })
 const ActiveInput = Type.Optional(
   Type.Boolean({ description: 'false deactivates it (nothing is deleted); default true.' }),
 )
@@ -126,7 +127,7 @@ export const DepartmentInput = named(
   'DepartmentInput',
   Type.Object(
     {
-      name: Name(150, 'Facilities'),
+      name: LookupName(150, 'Facilities'),
       location: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'The location’s id.', examples: [1] }),
       external_id: Type.Optional(Type.String({ maxLength: 100, examples: ['FAC-01'] })),
       active: ActiveInput,
@@ -172,7 +173,7 @@ export const VendorLookupInput = named(
   'VendorLookupInput',
   Type.Object(
     {
-      name: Name(100, 'Net 30'),
+      name: LookupName(100, 'Net 30'),
       description: Type.Optional(Type.String({ maxLength: 500, examples: ['Payment due 30 days after the invoice.'] })),
       active: ActiveInput,
     },

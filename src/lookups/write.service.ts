@@ -2,7 +2,7 @@
  * Writing look-ups (DECISIONS, "Administering a tenant without SQL"): departments, currencies and the four
  * vendor look-ups, by `superuser` or `nav_setting`, each write audited. Names are unique in their list
  * (case-insensitively; departments per location), so the console's CSV import can refer to them by name;
- * the base currency cannot be deactivated or re-rated. A PUT is a full replacement: omitted fields take
+ * the base currency cannot be deactivated, re-rated or given another code. A PUT is a full replacement: omitted fields take
  * their defaults. Nothing is deleted: `active: false` retires a row and keeps what refers to it.
  */
 import type { Kysely } from 'kysely'
@@ -32,7 +32,7 @@ async function departmentValues(db: Kysely<DB>, actor: Actor, input: DepartmentI
   if (!(await repo.locationExists(db, actor.tenantId, input.location)))
     throw validationFailed({ location: [`there is no location ${input.location}`] })
   if (await repo.departmentNameTaken(db, actor.tenantId, input.location, values.name, id))
-    throw validationFailed({ name: ['this location already has a department with this name'] })
+    throw conflict(`Location ${input.location} already has a department named ${values.name}; choose another name.`)
   return values
 }
 
@@ -72,7 +72,9 @@ async function currencyOf(db: Kysely<DB>, tenantId: number, id: number): Promise
 async function currencyValues(db: Kysely<DB>, actor: Actor, input: CurrencyInput, id = 0) {
   if (Number(input.rate) <= 0) throw validationFailed({ rate: ['must be more than 0'] })
   if (await repo.currencyCodeTaken(db, actor.tenantId, input.name, id))
-    throw validationFailed({ name: [`the tenant already has the currency ${input.name}`] })
+    throw conflict(
+      `The tenant already has the currency ${input.name}; each code is listed once, so change that one instead.`,
+    )
   return {
     name: input.name,
     description: input.description?.trim() ?? '',
@@ -102,6 +104,10 @@ export async function replaceCurrency(
     await repo.lockNames(tx, actor.tenantId, 'currencies')
     const current = await repo.findCurrency(tx, actor.tenantId, id)
     if (current === undefined) throw notFound(`No currency ${id}.`)
+    if (current.base && input.name !== current.name)
+      throw conflict(
+        `${current.name} is the base currency: its code cannot change (every order and bill is in it); add ${input.name} as another currency.`,
+      )
     const values = await currencyValues(tx, actor, input, id)
     if (current.base && !values.active)
       throw conflict(`${current.name} is the base currency: it cannot be deactivated.`)
@@ -127,7 +133,7 @@ async function vendorLookupValues(
 ) {
   const values = { name: input.name.trim(), description: input.description?.trim() ?? '', active: input.active ?? true }
   if (await repo.vendorLookupNameTaken(db, table, actor.tenantId, values.name, id))
-    throw validationFailed({ name: [`a ${wordsOf(table)} with this name already exists`] })
+    throw conflict(`A ${wordsOf(table)} named ${values.name} already exists; choose another name.`)
   return values
 }
 

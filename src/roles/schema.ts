@@ -1,6 +1,6 @@
 /** Role shapes on the wire: a role is `{id, name, type, tier, permissions}` (the same as GET /api/v3/roles/ lists). */
 import { Type, type Static } from 'typebox'
-import { Id, named } from '../core/schema.ts'
+import { Id, Name, named } from '../core/schema.ts'
 import { PERMISSION_KEYS } from '../db/schema.ts'
 export { Role } from '../lookups/schema.ts'
 
@@ -26,7 +26,7 @@ export const RoleInput = named(
   'RoleInput',
   Type.Object(
     {
-      name: Type.String({ minLength: 1, maxLength: 150, pattern: '\\S', examples: ['Site approver'] }),
+      name: Name(150, { pattern: '\\S', examples: ['Site approver'] }),
       type: Type.Optional(
         Type.Integer({
           minimum: 0,

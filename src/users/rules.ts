@@ -5,6 +5,7 @@
  * text display as something it is not (U+202E turns `gpj.exe` into what reads as `exe.jpg`).
  */
 import { Type } from 'typebox'
+import { FORBIDDEN_IN_NAMES } from '../core/schema.ts'
 import { messageFor } from '../http/messages.ts'
 import { compileBodyValidator } from '../http/validation.ts'
 
@@ -17,8 +18,6 @@ export function emailProblems(email: string): string[] {
   return [...new Set((validEmail.errors ?? []).map(messageFor))]
 }
 
-/** Control characters and every bidi control: the marks (U+061C, U+200E, U+200F), embeddings, overrides, isolates. */
-const FORBIDDEN_IN_NAMES = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u
 export const NAME_MESSAGE =
   'may not contain control characters or bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069)'
 

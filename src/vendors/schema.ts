@@ -1,7 +1,7 @@
 /** Vendor shapes on the wire (field names as docs/api.md lists them). */
 import { Type, type Static } from 'typebox'
 import { listQuery, UpdatedSince } from '../core/list-query.ts'
-import { Id, named } from '../core/schema.ts'
+import { Id, Name, named } from '../core/schema.ts'
 import { VendorLookup } from '../lookups/schema.ts'
 
 const Str = (maxLength: number) => Type.String({ maxLength })
@@ -79,7 +79,7 @@ export type VendorListQuery = Static<typeof VendorListQuery>
 const RefInput = Type.Union([Id, Type.Object({ id: Id }), Type.Null()])
 
 const vendorInputFields = {
-  name: Type.String({ minLength: 1, maxLength: 150 }),
+  name: Name(150),
   active: Type.Optional(Type.Boolean()),
   type: Type.Optional(VendorType),
   addressLineOne: Type.Optional(Str(300)),

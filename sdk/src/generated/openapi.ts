@@ -1702,6 +1702,7 @@ export interface components {
         };
         VendorInput: {
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Head Office
              */
@@ -1887,6 +1888,7 @@ export interface components {
         };
         VendorPatch: {
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Head Office
              */
@@ -2240,6 +2242,7 @@ export interface components {
              */
             id?: number;
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Head Office
              */
@@ -2277,6 +2280,7 @@ export interface components {
              */
             id?: number;
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Head Office
              */
@@ -2309,6 +2313,7 @@ export interface components {
         };
         LocationInput: {
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Head Office
              */
@@ -2529,6 +2534,7 @@ export interface components {
         };
         DepartmentInput: {
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Facilities
              */
@@ -2598,6 +2604,7 @@ export interface components {
         };
         RoleInput: {
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Site approver
              */
@@ -2647,6 +2654,7 @@ export interface components {
         };
         VendorLookupInput: {
             /**
+             * Format: name
              * @description Name, as people read it.
              * @example Net 30
              */
@@ -5389,7 +5397,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Page number, from 1. */
+        /** @description Page number, from 1 (past the last: 404). */
         Page: number;
         /** @description Items per page (default 10; above 100 is read as 100). */
         PageSize: number;
@@ -5658,7 +5666,7 @@ export interface operations {
     listVendors: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -5679,7 +5687,7 @@ export interface operations {
                 external_id?: string;
                 /** @description Exact name (case-sensitive); for a substring use search. */
                 name?: string;
-                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
             header: {
@@ -5870,7 +5878,7 @@ export interface operations {
     listLocations: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -5884,7 +5892,7 @@ export interface operations {
                 active?: boolean;
                 /** @description Whether this is the tenant’s headquarters (its first location). Read-only. */
                 headquarter?: boolean;
-                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
             header: {
@@ -6036,7 +6044,7 @@ export interface operations {
     listLocationsV3: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6050,7 +6058,7 @@ export interface operations {
                 active?: boolean;
                 /** @description Whether this is the tenant’s headquarters (its first location). Read-only. */
                 headquarter?: boolean;
-                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
             header: {
@@ -6202,7 +6210,7 @@ export interface operations {
     listCurrencies: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6218,6 +6226,8 @@ export interface operations {
                 base?: boolean;
                 /** @description Exact currency code. */
                 name?: string;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -6291,7 +6301,7 @@ export interface operations {
     listLegalEntities: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6303,6 +6313,8 @@ export interface operations {
                 order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -6336,7 +6348,7 @@ export interface operations {
     listDepartments: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6350,6 +6362,8 @@ export interface operations {
                 location?: number;
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -6423,7 +6437,7 @@ export interface operations {
     listRoles: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6433,6 +6447,8 @@ export interface operations {
                 format?: components["parameters"]["Format"];
                 /** @description Sort field; prefix - for descending. */
                 order_by?: "id" | "-id" | "name" | "-name";
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -6506,7 +6522,7 @@ export interface operations {
     listPaymentTerms: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6518,6 +6534,8 @@ export interface operations {
                 order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -6591,7 +6609,7 @@ export interface operations {
     listShippingTerms: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6603,6 +6621,8 @@ export interface operations {
                 order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -6676,7 +6696,7 @@ export interface operations {
     listPaymentMethods: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6688,6 +6708,8 @@ export interface operations {
                 order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -6761,7 +6783,7 @@ export interface operations {
     listShippingMethods: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -6773,6 +6795,8 @@ export interface operations {
                 order_by?: "id" | "-id" | "name" | "-name";
                 /** @description Whether it is in use; inactive ones are kept, not deleted. */
                 active?: boolean;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -7092,7 +7116,7 @@ export interface operations {
     listUsers: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -7110,7 +7134,7 @@ export interface operations {
                 pending_invite?: boolean;
                 /** @description The user’s role (a role id as a filter; the role type number in the account view). */
                 role?: number;
-                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
             header: {
@@ -7664,7 +7688,7 @@ export interface operations {
     listRequests: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -7686,7 +7710,7 @@ export interface operations {
                  * @example 7
                  */
                 requester?: number;
-                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
             header: {
@@ -7914,7 +7938,7 @@ export interface operations {
     listApprovals: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -7949,6 +7973,8 @@ export interface operations {
                  * @example 42
                  */
                 document_id?: number;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -8102,7 +8128,7 @@ export interface operations {
     listApprovalRules: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -8121,6 +8147,8 @@ export interface operations {
                  * @example request
                  */
                 document?: "request" | "purchase_order" | "bill";
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
@@ -8304,7 +8332,7 @@ export interface operations {
     listPurchaseOrders: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -8335,7 +8363,7 @@ export interface operations {
                 location?: number;
                 /** @description A purchase request’s id. */
                 request?: number;
-                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
             header: {
@@ -8918,7 +8946,7 @@ export interface operations {
     listReceipts: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -9088,7 +9116,7 @@ export interface operations {
     listBills: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -9114,7 +9142,7 @@ export interface operations {
                 purchase_order?: number;
                 /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
                 location?: number;
-                /** @description Only items changed at or after this instant (ISO 8601 with a time zone, e.g. 2026-01-31T00:00:00Z). */
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
             header: {
@@ -9411,7 +9439,7 @@ export interface operations {
     listApplications: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -9686,7 +9714,7 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
@@ -9924,7 +9952,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. */
-                page?: components["parameters"]["Page"];
+                page?: number;
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];
             };
@@ -10114,7 +10142,7 @@ export interface operations {
     listScimTokens: {
         parameters: {
             query?: {
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (past the last: 404). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (default 10; above 100 is read as 100). */
                 page_size?: components["parameters"]["PageSize"];

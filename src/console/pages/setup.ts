@@ -118,9 +118,16 @@ export function setupPages(app: ConsoleApp, deps: ConsoleDeps): void {
     async (request, reply) => {
       const kind: string = request.params.kind
       const { actor } = request.session
-      const result = await save(kind, request.body, (input) => KINDS[kind]!.create(db, actor, input))
-      if (result.ok) return reply.redirect(`${BASE}/${kind}?done=saved`, 303)
-      return sendPage(reply, await listPage(kind, request.session, result.form, result.message), 400)
+      try {
+        const result = await save(kind, request.body, (input) => KINDS[kind]!.create(db, actor, input))
+        if (result.ok) return await reply.redirect(`${BASE}/${kind}?done=saved`, 303)
+        return sendPage(reply, await listPage(kind, request.session, result.form, result.message), 400)
+      } catch (error) {
+        // A 409 (the name or code is taken) is said above the form, as it was typed.
+        if (!(error instanceof Problem) || error.status !== 409) throw error
+        const form = { values: valuesOf(request.body), errors: {} }
+        return sendPage(reply, await listPage(kind, request.session, form, error.detail), 409)
+      }
     },
   )
   app.get('/settings/setup/:kind/:id', { schema: { hide: true, params: KindIdParams } }, async (request, reply) =>
@@ -138,7 +145,7 @@ export function setupPages(app: ConsoleApp, deps: ConsoleDeps): void {
         if (result.ok) return await reply.redirect(`${BASE}/${kind}?done=saved`, 303)
         return sendPage(reply, await editPage(kind, id, request.session, result.form, result.message), 400)
       } catch (error) {
-        // A 409 (the base currency cannot be retired or re-rated) is said above the form, as it was typed.
+        // A 409 (a name taken; the base currency cannot be retired, re-rated or renamed) is said above the form, as it was typed.
         if (!(error instanceof Problem) || error.status !== 409) throw error
         const form = { values: valuesOf(request.body), errors: {} }
         return sendPage(reply, await editPage(kind, id, request.session, form, error.detail), 409)
