@@ -23,6 +23,7 @@ import * as m0013 from './migrations/0013_purchase_orders.ts'
 import * as m0014 from './migrations/0014_approval_emails.ts'
 import * as m0015 from './migrations/0015_sso.ts'
 import * as m0016 from './migrations/0016_bills.ts'
+import * as m0017 from './migrations/0017_order_counts.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0014_approval_emails': m0014,
   '0015_sso': m0015,
   '0016_bills': m0016,
+  '0017_order_counts': m0017,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
