@@ -23,22 +23,54 @@ export async function replaceLines(db: Kysely<DB>, tenantId: number, orderId: nu
   if (kept.length > 0) del = del.where('id', 'not in', kept)
   await del.execute()
   const fresh: (LineValues & { position: number })[] = []
+  const changed: (LineValues & { id: number; position: number })[] = []
   for (const [i, l] of lines.entries()) {
-    const { id, ...values } = l
-    if (id === undefined) fresh.push({ ...values, position: i + 1 })
-    else
-      await db
-        .updateTable('purchase_order_lines')
-        .set({ ...values, position: i + 1 })
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', id)
-        .execute()
+    if (l.id === undefined) fresh.push({ ...l, position: i + 1 })
+    else changed.push({ ...l, id: l.id, position: i + 1 })
+  }
+  if (changed.length > 0) {
+    const column = <K extends keyof (typeof changed)[number]>(key: K) => changed.map((l) => l[key])
+    // One statement for all of them, whatever their number (the arrays are its only parameters).
+    await sql`update purchase_order_lines li set request_line_id = v.request_line_id, description = v.description,
+        quantity = v.quantity, unit_price = v.unit_price, tax_rate = v.tax_rate, amount = v.amount, tax = v.tax,
+        position = v.position
+      from unnest(${column('id')}::int[], ${column('request_line_id')}::int[], ${column('description')}::text[],
+        ${column('quantity')}::numeric[], ${column('unit_price')}::numeric[], ${column('tax_rate')}::numeric[],
+        ${column('amount')}::numeric[], ${column('tax')}::numeric[], ${column('position')}::int[])
+        as v (id, request_line_id, description, quantity, unit_price, tax_rate, amount, tax, position)
+      where li.tenant_id = ${tenantId} and li.order_id = ${orderId} and li.id = v.id`.execute(db)
   }
   if (fresh.length > 0)
     await db
       .insertInto('purchase_order_lines')
-      .values(fresh.map((l) => ({ tenant_id: tenantId, order_id: orderId, ...l })))
+      .values(fresh.map(({ id: _, ...l }) => ({ tenant_id: tenantId, order_id: orderId, ...l })))
       .execute()
+}
+
+/** Sets lines' received and rejected quantities, in one statement whatever their number. */
+export async function setQuantities(
+  db: Kysely<DB>,
+  tenantId: number,
+  orderId: number,
+  lines: { id: number; received_quantity: string; rejected_quantity: string }[],
+) {
+  if (lines.length === 0) return
+  await sql`update purchase_order_lines li set received_quantity = v.received, rejected_quantity = v.rejected
+    from unnest(${lines.map((l) => l.id)}::int[], ${lines.map((l) => l.received_quantity)}::numeric[],
+      ${lines.map((l) => l.rejected_quantity)}::numeric[]) as v (id, received, rejected)
+    where li.tenant_id = ${tenantId} and li.order_id = ${orderId} and li.id = v.id`.execute(db)
+}
+
+/**
+ * Each line's `billed_quantity` recomputed from the submitted, approved and paid bills on it (one statement
+ * for the whole order).
+ */
+export async function refreshBilledQuantities(db: Kysely<DB>, tenantId: number, orderId: number) {
+  await sql`update purchase_order_lines li set billed_quantity = coalesce((select sum(bl.quantity) from bill_lines bl
+      join bills b on b.tenant_id = bl.tenant_id and b.id = bl.bill_id
+      where bl.tenant_id = li.tenant_id and bl.po_line_id = li.id
+        and b.status in ('pending_approval', 'approved', 'paid')), 0)
+    where li.tenant_id = ${tenantId} and li.order_id = ${orderId}`.execute(db)
 }
 
 /** Derives `receipt_status` and `billing_status` from the lines (after any change to their quantities). */

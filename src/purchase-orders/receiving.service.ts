@@ -3,7 +3,7 @@
  * receipts on one order take turns and never over-receive — and its line counters and derived statuses
  * changed in the receipt's transaction.
  */
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
 import type { LocationAccess } from '../access/location-permissions.ts'
 import type { DB } from '../db/schema.ts'
@@ -37,13 +37,7 @@ export async function setReceived(
   orderId: number,
   lines: { id: number; received_quantity: string; rejected_quantity: string }[],
 ) {
-  for (const l of lines)
-    await tx
-      .updateTable('purchase_order_lines')
-      .set({ received_quantity: l.received_quantity, rejected_quantity: l.rejected_quantity })
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', l.id)
-      .execute()
+  await lineWrites.setQuantities(tx, tenantId, orderId, lines)
   await lineWrites.refreshStatuses(tx, tenantId, orderId)
   await orderWrites.updateOrder(tx, tenantId, orderId, {})
 }
@@ -57,11 +51,7 @@ export const nextReceiptNumber = (tx: Kysely<DB>, tenantId: number) =>
  * bills on it, then the order's derived statuses — in the bill's transaction, the order locked first.
  */
 export async function refreshBilled(tx: Kysely<DB>, tenantId: number, orderId: number) {
-  await sql`update purchase_order_lines li set billed_quantity = coalesce((select sum(bl.quantity) from bill_lines bl
-      join bills b on b.tenant_id = bl.tenant_id and b.id = bl.bill_id
-      where bl.tenant_id = li.tenant_id and bl.po_line_id = li.id
-        and b.status in ('pending_approval', 'approved', 'paid')), 0)
-    where li.tenant_id = ${tenantId} and li.order_id = ${orderId}`.execute(tx)
+  await lineWrites.refreshBilledQuantities(tx, tenantId, orderId)
   await lineWrites.refreshStatuses(tx, tenantId, orderId)
   await orderWrites.updateOrder(tx, tenantId, orderId, {})
 }
