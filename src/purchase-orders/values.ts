@@ -13,7 +13,7 @@ import type { DB } from '../db/schema.ts'
 import type * as lineWrites from './lines-repository.ts'
 import type * as orderWrites from './write-repository.ts'
 import * as references from './references-repository.ts'
-import type { OrderInput } from './schema.ts'
+import type { OrderInput } from './input.schema.ts'
 
 const idOf = (value: unknown): number | null =>
   value === null || value === undefined ? null : typeof value === 'number' ? value : (value as { id: number }).id
