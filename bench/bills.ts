@@ -7,23 +7,21 @@
  * Run: npm run bench -- bills   (BENCH_RUNS=3  BENCH_P2P_REQUESTS=300  BENCH_P2P_CONNECTIONS=8)
  */
 import { sql } from 'kysely'
-import { describeMachine, fmt, main, RUNS } from './lib.ts'
+import { fmt, main, RUNS } from './lib.ts'
 import {
   captureFresh,
   cloneChildren,
   cloneRows,
-  CONNECTIONS,
+  header,
+  freshNeeded,
   issuedOrder,
   LINES,
-  PER_RUN,
   prepare,
   report,
   runBench,
   type Fresh,
   type P2P,
 } from './p2p/harness.ts'
-
-const needed = () => 4 + 2 * Math.min(100, PER_RUN) + 2 * RUNS * PER_RUN + 10
 
 async function bills(p: P2P) {
   const order = await issuedOrder(p, '10')
@@ -40,7 +38,7 @@ async function bills(p: P2P) {
     })
   ).data as { id: number; number: string; status: string; lines: { id: number }[] }
   if (draft.status !== 'draft') throw new Error(`the template bill is ${draft.status}`)
-  const n = needed()
+  const n = freshNeeded(RUNS)
   const started = performance.now()
   const orders = await cloneRows(p.db, 'purchase_orders', p.tenant.id, order.id, n, {
     number: `t.number || '-' || g`,
@@ -111,9 +109,7 @@ async function bills(p: P2P) {
 }
 
 await main(async () => {
-  console.log(
-    `${describeMachine(CONNECTIONS)}, ${fmt(PER_RUN)} requests per target per run, sent by bench/p2p/sender.ts`,
-  )
+  console.log(header())
   const p = await prepare('bills')
   try {
     await bills(p)

@@ -8,17 +8,17 @@
  * BENCH_ORDERS_PARTS=receipts,from-request)
  */
 import { sql } from 'kysely'
-import { describeMachine, fmt, main, RUNS } from './lib.ts'
+import { fmt, main, RUNS } from './lib.ts'
 import {
   basics,
   captureFresh,
   childIds,
   cloneChildren,
   cloneRows,
-  CONNECTIONS,
+  header,
+  freshNeeded,
   issuedOrder,
   LINES,
-  PER_RUN,
   prepare,
   report,
   runBench,
@@ -27,12 +27,10 @@ import {
 } from './p2p/harness.ts'
 
 const parts = (process.env.BENCH_ORDERS_PARTS ?? 'receipts,from-request').split(',')
-/** Fresh resources needed: 2 to capture, 2 to check, the warm-ups and the runs. */
-const needed = () => 4 + 2 * Math.min(100, PER_RUN) + 2 * RUNS * PER_RUN + 10
 
 async function receipts(p: P2P) {
   const template = await issuedOrder(p, '10')
-  const n = needed()
+  const n = freshNeeded(RUNS)
   const started = performance.now()
   const orders = await cloneRows(p.db, 'purchase_orders', p.tenant.id, template.id, n, {
     number: `t.number || '-' || g`,
@@ -118,7 +116,7 @@ async function fromRequest(p: P2P) {
   const submitted = (await p.api('POST', `/api/v3/requests/${draft.id as number}/submit/`)).data
   if (submitted.status !== 'approved') throw new Error(`the template request is ${submitted.status as string}`)
   const template = draft.id as number
-  const n = needed()
+  const n = freshNeeded(RUNS)
   const started = performance.now()
   const requests = await cloneRows(p.db, 'purchase_requests', p.tenant.id, template, n, {
     uuid: 'gen_random_uuid()',
@@ -187,9 +185,7 @@ async function fromRequest(p: P2P) {
 }
 
 await main(async () => {
-  console.log(
-    `${describeMachine(CONNECTIONS)}, ${fmt(PER_RUN)} requests per target per run, sent by bench/p2p/sender.ts`,
-  )
+  console.log(header())
   for (const part of parts) {
     console.log(`\n### ${part}`)
     const p = await prepare(part.replace(/\W/g, ''))

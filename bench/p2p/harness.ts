@@ -6,6 +6,7 @@
  * the server and the raw floor side by side on prepared resources, sent by bench/p2p/sender.ts.
  */
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { sql, type Kysely } from 'kysely'
 import { buildApp } from '../../src/app.ts'
@@ -24,6 +25,7 @@ import {
   POOL_MAX,
   request,
   ROOT,
+  RUNS,
   runChild,
   scratchDatabase,
   scratchDir,
@@ -48,6 +50,14 @@ export const LINES = envNumber('BENCH_LINES', 50)
 /** Requests per target per run, each on its own prepared resource. */
 export const PER_RUN = envNumber('BENCH_P2P_REQUESTS', 300)
 export const CONNECTIONS = envNumber('BENCH_P2P_CONNECTIONS', 8)
+
+/** Fresh resources a benchmark needs for `runs` runs: 2 to capture, 2 to check, the warm-ups and the runs. */
+export const freshNeeded = (runs: number) => 4 + 2 * Math.min(100, PER_RUN) + 2 * runs * PER_RUN + 10
+
+/** The first line of a write benchmark's output. */
+export const header = () =>
+  `node ${process.version}, ${os.cpus().length} cores (shared by the sender, node and PostgreSQL), ` +
+  `${fmt(PER_RUN)} requests per target per run, ${CONNECTIONS} at a time, sent by bench/p2p/sender.ts, ${RUNS} runs (medians)`
 
 export interface Req {
   method: 'POST'
