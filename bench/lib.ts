@@ -441,7 +441,7 @@ async function wrk(options: Load): Promise<LoadResult> {
  * A child that must finish within `limitSeconds` (killed otherwise); resolves with what it printed. Its
  * environment is this process's with `env` on top, or (`inherit` false) `env` alone.
  */
-function runChild(
+export function runChild(
   command: string,
   args: string[],
   limitSeconds: number,
@@ -473,14 +473,14 @@ function runChild(
  * How busy the machine is, to tell what others did during a run: all CPU time (/proc/stat), this process with
  * its descendants (the reaped ones count in cutime/cstime), and PostgreSQL's processes (the server's load).
  */
-interface Snapshot {
+export interface Snapshot {
   at: number
   busy: number
   ours: number
   postgres: Map<number, number>
 }
 
-function snapshot(): Snapshot {
+export function snapshot(): Snapshot {
   const [user, nice, system, , , irq, softirq, steal] = fs
     .readFileSync('/proc/stat', 'utf8')
     .split('\n')[0]!
@@ -511,7 +511,7 @@ function snapshot(): Snapshot {
 }
 
 /** The share of the machine (all cores) that neither this benchmark nor PostgreSQL used between a and b, in %. */
-function othersShare(a: Snapshot, b: Snapshot): number {
+export function othersShare(a: Snapshot, b: Snapshot): number {
   let postgres = 0
   for (const [pid, ms] of b.postgres) postgres += ms - (a.postgres.get(pid) ?? 0)
   const others = b.busy - a.busy - (b.ours - a.ours) - postgres
@@ -686,8 +686,12 @@ export const PARSERS: Record<number, (text: string) => unknown> = { 20: Number, 
  * The store opened through a Kysely whose every statement is recorded, and made ready the way the server
  * does it (migrations; an embedded data directory laid out as the server lays it out).
  */
-export async function openRecorded(store: Store): Promise<{ database: Database; log: Statement[] }> {
+export async function openRecorded(
+  store: Store,
+): Promise<{ database: Database; log: Statement[]; results: Statement[] }> {
   const log: Statement[] = []
+  /** PostgreSQL only: every statement with the rows it returned, in the order the answers came. */
+  const results: Statement[] = []
   const record = (event: LogEvent) => {
     if (event.level === 'query') log.push({ sql: event.query.sql, parameters: [...event.query.parameters] })
   }
@@ -701,6 +705,19 @@ export async function openRecorded(store: Store): Promise<{ database: Database; 
           PARSERS[oid] ?? (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
       },
     })
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (text: unknown, values?: unknown[]) => unknown
+      ;(client as unknown as { query: typeof query }).query = (text, values) => {
+        const answer = query(text, values)
+        if (typeof text === 'string' && answer instanceof Promise)
+          answer.then(
+            (r: { rows?: unknown[] }) =>
+              results.push({ sql: text, parameters: [...(values ?? [])], rows: r.rows ?? [] }),
+            () => undefined,
+          )
+        return answer
+      }
+    })
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: record })
     const url = store.url
     const database: Database = {
@@ -710,7 +727,7 @@ export async function openRecorded(store: Store): Promise<{ database: Database; 
       close: () => db.destroy(),
     }
     await prepareDatabase(database, config)
-    return { database, log }
+    return { database, log, results }
   }
   // The server builds DATA_DIR/pgdata on its first start; this does the same, through the same code.
   const made = await openDatabase(config, { command: 'bench', prepare: (d) => prepareDatabase(d, config) })
@@ -738,6 +755,7 @@ export async function openRecorded(store: Store): Promise<{ database: Database; 
       },
     },
     log,
+    results: [],
   }
 }
 

@@ -281,7 +281,30 @@ describe('data model constraints', () => {
       .groupBy('table_name')
       .execute()
     const byTable = Object.fromEntries(counted.map((r) => [r.table_name, Number(r.n)]))
-    assert.deepEqual(byTable, { vendors: 28, locations: 3, users: 4 })
+    // Orders are counted in all and per status (migration 0017), each against the table itself.
+    const orders = await sql<{ status: string; n: string }>`select status, count(*) as n from purchase_orders
+      where tenant_id = ${t.tenantId} group by status`.execute(ctx.database.db)
+    const perStatus = Object.fromEntries(orders.rows.map((r) => [`purchase_orders.status:${r.status}`, Number(r.n)]))
+    const total = orders.rows.reduce((sum, r) => sum + Number(r.n), 0)
+    assert.ok(total > 0, 'the sample tenant has orders')
+    assert.deepEqual(byTable, { vendors: 28, locations: 3, users: 4, purchase_orders: total, ...perStatus })
+    const draft = await ctx.database.db
+      .selectFrom('purchase_orders')
+      .select('id')
+      .where('tenant_id', '=', t.tenantId)
+      .where('status', '=', 'draft')
+      .executeTakeFirstOrThrow()
+    await ctx.database.db
+      .updateTable('purchase_orders')
+      .set({ status: 'cancelled' })
+      .where('id', '=', draft.id)
+      .execute()
+    const moved = await sql<{ table_name: string; n: string }>`select table_name, sum(n) as n from row_counts
+      where tenant_id = ${t.tenantId} and table_name in ('purchase_orders.status:draft', 'purchase_orders.status:cancelled')
+      group by table_name`.execute(ctx.database.db)
+    const now = Object.fromEntries(moved.rows.map((r) => [r.table_name, Number(r.n)]))
+    assert.equal(now['purchase_orders.status:draft'], (perStatus['purchase_orders.status:draft'] ?? 0) - 1)
+    assert.equal(now['purchase_orders.status:cancelled'], (perStatus['purchase_orders.status:cancelled'] ?? 0) + 1)
     await ctx.database.db
       .deleteFrom('vendors')
       .where('tenant_id', '=', t.tenantId)

@@ -315,11 +315,99 @@ async function issueToken(request: http.IncomingMessage) {
   }
 }
 
+/** A captured value's key in the replacement map: its type and text (a Date by its ISO text). */
+const keyOf = (value: unknown): string | undefined =>
+  typeof value === 'number' || typeof value === 'bigint'
+    ? `n:${value}`
+    : typeof value === 'string'
+      ? `s:${value}`
+      : value instanceof Date
+        ? `s:${value.toISOString()}`
+        : undefined
+
+/** Learns captured → now from two results of the same statement (same shape): every value that differs. */
+function learn(map: Map<string, unknown>, captured: unknown, now: unknown): void {
+  if (Array.isArray(captured) && Array.isArray(now)) {
+    for (let i = 0; i < Math.min(captured.length, now.length); i++) learn(map, captured[i], now[i])
+    return
+  }
+  if (captured instanceof Date && now instanceof Date) {
+    if (captured.getTime() !== now.getTime()) map.set(keyOf(captured)!, now.toISOString())
+    return
+  }
+  if (typeof captured === 'object' && captured !== null && typeof now === 'object' && now !== null) {
+    for (const k of Object.keys(captured)) learn(map, (captured as Row)[k], (now as Row)[k])
+    return
+  }
+  const key = keyOf(captured)
+  if (key !== undefined && captured !== now && typeof now === typeof captured) setPair(map, captured, now)
+}
+
+/** captured → now; an id also as text (an audit entry's resource id, a URL's id). */
+function setPair(map: Map<string, unknown>, captured: unknown, now: unknown): void {
+  map.set(keyOf(captured)!, now)
+  if (typeof captured === 'number') map.set(`s:${captured}`, String(now))
+}
+
+/** `value` with the map's replacements, inside arrays, objects and JSON text too. */
+function replace(map: Map<string, unknown>, value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => replace(map, v))
+  if (value instanceof Date) {
+    const to = map.get(keyOf(value)!)
+    return to === undefined ? value : new Date(to as string)
+  }
+  if (Buffer.isBuffer(value)) return value
+  if (typeof value === 'object' && value !== null) {
+    const out: Row = {}
+    for (const [k, v] of Object.entries(value)) out[k] = replace(map, v)
+    return out
+  }
+  const key = keyOf(value)
+  if (key === undefined) return value
+  const to = map.get(key)
+  if (to !== undefined) return to
+  if (typeof value === 'string' && (value.startsWith('{') || value.startsWith('['))) {
+    try {
+      return JSON.stringify(replace(map, JSON.parse(value)))
+    } catch {
+      return value
+    }
+  }
+  return value
+}
+
+const replays = (spec.replay ?? []).map((r) => ({ ...r, pattern: new RegExp(`^${r.path}$`) }))
+
+/** A write on a fresh resource (spec.replay): the captured statements with the request's values. */
+async function replay(request: http.IncomingMessage, url: URL, r: (typeof replays)[number], match: RegExpExecArray) {
+  const tenantId = await tenantOf(request)
+  void tenantId
+  const body = await readBody(request).catch(() => ({}))
+  const key = r.bodyKey === undefined ? match[1]! : String((body as Row)[r.bodyKey])
+  const pairs = r.resources[key]
+  if (pairs === undefined) throw new Answer(404, `no resource ${key}`)
+  const map = new Map<string, unknown>()
+  for (const [from, to] of pairs) setPair(map, from, to)
+  let learned = 0
+  const catchUp = (done: Row[][]) => {
+    for (; learned < done.length; learned++) learn(map, r.statements[learned]!.rows, done[learned])
+  }
+  const results = await run(r.statements, (i, done) => {
+    catchUp(done)
+    return replace(map, r.statements[i]!.parameters) as unknown[]
+  })
+  catchUp(results)
+  void url
+  return { status: r.status, body: replace(map, r.body) }
+}
+
 const server = http.createServer((request, response) => {
   const url = new URL(request.url ?? '/', 'http://floor.invalid')
   const route = `${request.method} ${url.pathname}`
-  const handle =
-    route === 'GET /api/v3/vendors/'
+  const replayed = replays.find((r) => r.method === request.method && r.pattern.test(url.pathname))
+  const handle = replayed
+    ? replay(request, url, replayed, replayed.pattern.exec(url.pathname)!)
+    : route === 'GET /api/v3/vendors/'
       ? listVendors(request, url)
       : route === 'POST /api/v3/vendors/'
         ? createVendor(request)

@@ -3,6 +3,26 @@
 export interface Statement {
   sql: string
   parameters: unknown[]
+  /** The rows it returned when captured (bench/p2p/capture.ts), where the floor learns new ids from them. */
+  rows?: unknown[]
+}
+
+/**
+ * A write replayed for a fresh resource per request (bench/p2p/): `path` (a regular expression) matches the
+ * request; the resource is named by its first group or by the body's field `bodyKey`. The floor runs the
+ * captured statements with every captured value of the resource replaced by the request's (`resources`: the
+ * pairs per resource key), and with every value the captured statements returned replaced by what they return
+ * now (ids, numbers, time stamps), in parameters and in JSON text alike; the answer is the captured `body`
+ * with the same replacements.
+ */
+export interface Replay {
+  method: 'POST'
+  path: string
+  bodyKey?: string
+  statements: Statement[]
+  status: number
+  body: unknown
+  resources: Record<string, [unknown, unknown][]>
 }
 
 export interface FloorSpec {
@@ -51,4 +71,6 @@ export interface FloorSpec {
   >
   /** POST /oauth/token: the statements, with the captured client id replaced by the request's; `lookup` finds the client. */
   token?: { statements: Statement[]; lookup: number; clientId: string }
+  /** Writes on fresh resources (bench/orders.ts, bench/bills.ts). */
+  replay?: Replay[]
 }

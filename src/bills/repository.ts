@@ -1,6 +1,6 @@
 /** SQL for bills and their lines. Every query is scoped to one tenant. */
 import { sql, type Kysely } from 'kysely'
-import { approvalCandidateOf } from '../access/approvers.ts'
+import { documentScope } from '../access/document-scope.ts'
 import { listSql } from '../db/list.ts'
 import type { DB } from '../db/schema.ts'
 import type { Person } from '../approvals/schema.ts'
@@ -65,9 +65,8 @@ function selectBills(db: Kysely<DB>) {
 }
 export type BillRow = Awaited<ReturnType<ReturnType<typeof selectBills>['executeTakeFirstOrThrow']>>
 
-const billVisible = (user: unknown, locations: unknown) =>
-  sql<boolean>`(b.location_id = any(${locations}::int[])
-    or ${approvalCandidateOf(user, 'bill', sql.ref('b.tenant_id'), sql.ref('b.id'))})`
+/** Who sees a bill: holders of the bill permissions at its location, and its approvals' candidates. */
+const visibility = documentScope('b', 'bill')
 
 export const pageOfBills = listSql(BillListQuery, {
   select: selectBills,
@@ -81,14 +80,14 @@ export const pageOfBills = listSql(BillListQuery, {
     vendor: 'b.vendor_id',
     purchase_order: 'b.order_id',
     location: 'b.location_id',
-    updated_since: (since) => sql<boolean>`b.updated_at >= ${since}`,
+    updated_since: visibility.updatedSince,
   },
-  scope: ([user, locations]) => billVisible(user, locations),
+  scope: visibility.scope,
 })
 
 export function findBill(db: Kysely<DB>, tenantId: number, id: number, scope?: readonly [number, number[]]) {
   let q = selectBills(db).where('b.tenant_id', '=', tenantId).where('b.id', '=', id)
-  if (scope !== undefined) q = q.where(billVisible(scope[0], scope[1]))
+  if (scope !== undefined) q = q.where(visibility.visible(scope[0], scope[1]))
   return q.executeTakeFirst()
 }
 

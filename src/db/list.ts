@@ -5,7 +5,8 @@
  * and its columns are checked against the list's own select.
  *
  * The total rides on every row, either as `count(*) over ()` (the window is counted before LIMIT, so it is the
- * number of matches) or, for an unfiltered list of a big table, from the trigger-kept `row_counts`. Only a
+ * number of matches) or, for an unfiltered list of a big table (or one filtered by a kept filter alone), from
+ * the trigger-kept `row_counts`. Only a
  * page past the end has no row to carry the total; then it is counted on its own, for the 404's message.
  *
  * Each shape of the page query (which filters are set, search or not, the order) is built and compiled once
@@ -36,11 +37,17 @@ import type { DB } from './schema.ts'
 export const likePattern = (search: string): string => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 /** Tables whose rows per tenant are counted by triggers (see the migration's `row_counts`). */
-export type CountedTable = 'vendors' | 'locations' | 'users'
+export type CountedTable = 'vendors' | 'locations' | 'users' | 'purchase_orders'
 
-/** The kept row count of `table` for the tenant, as an expression: the sum of its slots (no table scan). */
-const keptTotal = (tenantId: number, table: CountedTable) =>
-  sql<string>`(select coalesce(sum(n), 0) from row_counts where tenant_id = ${tenantId} and table_name = ${table})`
+/**
+ * The kept row count of `table` for the tenant, as an expression: the sum of its slots (no table scan). With
+ * `filter`, the count of the rows whose column `filter.name` is `filter.value`, kept under the name
+ * `<table>.<name>:<value>` (migration 0017).
+ */
+const keptTotal = (tenantId: number, table: CountedTable, filter?: { name: string; value: unknown }) =>
+  sql<string>`(select coalesce(sum(n), 0) from row_counts where tenant_id = ${tenantId} and table_name = ${
+    filter === undefined ? table : sql`${`${table}.${filter.name}:`} || ${filter.value}::text`
+  })`
 
 /** A filter: equality on a column of the list's select, or a condition built from the value. */
 export type Filter<D, TB extends keyof D, V> = StringReference<D, TB> | ((value: V) => Expression<SqlBool>)
@@ -59,6 +66,8 @@ export interface ListSpec<Q, D, TB extends keyof D, O> {
   filters: { [K in keyof ListFilters<Q>]-?: Filter<D, TB, NonNullable<ListFilters<Q>[K]>> }
   /** Unfiltered totals come from the kept row count of this table. */
   counted?: CountedTable
+  /** Filters whose totals are kept too (one of them set, and nothing else): `<table>.<filter>:<value>`. */
+  countedFilters?: readonly (keyof ListFilters<Q> & string)[]
   /**
    * What the caller may see, when the list is not the same for everyone: a condition over `values` (the
    * caller's, passed with each read as its `scope`; stand-ins when compiled, so only pass them on).
@@ -111,7 +120,8 @@ export function listSql<S extends TSchema, D, TB extends keyof D, O>(
       const pattern = !shape.search ? undefined : searchable ? (rest.shift() as string) : ''
       const set = shape.set.map((name, i): [string, unknown] => [name, rest[i]])
       const scope = shape.scope > 0 ? rest.slice(set.length) : undefined
-      const total = shape.kept ? keptTotal(tenantId, spec.counted!) : sql<string>`count(*) over ()`
+      const filter = set[0] === undefined ? undefined : { name: set[0][0], value: set[0][1] }
+      const total = shape.kept ? keptTotal(tenantId, spec.counted!, filter) : sql<string>`count(*) over ()`
       let q = filtered(db, tenantId, set, pattern, scope).select(total.as('total_count'))
       const column = shape.order.field === 'id' ? undefined : orderColumns[shape.order.field]
       if (column !== undefined) q = q.orderBy(sql.ref(column), shape.order.direction)
@@ -124,7 +134,12 @@ export function listSql<S extends TSchema, D, TB extends keyof D, O>(
       throw new Error('listSql: a scope needs the spec to say how to apply it')
     const page = pageRequest(query)
     const set = filtersOf(query)
-    const kept = spec.counted !== undefined && set.length === 0 && page.search === undefined && scope === undefined
+    const keptFilter = set.length === 1 && (spec.countedFilters as readonly string[] | undefined)?.includes(set[0]![0])
+    const kept =
+      spec.counted !== undefined &&
+      (set.length === 0 || keptFilter === true) &&
+      page.search === undefined &&
+      scope === undefined
     const shape = {
       set: set.map(([name]) => name),
       search: page.search !== undefined,
@@ -144,7 +159,9 @@ export function listSql<S extends TSchema, D, TB extends keyof D, O>(
     }
     if (page.page === 1) return { rows, count: 0, page }
     const counted = kept
-      ? await db.selectNoFrom(keptTotal(tenantId, spec.counted!).as('n')).executeTakeFirst()
+      ? await db
+          .selectNoFrom(keptTotal(tenantId, spec.counted!, set[0] && { name: set[0][0], value: set[0][1] }).as('n'))
+          .executeTakeFirst()
       : await filtered(db, tenantId, set, page.search === undefined ? undefined : (pattern[0] ?? ''), scope)
           .clearSelect()
           .select(sql<string>`count(*)`.as('n'))

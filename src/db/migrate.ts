@@ -23,6 +23,7 @@ import * as m0013 from './migrations/0013_purchase_orders.ts'
 import * as m0014 from './migrations/0014_approval_emails.ts'
 import * as m0015 from './migrations/0015_sso.ts'
 import * as m0016 from './migrations/0016_bills.ts'
+import * as m0017 from './migrations/0017_order_counts.ts'
 import * as m0018 from './migrations/0018_delegated_bills.ts'
 import * as m0021 from './migrations/0021_lookup_updated_at.ts'
 
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0014_approval_emails': m0014,
   '0015_sso': m0015,
   '0016_bills': m0016,
+  '0017_order_counts': m0017,
   '0018_delegated_bills': m0018,
   '0021_lookup_updated_at': m0021,
 }

@@ -6,12 +6,13 @@
  */
 import { registerDocument } from '../approvals/documents.service.ts'
 import { markIssued } from './lifecycle.service.ts'
+import * as orderWrites from './write-repository.ts'
 import * as repo from './repository.ts'
 import { applyRevision } from './revision.ts'
 import { orderView, type StoredRevision } from './view.service.ts'
 
 registerDocument('purchase_order', {
-  lock: async (tx, tenantId, id) => (await repo.lockOrder(tx, tenantId, id)) !== undefined,
+  lock: async (tx, tenantId, id) => (await orderWrites.lockOrder(tx, tenantId, id)) !== undefined,
   async approved(tx, actor, id) {
     const row = (await repo.findOrder(tx, actor.tenantId, id))!
     if (row.status === 'pending_approval') {
@@ -33,8 +34,8 @@ registerDocument('purchase_order', {
   },
   async rejected(tx, actor, id) {
     const row = (await repo.findOrder(tx, actor.tenantId, id))!
-    if (row.status === 'pending_approval') await repo.updateOrder(tx, actor.tenantId, id, { status: 'draft' })
-    else await repo.updateOrder(tx, actor.tenantId, id, { pending_revision: null })
+    if (row.status === 'pending_approval') await orderWrites.updateOrder(tx, actor.tenantId, id, { status: 'draft' })
+    else await orderWrites.updateOrder(tx, actor.tenantId, id, { pending_revision: null })
     return []
   },
 })

@@ -14,7 +14,9 @@ import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
 import { requestForOrdering } from '../requests/service.ts'
-import * as repo from './repository.ts'
+import * as lineWrites from './lines-repository.ts'
+import * as orderWrites from './write-repository.ts'
+import * as references from './references-repository.ts'
 import type { PurchaseOrder } from './schema.ts'
 import { lineValues, totalsOf } from './values.ts'
 import { orderView } from './view.service.ts'
@@ -37,7 +39,7 @@ export async function ordersFromRequest(
     if (request.status !== 'approved')
       throw conflict(`The request is ${request.status}; only an approved request can be ordered.`)
     const lineIds = new Set(request.lines.map((l) => l.id))
-    const ordered = await repo.orderedRequestLines(tx, actor.tenantId, [...lineIds])
+    const ordered = await references.orderedRequestLines(tx, actor.tenantId, [...lineIds])
     if (ordered.size > 0)
       throw conflict(
         `Request lines ${[...ordered].sort((a, b) => a - b).join(', ')} are already on an order (each is ordered once).`,
@@ -57,7 +59,7 @@ export async function ordersFromRequest(
           `request line ${l.id} has no vendor: name one in line_vendors [{line: ${l.id}, vendor}]`,
         )
     })
-    const vendors = await repo.activeVendors(tx, actor.tenantId, [...new Set(vendorOf.filter((v) => v !== null))])
+    const vendors = await references.activeVendors(tx, actor.tenantId, [...new Set(vendorOf.filter((v) => v !== null))])
     ;(input.line_vendors ?? []).forEach((lv, i) => {
       if (!vendors.has(lv.vendor)) add(`line_vendors.${i}.vendor`, `no active vendor ${lv.vendor}`)
     })
@@ -75,8 +77,8 @@ export async function ordersFromRequest(
         new Map(),
         () => undefined,
       ).map((v, i) => ({ ...v, request_line_id: lines[i]!.id }))
-      const number = await repo.nextNumber(tx, actor.tenantId, 'purchase_order', 'PO')
-      const id = await repo.insertOrder(tx, actor.tenantId, {
+      const number = await orderWrites.nextNumber(tx, actor.tenantId, 'purchase_order', 'PO')
+      const id = await orderWrites.insertOrder(tx, actor.tenantId, {
         vendor_id: vendor,
         location_id: request.location.id,
         department_id: request.department?.id ?? null,
@@ -88,7 +90,7 @@ export async function ordersFromRequest(
         request_id: requestId,
         created_by: userId,
       })
-      await repo.replaceLines(tx, actor.tenantId, id, values)
+      await lineWrites.replaceLines(tx, actor.tenantId, id, values)
       await audit(tx, actor, {
         action: 'purchase_order.create',
         resourceType: 'purchase_order',

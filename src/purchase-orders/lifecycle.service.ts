@@ -18,7 +18,9 @@ import type { EventType } from '../events/schema.ts'
 import { recordEvent } from '../events/service.ts'
 import { requestTotal } from '../requests/service.ts'
 import { scopeOf, visibleOrder } from './order-access.ts'
-import * as repo from './repository.ts'
+import * as lineWrites from './lines-repository.ts'
+import * as orderWrites from './write-repository.ts'
+import type * as repo from './repository.ts'
 import type { PurchaseOrder } from './schema.ts'
 import { procurementSettings } from './settings.service.ts'
 import { orderView } from './view.service.ts'
@@ -51,7 +53,7 @@ async function transition(db: Kysely<DB>, actor: Actor, id: number, action: stri
 
 /** Marks the order issued at version 1, its total the approved one. */
 export async function markIssued(tx: Kysely<DB>, tenantId: number, row: { id: number; total: string }) {
-  await repo.updateOrder(tx, tenantId, row.id, {
+  await orderWrites.updateOrder(tx, tenantId, row.id, {
     status: 'issued',
     version: 1,
     issued_at: new Date(),
@@ -79,7 +81,7 @@ export const issueOrder = (db: Kysely<DB>, actor: Actor, id: number): Promise<Pu
       await markIssued(tx, actor.tenantId, row)
       return 'purchase_order.issued'
     }
-    await repo.updateOrder(tx, actor.tenantId, row.id, { status: 'pending_approval' })
+    await orderWrites.updateOrder(tx, actor.tenantId, row.id, { status: 'pending_approval' })
     const doc = { type: 'purchase_order' as const, id: row.id, locationId: row.location_id, submitterId: userId }
     const first = await startChain(tx, actor, doc, chain)
     const order = await orderView(tx, actor.tenantId, row.id)
@@ -97,14 +99,14 @@ export const closeOrder = (db: Kysely<DB>, actor: Actor, id: number) =>
     requireStatus(row, ['issued'], 'closed')
     if (row.pending_revision !== null)
       throw conflict(`A revision of ${row.number} is pending approval; decide it before closing the order.`)
-    await repo.updateOrder(tx, actor.tenantId, row.id, { status: 'closed', closed_at: new Date() })
+    await orderWrites.updateOrder(tx, actor.tenantId, row.id, { status: 'closed', closed_at: new Date() })
     return 'purchase_order.closed'
   })
 
 export const reopenOrder = (db: Kysely<DB>, actor: Actor, id: number) =>
   transition(db, actor, id, 'reopen', async (tx, actor, row) => {
     requireStatus(row, ['closed'], 'reopened')
-    await repo.updateOrder(tx, actor.tenantId, row.id, { status: 'issued', closed_at: null })
+    await orderWrites.updateOrder(tx, actor.tenantId, row.id, { status: 'issued', closed_at: null })
     return 'purchase_order.reopened'
   })
 
@@ -124,7 +126,7 @@ export const cancelOrder = (db: Kysely<DB>, actor: Actor, id: number) =>
         )
     }
     await cancelChain(tx, actor, 'purchase_order', row.id)
-    await repo.updateOrder(tx, actor.tenantId, row.id, { status: 'cancelled', pending_revision: null })
+    await orderWrites.updateOrder(tx, actor.tenantId, row.id, { status: 'cancelled', pending_revision: null })
     return 'purchase_order.cancelled'
   })
 
@@ -134,7 +136,7 @@ export const closeLine = (db: Kysely<DB>, actor: Actor, id: number, lineId: numb
     if (line === undefined) throw notFound(`No line ${lineId} on purchase order ${row.number}.`)
     requireStatus(row, ['issued'], 'have a line closed')
     if (line.closed) throw conflict(`Line ${lineId} of ${row.number} is already closed.`)
-    await repo.closeLine(tx, actor.tenantId, row.id, lineId)
-    await repo.refreshStatuses(tx, actor.tenantId, row.id)
+    await lineWrites.closeLine(tx, actor.tenantId, row.id, lineId)
+    await lineWrites.refreshStatuses(tx, actor.tenantId, row.id)
     return 'purchase_order.line_closed'
   })

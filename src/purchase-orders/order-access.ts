@@ -8,6 +8,7 @@ import type { Actor } from '../access/actor.ts'
 import { actorLocationAccess, locationsWithAny, type LocationAccess } from '../access/location-permissions.ts'
 import { notFound } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
+import * as orderWrites from './write-repository.ts'
 import * as repo from './repository.ts'
 
 export type OrderScope = [number, number[]] | undefined
@@ -23,7 +24,8 @@ export async function orderScope(db: Kysely<DB>, actor: Actor): Promise<OrderSco
 
 /** The order if the actor may see it, its row locked first when `lock` (writes take turns); 404 otherwise. */
 export async function visibleOrder(db: Kysely<DB>, actor: Actor, scope: OrderScope, id: number, lock = false) {
-  if (lock && (await repo.lockOrder(db, actor.tenantId, id)) === undefined) throw notFound(`No purchase order ${id}.`)
+  if (lock && (await orderWrites.lockOrder(db, actor.tenantId, id)) === undefined)
+    throw notFound(`No purchase order ${id}.`)
   const row = await repo.findOrder(db, actor.tenantId, id, scope)
   if (row === undefined) throw notFound(`No purchase order ${id}.`)
   return row

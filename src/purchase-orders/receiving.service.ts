@@ -3,11 +3,13 @@
  * receipts on one order take turns and never over-receive — and its line counters and derived statuses
  * changed in the receipt's transaction.
  */
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
 import type { LocationAccess } from '../access/location-permissions.ts'
 import type { DB } from '../db/schema.ts'
 import { scopeOf } from './order-access.ts'
+import * as lineWrites from './lines-repository.ts'
+import * as orderWrites from './write-repository.ts'
 import * as repo from './repository.ts'
 
 export type ReceivingOrder = repo.OrderRow
@@ -17,7 +19,7 @@ export const receivingScope = (actor: Actor, access: LocationAccess) => scopeOf(
 
 /** Locks the order and its lines and reads them; undefined when the actor may not see it (or it is not there). */
 export async function lockForReceiving(tx: Kysely<DB>, actor: Actor, access: LocationAccess, orderId: number) {
-  if ((await repo.lockOrder(tx, actor.tenantId, orderId)) === undefined) return undefined
+  if ((await orderWrites.lockOrder(tx, actor.tenantId, orderId)) === undefined) return undefined
   await tx
     .selectFrom('purchase_order_lines')
     .select('id')
@@ -35,37 +37,28 @@ export async function setReceived(
   orderId: number,
   lines: { id: number; received_quantity: string; rejected_quantity: string }[],
 ) {
-  for (const l of lines)
-    await tx
-      .updateTable('purchase_order_lines')
-      .set({ received_quantity: l.received_quantity, rejected_quantity: l.rejected_quantity })
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', l.id)
-      .execute()
-  await repo.refreshStatuses(tx, tenantId, orderId)
-  await repo.updateOrder(tx, tenantId, orderId, {})
+  await lineWrites.setQuantities(tx, tenantId, orderId, lines)
+  await lineWrites.refreshStatuses(tx, tenantId, orderId)
+  await orderWrites.updateOrder(tx, tenantId, orderId, {})
 }
 
 /** The next receipt number of the tenant (`GR-000001`), from the same never-reused counters as orders. */
-export const nextReceiptNumber = (tx: Kysely<DB>, tenantId: number) => repo.nextNumber(tx, tenantId, 'receipt', 'GR')
+export const nextReceiptNumber = (tx: Kysely<DB>, tenantId: number) =>
+  orderWrites.nextNumber(tx, tenantId, 'receipt', 'GR')
 
 /**
  * Billing (the bills resource): each line's `billed_quantity` recomputed from the submitted, approved and paid
  * bills on it, then the order's derived statuses — in the bill's transaction, the order locked first.
  */
 export async function refreshBilled(tx: Kysely<DB>, tenantId: number, orderId: number) {
-  await sql`update purchase_order_lines li set billed_quantity = coalesce((select sum(bl.quantity) from bill_lines bl
-      join bills b on b.tenant_id = bl.tenant_id and b.id = bl.bill_id
-      where bl.tenant_id = li.tenant_id and bl.po_line_id = li.id
-        and b.status in ('pending_approval', 'approved', 'paid')), 0)
-    where li.tenant_id = ${tenantId} and li.order_id = ${orderId}`.execute(tx)
-  await repo.refreshStatuses(tx, tenantId, orderId)
-  await repo.updateOrder(tx, tenantId, orderId, {})
+  await lineWrites.refreshBilledQuantities(tx, tenantId, orderId)
+  await lineWrites.refreshStatuses(tx, tenantId, orderId)
+  await orderWrites.updateOrder(tx, tenantId, orderId, {})
 }
 
 /** Locks the order and its lines and reads them, whoever acts (a bill's approval decision). */
 export async function lockOrderLines(tx: Kysely<DB>, tenantId: number, orderId: number) {
-  if ((await repo.lockOrder(tx, tenantId, orderId)) === undefined) return undefined
+  if ((await orderWrites.lockOrder(tx, tenantId, orderId)) === undefined) return undefined
   await tx
     .selectFrom('purchase_order_lines')
     .select('id')

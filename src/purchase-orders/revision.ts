@@ -15,8 +15,11 @@ import { compareDecimal, exceedsByPercent, trimDecimal } from '../core/decimal.t
 import { conflict, preconditionFailed } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { recordEvent } from '../events/service.ts'
-import * as repo from './repository.ts'
-import type { OrderInput, PurchaseOrder } from './schema.ts'
+import * as lineWrites from './lines-repository.ts'
+import * as orderWrites from './write-repository.ts'
+import type * as repo from './repository.ts'
+import type { OrderInput } from './input.schema.ts'
+import type { PurchaseOrder } from './schema.ts'
 import { procurementSettings } from './settings.service.ts'
 import { valuesOf } from './values.ts'
 import { orderView, type StoredRevision } from './view.service.ts'
@@ -89,10 +92,10 @@ export async function applyRevision(
   requireAboveReceived(row, next)
   const changes = changesOf(row, next)
   const version = row.version + 1
-  await repo.updateOrder(tx, actor.tenantId, row.id, { ...next.values, version, ...extra })
-  await repo.replaceLines(tx, actor.tenantId, row.id, next.lines)
-  await repo.refreshStatuses(tx, actor.tenantId, row.id)
-  await repo.insertRevision(tx, actor.tenantId, row.id, version, changedBy, changes)
+  await orderWrites.updateOrder(tx, actor.tenantId, row.id, { ...next.values, version, ...extra })
+  await lineWrites.replaceLines(tx, actor.tenantId, row.id, next.lines)
+  await lineWrites.refreshStatuses(tx, actor.tenantId, row.id)
+  await orderWrites.insertRevision(tx, actor.tenantId, row.id, version, changedBy, changes)
   const order = await orderView(tx, actor.tenantId, row.id)
   if (record) await recordEvent(tx, actor.tenantId, 'purchase_order.revised', order)
   return order
@@ -152,7 +155,7 @@ export async function reviseIssued(
         first_approval: first,
         resolved: next,
       }
-      await repo.updateOrder(tx, actor.tenantId, row.id, { pending_revision: JSON.stringify(held) })
+      await orderWrites.updateOrder(tx, actor.tenantId, row.id, { pending_revision: JSON.stringify(held) })
       const order = await orderView(tx, actor.tenantId, row.id)
       await recordEvent(
         tx,

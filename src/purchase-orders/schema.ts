@@ -1,11 +1,12 @@
-/** Purchase order shapes on the wire (DECISIONS, "Purchase orders and receiving"). */
+/**
+ * Purchase order shapes on the wire (DECISIONS, "Purchase orders and receiving"): the order as read, its list
+ * query and parameters. What is written is in input.schema.ts, the procurement settings in settings.schema.ts.
+ */
 import { Type, type Static } from 'typebox'
 import { listQuery, UpdatedSince } from '../core/list-query.ts'
-import { DECIMAL_PATTERN } from '../core/decimal.ts'
 import { Id, named } from '../core/schema.ts'
-import { Approval, Money, Person } from '../approvals/schema.ts'
+import { Approval, Person } from '../approvals/schema.ts'
 
-export const MAX_ORDER_LINES = 500
 const Ref = Type.Object({ id: Type.Integer(), name: Type.String() })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, options = {}) =>
   Type.Union([t, Type.Null()], options)
@@ -67,47 +68,6 @@ export const OrderLine = named(
     closed: Type.Boolean({ description: 'Closed short: no more is received against it.', examples: [false] }),
   }),
 )
-
-export const LineInput = named(
-  'PurchaseOrderLineInput',
-  Type.Object(
-    {
-      id: Type.Optional(
-        Type.Integer({
-          description: 'An existing line of this order (kept, with its quantities); omit for a new line.',
-        }),
-      ),
-      description: Type.Optional(Type.String({ maxLength: 1000, examples: ['Ergonomic chair'] })),
-      quantity: Money('Decimal string greater than 0, up to 4 decimals.', '3'),
-      unit_price: Money('Decimal string, up to 4 decimals.', '199.99'),
-      tax_rate: Type.Optional(Money('Percent; default "0".', '8.25')),
-      request_line: Type.Optional(
-        Type.Unknown({ description: 'Read-only; kept from the existing line.', examples: [null] }),
-      ),
-    },
-    { additionalProperties: true },
-  ),
-)
-export type LineInput = Static<typeof LineInput>
-
-const IdOrRef = Type.Union([Id, Type.Object({ id: Id }, { additionalProperties: true })])
-
-export const OrderInput = named(
-  'PurchaseOrderInput',
-  Type.Object(
-    {
-      vendor: IdOrRef,
-      location: IdOrRef,
-      department: Type.Optional(Type.Union([IdOrRef, Type.Null()])),
-      currency: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'Default: the location’s.' })),
-      promise_date: Type.Optional(Type.Union([Type.String({ format: 'date' }), Type.Null()])),
-      notes: Type.Optional(Type.String({ maxLength: 4000 })),
-      lines: Type.Array(LineInput, { minItems: 1, maxItems: MAX_ORDER_LINES }),
-    },
-    { additionalProperties: true, description: 'Read-only fields of a GET body are accepted and ignored.' },
-  ),
-)
-export type OrderInput = Static<typeof OrderInput>
 
 export const RevisionChange = Type.Object({
   path: Type.String({ examples: ['lines.0.quantity'] }),
@@ -185,61 +145,6 @@ export const OrderListQuery = listQuery(['id', 'created_at', 'total', 'number'],
 export type OrderListQuery = Static<typeof OrderListQuery>
 export const OrderParams = Type.Object({ id: Id })
 export const LineParams = Type.Object({ id: Id, line_id: Id })
-
-export const FromRequestInput = named(
-  'OrdersFromRequestInput',
-  Type.Union([
-    Type.Object(
-      {
-        line_vendors: Type.Optional(
-          Type.Array(Type.Object({ line: Id, vendor: Id }, { additionalProperties: false }), { maxItems: 200 }),
-        ),
-      },
-      { additionalProperties: false },
-    ),
-    Type.Null(),
-  ]),
-)
-
-export const SendInput = named(
-  'PurchaseOrderSendInput',
-  Type.Union([
-    Type.Object(
-      {
-        to: Type.Optional(Type.Array(Type.String({ format: 'email', maxLength: 254 }), { minItems: 1, maxItems: 20 })),
-        message: Type.Optional(Type.String({ maxLength: 4000 })),
-      },
-      { additionalProperties: false },
-    ),
-    Type.Null(),
-  ]),
-)
-
-export const ProcurementSettings = named(
-  'ProcurementSettings',
-  Type.Object({
-    over_receipt_tolerance_percent: Dec('How far a line’s accepted total may exceed its quantity, in percent.', '0'),
-    po_approval_tolerance_percent: Dec('How far an order may exceed its approved total without approval.', '10'),
-    price_tolerance_percent: Dec('How far a bill’s unit price may exceed the order’s.', '5'),
-    match_mode: Type.Union([Type.Literal('two_way'), Type.Literal('three_way')], { examples: ['three_way'] }),
-  }),
-)
-export type ProcurementSettings = Static<typeof ProcurementSettings>
-const Percent = (example: string) =>
-  Type.String({ pattern: DECIMAL_PATTERN, maxLength: 9, description: 'Percent, decimal string.', examples: [example] })
-export const SettingsInput = named(
-  'ProcurementSettingsInput',
-  Type.Object(
-    {
-      over_receipt_tolerance_percent: Type.Optional(Percent('0')),
-      po_approval_tolerance_percent: Type.Optional(Percent('10')),
-      price_tolerance_percent: Type.Optional(Percent('5')),
-      match_mode: Type.Optional(Type.Union([Type.Literal('two_way'), Type.Literal('three_way')])),
-    },
-    { additionalProperties: false },
-  ),
-)
-export type SettingsInput = Static<typeof SettingsInput>
 
 declare module '../events/schema.ts' {
   interface EventObjects {

@@ -14,7 +14,8 @@ import { recordEvent } from '../events/service.ts'
 import { queueMail } from '../mail/service.ts'
 import { orderScope, scopeOf, visibleOrder } from './order-access.ts'
 import { renderOrderPdf } from './pdf.ts'
-import * as repo from './repository.ts'
+import * as orderWrites from './write-repository.ts'
+import * as references from './references-repository.ts'
 import type { PurchaseOrder } from './schema.ts'
 import { orderView, toOrders } from './view.service.ts'
 
@@ -36,7 +37,7 @@ export async function sendOrder(
     requireAnyAt(access, row.location_id, 'nav_purchase')
     if (row.status !== 'issued')
       throw conflict(`The purchase order is ${row.status}; only an issued order can be sent.`)
-    const to = input.to ?? (await repo.vendorEmails(tx, actor.tenantId, row.vendor_id))
+    const to = input.to ?? (await references.vendorEmails(tx, actor.tenantId, row.vendor_id))
     if (to.length === 0)
       throw validationFailed({ to: [`vendor ${row.vendor_id} has no e-mail address: name the recipients in to`] })
     const order = await orderView(tx, actor.tenantId, id)
@@ -55,7 +56,7 @@ export async function sendOrder(
         },
       ],
     })
-    await repo.updateOrder(tx, actor.tenantId, id, { sent_at: new Date() })
+    await orderWrites.updateOrder(tx, actor.tenantId, id, { sent_at: new Date() })
     await audit(tx, actor, {
       action: 'purchase_order.send',
       resourceType: 'purchase_order',

@@ -16,9 +16,12 @@ import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
 import { orderScope, scopeOf, visibleOrder } from './order-access.ts'
+import * as lineWrites from './lines-repository.ts'
+import * as orderWrites from './write-repository.ts'
 import * as repo from './repository.ts'
 import { reviseIssued } from './revision.ts'
-import type { OrderInput, OrderListQuery, PurchaseOrder, Revision } from './schema.ts'
+import type { OrderInput } from './input.schema.ts'
+import type { OrderListQuery, PurchaseOrder, Revision } from './schema.ts'
 import { valuesOf } from './values.ts'
 import { orderView, toOrders } from './view.service.ts'
 
@@ -58,9 +61,14 @@ export async function createOrder(db: Kysely<DB>, actor: Actor, input: OrderInpu
   const access = await actorLocationAccess(db, actor)
   return inTransaction(db, async (tx) => {
     const { values, lines } = await valuesOf(tx, actor, access, input)
-    const number = await repo.nextNumber(tx, actor.tenantId, 'purchase_order', 'PO')
-    const id = await repo.insertOrder(tx, actor.tenantId, { ...values, number, request_id: null, created_by: userId })
-    await repo.replaceLines(tx, actor.tenantId, id, lines)
+    const number = await orderWrites.nextNumber(tx, actor.tenantId, 'purchase_order', 'PO')
+    const id = await orderWrites.insertOrder(tx, actor.tenantId, {
+      ...values,
+      number,
+      request_id: null,
+      created_by: userId,
+    })
+    await lineWrites.replaceLines(tx, actor.tenantId, id, lines)
     await audit(tx, actor, {
       action: 'purchase_order.create',
       resourceType: 'purchase_order',
@@ -96,8 +104,8 @@ export async function putOrder(
     if (row.status !== 'draft')
       throw conflict(`The purchase order is ${row.status}; only a draft can be replaced or an issued order revised.`)
     const { values, lines } = await valuesOf(tx, actor, access, input, existing)
-    await repo.updateOrder(tx, actor.tenantId, id, values)
-    await repo.replaceLines(tx, actor.tenantId, id, lines)
+    await orderWrites.updateOrder(tx, actor.tenantId, id, values)
+    await lineWrites.replaceLines(tx, actor.tenantId, id, lines)
     await audit(tx, actor, {
       action: 'purchase_order.update',
       resourceType: 'purchase_order',

@@ -9,7 +9,7 @@ import { audit } from '../audit/service.ts'
 import { trimDecimal } from '../core/decimal.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
-import type { ProcurementSettings, SettingsInput } from './schema.ts'
+import type { ProcurementSettings, SettingsInput } from './settings.schema.ts'
 import * as repo from './settings.repository.ts'
 
 const toSettings = (row: repo.SettingsRow): ProcurementSettings => ({

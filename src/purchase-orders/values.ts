@@ -10,8 +10,10 @@ import { requireAnyAt, type LocationAccess } from '../access/location-permission
 import { lineAmount, parseDecimal, percentOf, sumDecimals } from '../core/decimal.ts'
 import { validationFailed, type FieldErrors } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
-import * as repo from './repository.ts'
-import type { OrderInput } from './schema.ts'
+import type * as lineWrites from './lines-repository.ts'
+import type * as orderWrites from './write-repository.ts'
+import * as references from './references-repository.ts'
+import type { OrderInput } from './input.schema.ts'
 
 const idOf = (value: unknown): number | null =>
   value === null || value === undefined ? null : typeof value === 'number' ? value : (value as { id: number }).id
@@ -24,7 +26,7 @@ export function lineValues(
   lines: OrderInput['lines'],
   existing: ExistingLines,
   add: (field: string, message: string) => void,
-): repo.LineValues[] {
+): lineWrites.LineValues[] {
   return lines.map((l, i) => {
     const tax_rate = l.tax_rate ?? (l.id !== undefined ? existing.get(l.id)?.tax_rate : undefined) ?? '0'
     if (parseDecimal(l.quantity) === 0n) add(`lines.${i}.quantity`, 'must be greater than 0')
@@ -44,7 +46,7 @@ export function lineValues(
   })
 }
 
-export function totalsOf(lines: readonly repo.LineValues[]) {
+export function totalsOf(lines: readonly lineWrites.LineValues[]) {
   const subtotal = sumDecimals(lines.map((l) => l.amount))
   const tax = sumDecimals(lines.map((l) => l.tax))
   return { subtotal, tax, total: sumDecimals([subtotal, tax]) }
@@ -56,11 +58,11 @@ export async function valuesOf(
   access: LocationAccess,
   input: OrderInput,
   existing: ExistingLines = new Map(),
-): Promise<{ values: repo.OrderValues; lines: repo.LineValues[] }> {
+): Promise<{ values: orderWrites.OrderValues; lines: lineWrites.LineValues[] }> {
   const location = idOf(input.location)!
   const vendor = idOf(input.vendor)!
   const department = idOf(input.department)
-  const refs = await repo.references(db, actor.tenantId, {
+  const refs = await references.references(db, actor.tenantId, {
     location,
     vendor,
     department,

@@ -6,6 +6,8 @@ import type { Kysely } from 'kysely'
 import { approvalsByDocument } from '../approvals/view.service.ts'
 import { trimDecimal } from '../core/decimal.ts'
 import type { DB } from '../db/schema.ts'
+import type * as lineWrites from './lines-repository.ts'
+import type * as orderWrites from './write-repository.ts'
 import * as repo from './repository.ts'
 import type { PurchaseOrder } from './schema.ts'
 
@@ -16,7 +18,7 @@ export interface StoredRevision {
   proposed_by: number
   proposed_at: string
   first_approval: number
-  resolved: { values: repo.OrderValues; lines: repo.LineValues[] }
+  resolved: { values: orderWrites.OrderValues; lines: lineWrites.LineValues[] }
 }
 
 type Approvals = Awaited<ReturnType<typeof approvalsByDocument>>

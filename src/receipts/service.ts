@@ -5,22 +5,15 @@
  * most what was accepted. `void` reverses a receipt unless a line would go below zero, or below its billed
  * quantity under `three_way` (409). The order is locked with its lines first, and its counters and statuses
  * change in the receipt's transaction: concurrent receipts on one line take turns and never over-receive.
+ * The quantity rules themselves are in quantities.ts.
  */
 import type { Kysely } from 'kysely'
 import { actingUser, type Actor } from '../access/actor.ts'
 import { actorLocationAccess, requireAnyAt } from '../access/location-permissions.ts'
 import { audit } from '../audit/service.ts'
-import {
-  addDecimal,
-  compareDecimal,
-  exceedsByPercent,
-  parseDecimal,
-  subtractDecimal,
-  trimDecimal,
-  withPercent,
-} from '../core/decimal.ts'
+import { trimDecimal } from '../core/decimal.ts'
 import type { Page } from '../core/list-query.ts'
-import { conflict, notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
+import { conflict, notFound, validationFailed } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
@@ -31,6 +24,7 @@ import {
   setReceived,
 } from '../purchase-orders/receiving.service.ts'
 import { procurementSettings } from '../purchase-orders/settings.service.ts'
+import { receiptCounters, receiptLines, voidCounters } from './quantities.ts'
 import * as repo from './repository.ts'
 import type { Receipt, ReceiptInput, ReceiptListQuery } from './schema.ts'
 
@@ -83,55 +77,9 @@ export async function createReceipt(db: Kysely<DB>, actor: Actor, input: Receipt
     requireAnyAt(access, order.location_id, 'nav_receive')
     if (order.status !== 'issued')
       throw conflict(`Purchase order ${order.number} is ${order.status}; only an issued order can be received against.`)
-    const errors: FieldErrors = {}
-    const add = (field: string, message: string) => (errors[field] ??= []).push(message)
-    const byId = new Map(order.lines.map((l) => [l.id, l]))
-    const seen = new Set<number>()
-    const lines = input.lines.map((l, i) => {
-      const accepted = l.accepted_quantity ?? '0'
-      const rejected = l.rejected_quantity ?? '0'
-      if (!byId.has(l.po_line)) add(`lines.${i}.po_line`, `no line ${l.po_line} on purchase order ${order.number}`)
-      if (seen.has(l.po_line)) add(`lines.${i}.po_line`, `line ${l.po_line} is named twice`)
-      seen.add(l.po_line)
-      if (parseDecimal(accepted) === 0n && parseDecimal(rejected) === 0n)
-        add(`lines.${i}`, 'accepted_quantity or rejected_quantity must be greater than 0')
-      if (type === 'return' && parseDecimal(rejected) !== 0n)
-        add(`lines.${i}.rejected_quantity`, 'a return gives back accepted quantity only')
-      return { po_line_id: l.po_line, accepted_quantity: accepted, rejected_quantity: rejected }
-    })
-    if (Object.keys(errors).length > 0) throw validationFailed(errors)
+    const lines = receiptLines(input, type, order)
     const settings = await procurementSettings(tx, actor.tenantId)
-    const tolerance = settings.over_receipt_tolerance_percent
-    const problems: string[] = []
-    const counters = lines.map((l) => {
-      const line = byId.get(l.po_line_id)!
-      const received = trimDecimal(line.received_quantity)
-      if (line.closed) problems.push(`line ${line.id} is closed`)
-      if (type === 'return') {
-        if (compareDecimal(l.accepted_quantity, received) > 0)
-          problems.push(`line ${line.id}: ${l.accepted_quantity} returned but only ${received} accepted`)
-        return {
-          id: line.id,
-          received_quantity: subtractDecimal(received, l.accepted_quantity),
-          rejected_quantity: line.rejected_quantity,
-        }
-      }
-      const total = addDecimal(received, l.accepted_quantity)
-      if (exceedsByPercent(total, line.quantity, tolerance)) {
-        const limit = withPercent(line.quantity, tolerance)
-        problems.push(
-          `line ${line.id}: ordered ${trimDecimal(line.quantity)}, received ${received}, still open ` +
-            `${subtractDecimal(line.quantity, received)} (at most ${subtractDecimal(limit, received)} more with the ` +
-            `${tolerance} % tolerance); this receipt accepts ${l.accepted_quantity}`,
-        )
-      }
-      return {
-        id: line.id,
-        received_quantity: total,
-        rejected_quantity: addDecimal(line.rejected_quantity, l.rejected_quantity),
-      }
-    })
-    if (problems.length > 0) throw conflict(`The ${type} is refused: ${problems.join('; ')}.`)
+    const counters = receiptCounters(type, lines, order.lines, settings.over_receipt_tolerance_percent)
     const number = await nextReceiptNumber(tx, actor.tenantId)
     const id = await repo.insertReceipt(
       tx,
@@ -168,31 +116,7 @@ export async function voidReceipt(db: Kysely<DB>, actor: Actor, id: number): Pro
     const receipt = (await repo.findReceipt(tx, actor.tenantId, id))!
     if (receipt.status !== 'posted') throw conflict(`Receipt ${receipt.number} is already voided.`)
     const settings = await procurementSettings(tx, actor.tenantId)
-    const byId = new Map(order.lines.map((l) => [l.id, l]))
-    const problems: string[] = []
-    const counters = receipt.lines.map((rl) => {
-      const line = byId.get(rl.po_line)!
-      const accepted = trimDecimal(rl.accepted_quantity)
-      if (receipt.type === 'return')
-        return {
-          id: line.id,
-          received_quantity: addDecimal(line.received_quantity, accepted),
-          rejected_quantity: line.rejected_quantity,
-        }
-      if (compareDecimal(line.received_quantity, accepted) < 0)
-        problems.push(
-          `line ${line.id} has ${trimDecimal(line.received_quantity)} received now (returns since), less than ${accepted}`,
-        )
-      const received = subtractDecimal(line.received_quantity, accepted)
-      if (settings.match_mode === 'three_way' && compareDecimal(received, line.billed_quantity) < 0)
-        problems.push(`line ${line.id} would have ${received} received but ${trimDecimal(line.billed_quantity)} billed`)
-      return {
-        id: line.id,
-        received_quantity: received,
-        rejected_quantity: subtractDecimal(line.rejected_quantity, rl.rejected_quantity),
-      }
-    })
-    if (problems.length > 0) throw conflict(`Receipt ${receipt.number} cannot be voided: ${problems.join('; ')}.`)
+    const counters = voidCounters(receipt, order.lines, settings.match_mode)
     await repo.voidReceipt(tx, actor.tenantId, id)
     await setReceived(tx, actor.tenantId, order.id, counters)
     await audit(tx, actor, { action: 'receipt.void', resourceType: 'receipt', resourceId: id })

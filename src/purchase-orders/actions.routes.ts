@@ -1,0 +1,105 @@
+/** /api/v3/purchase-orders/{id}/…: issue, close, reopen, cancel, close a line, send, the PDF, the revisions. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { ItemEnvelope } from '../http/list.ts'
+import * as lifecycle from './lifecycle.service.ts'
+import { orderPdf, sendOrder } from './send.service.ts'
+import { SendInput } from './input.schema.ts'
+import { LineParams, OrderParams, PurchaseOrder, Revision } from './schema.ts'
+import * as service from './service.ts'
+
+type App = Parameters<FastifyPluginAsyncTypebox>[0]
+
+export function orderActionRoutes(app: App) {
+  const tags = ['purchase-orders']
+  const one = { 200: ItemEnvelope(PurchaseOrder) }
+  const config = { accessNeutral: true }
+  const transitions = [
+    [
+      'issue',
+      'issuePurchaseOrder',
+      'Issue a draft (through the purchase_order rules when it needs approval)',
+      lifecycle.issueOrder,
+    ],
+    ['close', 'closePurchaseOrder', 'Close an issued order', lifecycle.closeOrder],
+    ['reopen', 'reopenPurchaseOrder', 'Reopen a closed order', lifecycle.reopenOrder],
+    ['cancel', 'cancelPurchaseOrder', 'Cancel a draft, pending or untouched issued order', lifecycle.cancelOrder],
+  ] as const
+  for (const [action, operationId, summary, run] of transitions)
+    app.post(
+      `/v3/purchase-orders/:id/${action}/`,
+      { config, schema: { summary, operationId, tags, params: OrderParams, response: one } },
+      async (request) => ({ metadata: {}, data: await run(request.db, request.actor, request.params.id) }),
+    )
+  app.post(
+    '/v3/purchase-orders/:id/lines/:line_id/close/',
+    {
+      config,
+      schema: {
+        summary: 'Close a line short: nothing more is received against it',
+        operationId: 'closePurchaseOrderLine',
+        tags,
+        params: LineParams,
+        response: one,
+      },
+    },
+    async (request) => ({
+      metadata: {},
+      data: await lifecycle.closeLine(request.db, request.actor, request.params.id, request.params.line_id),
+    }),
+  )
+  app.post(
+    '/v3/purchase-orders/:id/send/',
+    {
+      config,
+      schema: {
+        summary: 'E-mail the order’s PDF to the vendor (or `to`) through the outbox; sets sent_at',
+        operationId: 'sendPurchaseOrder',
+        tags,
+        params: OrderParams,
+        body: SendInput,
+        response: one,
+      },
+    },
+    async (request) => ({
+      metadata: {},
+      data: await sendOrder(request.db, request.actor, request.params.id, request.body ?? {}),
+    }),
+  )
+  app.get(
+    '/v3/purchase-orders/:id/pdf/',
+    {
+      schema: {
+        summary: 'The order as a PDF (application/pdf)',
+        operationId: 'getPurchaseOrderPdf',
+        tags,
+        params: OrderParams,
+        produces: ['application/pdf'],
+        response: { 200: Type.String({ description: 'The PDF document.', contentMediaType: 'application/pdf' }) },
+      },
+    },
+    async (request, reply) => {
+      const { number, pdf } = await orderPdf(request.db, request.actor, request.params.id)
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="${number}.pdf"`)
+        .send(pdf as unknown as string) // bytes: Fastify sends a Buffer as it is, without serializing
+    },
+  )
+  app.get(
+    '/v3/purchase-orders/:id/revisions/',
+    {
+      schema: {
+        summary: 'The revisions of an order, oldest first',
+        operationId: 'listPurchaseOrderRevisions',
+        tags,
+        params: OrderParams,
+        response: { 200: Type.Object({ metadata: Type.Object({}), data: Type.Array(Revision) }) },
+      },
+    },
+    async (request) => ({
+      metadata: {},
+      data: await service.listRevisions(request.db, request.actor, request.params.id),
+    }),
+  )
+}
