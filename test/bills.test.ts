@@ -264,6 +264,59 @@ describe('bills', () => {
     }
   })
 
+  test('an order or a bill waiting for approval e-mails the deciders of its first step, with a link', async () => {
+    const outbox = async (since: number) =>
+      ctx.database.db
+        .selectFrom('email_outbox')
+        .select(['id', 'to_address', 'subject', 'body_text'])
+        .where('tenant_id', '=', s.tenant.tenantId)
+        .where('id', '>', since)
+        .orderBy('id')
+        .execute()
+    const last = async () => (await outbox(0)).at(-1)?.id ?? 0
+    const approverEmail = `approver@${s.tenant.domain}.test`
+    const approvers = [s.approver.profileId]
+    const rules = [
+      await rule(s.admin, { location: s.A, min_total: '10000', step: 1, approvers, document: 'purchase_order' }),
+      await rule(s.admin, { location: s.A, min_total: '10000', step: 1, approvers, document: 'bill' }),
+    ]
+    try {
+      let since = await last()
+      const draft = await s.buyer.api({
+        method: 'POST',
+        url: '/api/v3/purchase-orders/',
+        payload: { vendor: s.vendor, location: s.A, lines: [poLine('100', '150')] },
+      })
+      assert.equal(draft.statusCode, 201, draft.body)
+      const issued = await post(s.buyer.api, `/api/v3/purchase-orders/${draft.json().data.id}/issue/`)
+      assert.equal(issued.json().data.status, 'pending_approval', issued.body)
+      const po = issued.json().data
+      let mail = (await outbox(since)).filter((m) => m.to_address === approverEmail)
+      assert.deepEqual(
+        mail.map((m) => m.subject),
+        [`Approval needed: purchase order ${po.number}`],
+      )
+      assert.match(mail[0]!.body_text, new RegExp(`/console/approvals/${po.approvals[0].id}\\n`))
+
+      since = await last()
+      const bill = await newBill({
+        vendor: s.vendor2,
+        location: s.A,
+        lines: [{ description: 'Fit-out', quantity: '1', unit_price: '20000' }],
+      })
+      const waiting = await submitted(bill.id)
+      assert.equal(waiting.status, 'pending_approval')
+      mail = (await outbox(since)).filter((m) => m.to_address === approverEmail)
+      assert.deepEqual(
+        mail.map((m) => m.subject),
+        [`Approval needed: bill ${bill.number}`],
+      )
+      assert.match(mail[0]!.body_text, new RegExp(`/console/approvals/${waiting.approvals[0].id}\\n`))
+    } finally {
+      for (const r of rules) await s.admin({ method: 'DELETE', url: `/api/v3/approval-rules/${r.id}/` })
+    }
+  })
+
   test('number unique per vendor; edit only while draft; cancel; bad input is 400', async () => {
     const po = await received('10')
     const bill = await newBill({ purchase_order: po.id, lines: [{ po_line: po.lines[0].id, quantity: '1' }] })

@@ -46,7 +46,13 @@ export const approvalFacts = (db: Kysely<DB>, tenantId: number, approvalId: numb
         .onRef('po.id', '=', 'a.document_id')
         .on('a.document_type', '=', 'purchase_order'),
     )
-    .select([
+    .leftJoin('bills as b', (join) =>
+      join
+        .onRef('b.tenant_id', '=', 'a.tenant_id')
+        .onRef('b.id', '=', 'a.document_id')
+        .on('a.document_type', '=', 'bill'),
+    )
+    .select((eb) => [
       'a.id',
       'a.status',
       'a.candidates',
@@ -55,7 +61,7 @@ export const approvalFacts = (db: Kysely<DB>, tenantId: number, approvalId: numb
       'a.document_id',
       'l.name as location',
       'u.email as submitter_email',
-      'po.number as label',
+      eb.fn.coalesce('po.number', 'b.number').as('label'),
     ])
     .where('a.tenant_id', '=', tenantId)
     .where('a.id', '=', approvalId)

@@ -37,11 +37,20 @@ export async function getApproval(db: Kysely<DB>, actor: Actor, id: number): Pro
 }
 
 /**
- * Opens the chain of a submitted document: its first planned step becomes a pending approval. The caller
- * records `approval.created` after its own event, with the approval as GET returns it.
+ * Opens the chain of a submitted document: its first planned step becomes a pending approval, and its
+ * deciders are e-mailed (when `base` says where the console is). The caller records `approval.created` after
+ * its own event, with the approval as GET returns it.
  */
-export async function startChain(tx: Kysely<DB>, actor: Actor, doc: DocumentRef, chain: PlannedStep[]) {
-  return repo.insertApproval(tx, actor.tenantId, doc, chain, chain[0]!)
+export async function startChain(
+  tx: Kysely<DB>,
+  actor: Actor,
+  doc: DocumentRef,
+  chain: PlannedStep[],
+  base: MailBase,
+): Promise<number> {
+  const first = await repo.insertApproval(tx, actor.tenantId, doc, chain, chain[0]!)
+  await notifyPending(tx, actor.tenantId, first, base)
+  return first
 }
 
 /** Ends a document's chain unfinished (the document was cancelled or withdrawn): its pending approval is cancelled. */

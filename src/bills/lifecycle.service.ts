@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely'
 import { actingUser, type Actor } from '../access/actor.ts'
 import { holdersAt, requireAnyAt } from '../access/location-permissions.ts'
 import { planChain } from '../approvals/rules.service.ts'
+import type { MailBase } from '../approvals/notify.service.ts'
 import { cancelChain, startChain } from '../approvals/service.ts'
 import { audit } from '../audit/service.ts'
 import { conflict } from '../core/problem.ts'
@@ -66,7 +67,8 @@ async function payables(tx: Kysely<DB>, row: repo.BillRow, submitter: number): P
   return candidates
 }
 
-export const submitBill = (db: Kysely<DB>, actor: Actor, id: number) =>
+/** `base`: where the approval e-mail's link starts, when the bill waits for approval (none without it). */
+export const submitBill = (db: Kysely<DB>, actor: Actor, id: number, base?: MailBase) =>
   transition(db, actor, id, 'submit', async (tx, row) => {
     requireStatus(row, ['draft'], 'submitted')
     const userId = actingUser(actor)
@@ -101,7 +103,7 @@ export const submitBill = (db: Kysely<DB>, actor: Actor, id: number) =>
     if (row.order_id !== null) await refreshBilled(tx, actor.tenantId, row.order_id)
     if (chain.length > 0) {
       const doc = { type: 'bill' as const, id: row.id, locationId: row.location_id, submitterId: userId }
-      const first = await startChain(tx, actor, doc, chain)
+      const first = await startChain(tx, actor, doc, chain, base)
       const bill = await billView(tx, actor.tenantId, row.id)
       await recordEvent(tx, actor.tenantId, 'bill.submitted', bill)
       await recordEvent(

@@ -63,7 +63,10 @@ export const billRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `/v3/bills/:id/${name}/`,
       { config, schema: { summary, operationId, tags, params: BillParams, response: item } },
-      async (request) => ({ metadata: {}, data: await run(request.db, request.actor, request.params.id) }),
+      async (request) => ({
+        metadata: {},
+        data: await run(request.db, request.actor, request.params.id, request.mailBase),
+      }),
     )
   action(
     'submit',

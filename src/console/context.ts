@@ -15,6 +15,7 @@ import type { LookupCache } from '../lookups/cache.ts'
 import type { ServerKeys } from '../keys.ts'
 import type { SessionLimits } from '../sessions/service.ts'
 import { tenantOfHost, type HostTenant } from '../http/host.ts'
+import { listeningPort, mailBase } from '../http/public-url.ts'
 
 export interface ConsoleDeps {
   config: Readonly<Config>
@@ -106,3 +107,7 @@ export const safeNext = (next: unknown) =>
   typeof next === 'string' && /^\/console(\/[A-Za-z0-9/_?=&%.-]*)?$/.test(next) && !next.startsWith('//')
     ? next
     : '/console/'
+
+/** Where the links of e-mail sent on behalf of the signed-in user start (their tenant's console origin). */
+export const mailBaseOf = (deps: ConsoleDeps, request: FastifyRequest, actor: Actor): string =>
+  mailBase(deps.config, actor.domain, listeningPort(request.server.server))

@@ -1,5 +1,9 @@
 /** /api/v3/purchase-orders/{id}/…: issue, close, reopen, cancel, close a line, send, the PDF, the revisions. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Kysely } from 'kysely'
+import type { Actor } from '../access/actor.ts'
+import type { MailBase } from '../approvals/notify.service.ts'
+import type { DB } from '../db/schema.ts'
 import { Type } from 'typebox'
 import { ItemEnvelope } from '../http/list.ts'
 import * as lifecycle from './lifecycle.service.ts'
@@ -9,6 +13,8 @@ import { LineParams, OrderParams, PurchaseOrder, Revision } from './schema.ts'
 import * as service from './service.ts'
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0]
+/** A transition; `base` is where an approval e-mail's link starts (issue uses it). */
+type Transition = (db: Kysely<DB>, actor: Actor, id: number, base?: MailBase) => Promise<PurchaseOrder>
 
 export function orderActionRoutes(app: App) {
   const tags = ['purchase-orders']
@@ -24,12 +30,15 @@ export function orderActionRoutes(app: App) {
     ['close', 'closePurchaseOrder', 'Close an issued order', lifecycle.closeOrder],
     ['reopen', 'reopenPurchaseOrder', 'Reopen a closed order', lifecycle.reopenOrder],
     ['cancel', 'cancelPurchaseOrder', 'Cancel a draft, pending or untouched issued order', lifecycle.cancelOrder],
-  ] as const
+  ] as const satisfies readonly (readonly [string, string, string, Transition])[]
   for (const [action, operationId, summary, run] of transitions)
     app.post(
       `/v3/purchase-orders/:id/${action}/`,
       { config, schema: { summary, operationId, tags, params: OrderParams, response: one } },
-      async (request) => ({ metadata: {}, data: await run(request.db, request.actor, request.params.id) }),
+      async (request) => ({
+        metadata: {},
+        data: await run(request.db, request.actor, request.params.id, request.mailBase),
+      }),
     )
   app.post(
     '/v3/purchase-orders/:id/lines/:line_id/close/',

@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely'
 import { actingUser, type Actor } from '../access/actor.ts'
 import { actorLocationAccess, requireAnyAt } from '../access/location-permissions.ts'
 import { planChain } from '../approvals/rules.service.ts'
+import type { MailBase } from '../approvals/notify.service.ts'
 import { cancelChain, startChain } from '../approvals/service.ts'
 import { audit } from '../audit/service.ts'
 import { compareDecimal, exceedsByPercent } from '../core/decimal.ts'
@@ -61,7 +62,8 @@ export async function markIssued(tx: Kysely<DB>, tenantId: number, row: { id: nu
   })
 }
 
-export const issueOrder = (db: Kysely<DB>, actor: Actor, id: number): Promise<PurchaseOrder> =>
+/** `base`: where the approval e-mail's link starts, when the order waits for approval (none without it). */
+export const issueOrder = (db: Kysely<DB>, actor: Actor, id: number, base?: MailBase): Promise<PurchaseOrder> =>
   transition(db, actor, id, 'issue', async (tx, actor, row) => {
     requireStatus(row, ['draft'], 'issued')
     const userId = actingUser(actor)
@@ -83,7 +85,7 @@ export const issueOrder = (db: Kysely<DB>, actor: Actor, id: number): Promise<Pu
     }
     await orderWrites.updateOrder(tx, actor.tenantId, row.id, { status: 'pending_approval' })
     const doc = { type: 'purchase_order' as const, id: row.id, locationId: row.location_id, submitterId: userId }
-    const first = await startChain(tx, actor, doc, chain)
+    const first = await startChain(tx, actor, doc, chain, base)
     const order = await orderView(tx, actor.tenantId, row.id)
     await recordEvent(
       tx,

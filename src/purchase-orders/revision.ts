@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely'
 import { actingUser, type Actor } from '../access/actor.ts'
 import type { LocationAccess } from '../access/location-permissions.ts'
 import { planChain } from '../approvals/rules.service.ts'
+import type { MailBase } from '../approvals/notify.service.ts'
 import { startChain } from '../approvals/service.ts'
 import { audit } from '../audit/service.ts'
 import { compareDecimal, exceedsByPercent, trimDecimal } from '../core/decimal.ts'
@@ -108,6 +109,7 @@ export async function reviseIssued(
   row: repo.OrderRow,
   input: OrderInput,
   ifMatch: string,
+  base: MailBase,
 ): Promise<PurchaseOrder> {
   const userId = actingUser(actor)
   const tags = ifMatch.split(',').map((t) =>
@@ -146,7 +148,7 @@ export async function reviseIssued(
     })
     if (chain.length > 0) {
       const doc = { type: 'purchase_order' as const, id: row.id, locationId: location, submitterId: userId }
-      const first = await startChain(tx, actor, doc, chain)
+      const first = await startChain(tx, actor, doc, chain, base)
       const held: StoredRevision = {
         body: input,
         total: next.values.total,

@@ -109,6 +109,7 @@ export const purchaseOrderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.params.id,
         request.body,
         request.headers['if-match'],
+        request.mailBase,
       )
       return reply.header('etag', etagOf(order)).send({ metadata: {}, data: order })
     },

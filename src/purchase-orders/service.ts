@@ -7,6 +7,7 @@
  */
 import './approval.service.ts'
 import type { Kysely } from 'kysely'
+import type { MailBase } from '../approvals/notify.service.ts'
 import { actingUser, type Actor } from '../access/actor.ts'
 import { actorLocationAccess } from '../access/location-permissions.ts'
 import { audit } from '../audit/service.ts'
@@ -81,13 +82,14 @@ export async function createOrder(db: Kysely<DB>, actor: Actor, input: OrderInpu
   })
 }
 
-/** PUT: replaces a draft; revises an issued order (see revision.ts). Anything else → 409. */
+/** PUT: replaces a draft; revises an issued order (see revision.ts; `base` for a held revision's approval e-mail). Anything else → 409. */
 export async function putOrder(
   db: Kysely<DB>,
   actor: Actor,
   id: number,
   input: OrderInput,
   ifMatch: string | undefined,
+  base?: MailBase,
 ): Promise<PurchaseOrder> {
   const access = await actorLocationAccess(db, actor)
   const scope = scopeOf(actor, access)
@@ -99,7 +101,7 @@ export async function putOrder(
         throw preconditionRequired(
           `Purchase order ${row.number} is issued: a change is a revision and needs If-Match with its ETag ("${row.version}").`,
         )
-      return reviseIssued(tx, actor, access, row, input, ifMatch)
+      return reviseIssued(tx, actor, access, row, input, ifMatch, base)
     }
     if (row.status !== 'draft')
       throw conflict(`The purchase order is ${row.status}; only a draft can be replaced or an issued order revised.`)

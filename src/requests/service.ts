@@ -10,7 +10,7 @@ import { actingUser, type Actor } from '../access/actor.ts'
 import { actorLocationAccess, requestScope, requireAnyAt, type LocationAccess } from '../access/location-permissions.ts'
 import { cancelChain, startChain } from '../approvals/service.ts'
 import { planChain } from '../approvals/rules.service.ts'
-import { notifyPending, type MailBase } from '../approvals/notify.service.ts'
+import type { MailBase } from '../approvals/notify.service.ts'
 import { audit } from '../audit/service.ts'
 import { lineTotal, parseDecimal } from '../core/decimal.ts'
 import type { Page } from '../core/list-query.ts'
@@ -189,21 +189,19 @@ export async function submitRequest(
       submitted: true,
       chain,
     })
-    const first =
-      chain.length === 0
-        ? undefined
-        : await startChain(
-            tx,
-            actor,
-            { type: 'request', id, locationId: row.location_id, submitterId: row.requester_id },
-            chain,
-          )
+    if (chain.length > 0)
+      await startChain(
+        tx,
+        actor,
+        { type: 'request', id, locationId: row.location_id, submitterId: row.requester_id },
+        chain,
+        base,
+      )
     await audit(tx, actor, { action: 'request.submit', resourceType: 'request', resourceId: id })
     const request = await requestView(tx, actor.tenantId, id)
     await recordEvent(tx, actor.tenantId, 'request.submitted', request)
     if (chain.length === 0) await recordEvent(tx, actor.tenantId, 'request.approved', request)
     else await recordEvent(tx, actor.tenantId, 'approval.created', request.approvals[0]!)
-    if (first !== undefined) await notifyPending(tx, actor.tenantId, first, base)
     return request
   })
 }

@@ -12,7 +12,7 @@ import { getBill, listBills } from '../../bills/service.ts'
 import { Problem, validationFailed } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
 import { myDelegators } from '../../users/delegation.service.ts'
-import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
+import { mailBaseOf, sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
 import { BILL_STATUS_NAMES, MATCH_FILTERS } from '../views/bill-lines.ts'
 import { billsView, billView } from '../views/bills.ts'
 import { billFormPages } from './bill-form.ts'
@@ -97,7 +97,13 @@ export function billPages(app: ConsoleApp, deps: ConsoleDeps): void {
 
   for (const [action, run] of Object.entries({ submit: submitBill, cancel: cancelBill }))
     app.post(`/bills/:id/${action}`, { schema: { hide: true, params: Id } }, async (request, reply) =>
-      act(request.session, request.params.id, () => run(db, request.session.actor, request.params.id), action, reply),
+      act(
+        request.session,
+        request.params.id,
+        () => run(db, request.session.actor, request.params.id, mailBaseOf(deps, request, request.session.actor)),
+        action,
+        reply,
+      ),
     )
 
   app.post('/bills/:id/pay', { schema: { hide: true, params: Id, body: PayForm } }, async (request, reply) => {

@@ -10,7 +10,7 @@ import { bodyChecker } from '../../http/body-check.ts'
 import { MAX_ORDER_LINES, OrderInput } from '../../purchase-orders/input.schema.ts'
 import type { PurchaseOrder } from '../../purchase-orders/schema.ts'
 import { createOrder, getOrder, putOrder } from '../../purchase-orders/service.ts'
-import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
+import { mailBaseOf, sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
 import type { Errors } from '../views/forms.ts'
 import { orderFormView, type OrderTarget } from '../views/order-form.ts'
 import { errorsFor, Id } from './forms.ts'
@@ -135,7 +135,14 @@ export function orderEditPages(app: ConsoleApp, deps: ConsoleDeps): void {
       request.body,
       editTarget(current),
       (input, version) =>
-        putOrder(db, actor, current.id, input, current.status === 'issued' ? `"${version ?? ''}"` : undefined),
+        putOrder(
+          db,
+          actor,
+          current.id,
+          input,
+          current.status === 'issued' ? `"${version ?? ''}"` : undefined,
+          mailBaseOf(deps, request, actor),
+        ),
       current,
     )
     if (outcome.status !== 303) return sendPage(reply, outcome.page!, outcome.status)

@@ -11,7 +11,7 @@ import { ordersFromRequest } from '../../purchase-orders/from-request.service.ts
 import { cancelOrder, closeLine, closeOrder, issueOrder, reopenOrder } from '../../purchase-orders/lifecycle.service.ts'
 import { orderPdf, sendOrder } from '../../purchase-orders/send.service.ts'
 import { getOrder, listOrders } from '../../purchase-orders/service.ts'
-import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
+import { mailBaseOf, sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
 import { ORDER_STATUS_NAMES, ordersView } from '../views/orders.ts'
 import { Done, flashOf, FormBody, Id, PAGE_SIZE } from './forms.ts'
 import { orderEditPages } from './order-edit.ts'
@@ -112,7 +112,12 @@ export function orderPages(app: ConsoleApp, deps: ConsoleDeps): void {
     app.post(`/orders/:id/${action}`, { schema: { hide: true, params: Id } }, async (request, reply) =>
       answer(
         reply,
-        await act(request.session, request.params.id, () => run(db, request.session.actor, request.params.id), action),
+        await act(
+          request.session,
+          request.params.id,
+          () => run(db, request.session.actor, request.params.id, mailBaseOf(deps, request, request.session.actor)),
+          action,
+        ),
       ),
     )
 
