@@ -66,7 +66,7 @@ const ENDPOINTS: { url: string; table: Table; count: number; columns: string; ba
     columns: 'id,name,external_id,active,punchout_email,branch',
     badOrder: 'external_id',
   },
-  { url: '/api/v3/roles/', table: 'roles', count: 4, columns: 'id,name,type,tier,permissions', badOrder: 'type' },
+  { url: '/api/v3/roles/', table: 'roles', count: 5, columns: 'id,name,type,tier,permissions', badOrder: 'type' },
   {
     url: '/api/v3/payment-terms/',
     table: 'payment_terms',
@@ -319,7 +319,7 @@ describe('GET /api/v3/departments/', () => {
 describe('GET /api/v3/roles/', () => {
   test('items with their permission keys, sorted', async () => {
     const { api, tenant } = await signedIn(ctx)
-    const [admin, buyer, requester, approver] = await idsOf('roles', tenant.tenantId)
+    const [admin, buyer, requester, approver, payables] = await idsOf('roles', tenant.tenantId)
     const body = await list(api, '/api/v3/roles/')
     assert.deepEqual(body.data, [
       {
@@ -341,6 +341,7 @@ describe('GET /api/v3/roles/', () => {
       { id: buyer, name: 'Buyer', type: 2, tier: 'Basic', permissions: ['nav_purchase', 'nav_receive', 'nav_request'] },
       { id: requester, name: 'Requester', type: 0, tier: 'Basic', permissions: ['nav_request'] },
       { id: approver, name: 'Approver', type: 1, tier: 'Basic', permissions: ['nav_approval', 'nav_request'] },
+      { id: payables, name: 'Accounts Payable', type: 8, tier: 'Basic', permissions: ['accounts_payable'] },
     ])
   })
 
@@ -359,8 +360,9 @@ describe('GET /api/v3/roles/', () => {
       'Buyer',
       'Approver',
       'Administrator',
+      'Accounts Payable',
     ])
-    assert.deepEqual(names(await list(api, '/api/v3/roles/?order_by=name&page_size=2&page=2')), ['Buyer', 'Requester'])
+    assert.deepEqual(names(await list(api, '/api/v3/roles/?order_by=name&page_size=2&page=2')), ['Approver', 'Buyer'])
   })
 })
 

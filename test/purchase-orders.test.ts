@@ -315,7 +315,13 @@ describe('approval of orders and revisions', () => {
     assert.equal(revised.statusCode, 200, revised.body)
     assert.equal(revised.json().data.version, 2)
     assert.equal(revised.json().data.total, '115.00')
-    const revisions = (await s.buyer.api({ method: 'GET', url: `${url}revisions/` })).json().data
+    const listed = (await s.buyer.api({ method: 'GET', url: `${url}revisions/?page_size=1` })).json()
+    assert.deepEqual(
+      [listed.metadata.pagination.count, listed.metadata.pagination.num_pages, listed.metadata.pagination.next],
+      [1, 1, null],
+    )
+    assert.equal((await s.buyer.api({ method: 'GET', url: `${url}revisions/?page=2` })).statusCode, 404)
+    const revisions = listed.data
     assert.equal(revisions.length, 1)
     assert.equal(revisions[0].version, 2)
     assert.deepEqual(revisions[0].changes, [

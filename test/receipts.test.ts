@@ -183,6 +183,40 @@ describe('receipts', () => {
     assert.equal((await s.requester.api({ method: 'GET', url: `/api/v3/receipts/${got.id}/` })).statusCode, 404)
   })
 
+  test('updated_since lists the receipts made or voided at or after the instant (a date alone is its midnight, UTC)', async () => {
+    const po = await issuedOrder(s, [poLine('10', '2')])
+    const line = po.lines[0].id
+    const post = async () => {
+      const r = await receive(s.buyer.api, {
+        purchase_order: po.id,
+        lines: [{ po_line: line, accepted_quantity: '1' }],
+      })
+      assert.equal(r.statusCode, 201, r.body)
+      return r.json().data.id as number
+    }
+    const old = await post()
+    const voided = await post()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const since = new Date().toISOString()
+    const fresh = await post()
+    const v = await s.buyer.api({ method: 'POST', url: `/api/v3/receipts/${voided}/void/` })
+    assert.equal(v.statusCode, 200, v.body)
+    const ids = async (query: string) => {
+      const r = await s.buyer.api({ method: 'GET', url: `/api/v3/receipts/?purchase_order=${po.id}&${query}` })
+      assert.equal(r.statusCode, 200, r.body)
+      return r
+        .json()
+        .data.map((x: { id: number }) => x.id)
+        .sort((a: number, b: number) => a - b)
+    }
+    assert.deepEqual(await ids(`updated_since=${encodeURIComponent(since)}`), [voided, fresh])
+    assert.deepEqual(await ids('updated_since=2000-01-01'), [old, voided, fresh])
+    assert.deepEqual(await ids('updated_since=9999-12-31'), [])
+    const bad = await s.buyer.api({ method: 'GET', url: '/api/v3/receipts/?updated_since=yesterday' })
+    assert.equal(bad.statusCode, 400, bad.body)
+    assert.ok(bad.json().errors.updated_since, bad.body)
+  })
+
   test('Idempotency-Key: the same POST twice is one receipt', async () => {
     const po = await issuedOrder(s, [poLine('10', '1')])
     const body = { purchase_order: po.id, lines: [{ po_line: po.lines[0].id, accepted_quantity: '2' }] }

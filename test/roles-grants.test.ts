@@ -78,8 +78,8 @@ describe('roles', () => {
     assert.equal(inUse.statusCode, 409, inUse.body)
     assert.match(inUse.json().detail, /in use/)
     const dup = await admin({ method: 'POST', url: '/api/v3/roles/', payload: { name: 'requester', permissions: [] } })
-    assert.equal(dup.statusCode, 400)
-    assert.ok(dup.json().errors.name)
+    assert.equal(dup.statusCode, 409, dup.body)
+    assert.match(dup.json().detail, /already has a role named requester/)
     const bad = await admin({
       method: 'POST',
       url: '/api/v3/roles/',

@@ -44,7 +44,9 @@ test('orders and receipts through the SDK', async () => {
     issued.version,
   )
   assert.equal(revised.version, 2)
-  assert.equal((await client.purchaseOrders.revisions(issued.id)).length, 1)
+  const revisions = await client.purchaseOrders.revisions(issued.id)
+  assert.equal(revisions.data.length, 1)
+  assert.equal(revisions.pagination.count, 1)
   const receipt = await client.receipts.create({
     purchase_order: issued.id,
     lines: [{ po_line: line.id, accepted_quantity: '5' }],

@@ -74,9 +74,20 @@ describe('dates outside 0001-01-01…9999-12-31 are a 400 naming the field', () 
 
 describe('CSV exports defuse formula cells', () => {
   test("a cell starting with =, +, -, @, tab or CR is prefixed with '", async () => {
-    const names = ['=HYPERLINK("http://evil.example")', '+1+1', '-2+3', '@SUM(A1)', '\tTabbed', '\rCarriage', 'Plain']
+    const names = ['=HYPERLINK("http://evil.example")', '+1+1', '-2+3', '@SUM(A1)', 'Plain']
     for (const name of names) {
       const created = await s.admin({ method: 'POST', url: '/api/v3/vendors/', payload: { name } })
+      assert.equal(created.statusCode, 201, created.body)
+    }
+    // A name refuses control characters (DECISIONS); a contact may start with a tab or a carriage return.
+    for (const contact of ['\tTabbed', '\rCarriage']) {
+      const refused = await s.admin({ method: 'POST', url: '/api/v3/vendors/', payload: { name: contact } })
+      assert.equal(refused.statusCode, 400, refused.body)
+      const created = await s.admin({
+        method: 'POST',
+        url: '/api/v3/vendors/',
+        payload: { name: `Contact ${contact.trim()}`, contact },
+      })
       assert.equal(created.statusCode, 201, created.body)
     }
     const csv = await s.admin({ url: '/api/v3/vendors/?format=csv&page_size=100' })

@@ -3,7 +3,7 @@
  * carries an Idempotency-Key (the transport makes one unless you pass yours).
  */
 import type { components } from './generated/openapi.ts'
-import { Resource, type Options, type QueryOf } from './workflow.ts'
+import { Resource, type Options, type Pagination, type QueryOf } from './workflow.ts'
 
 type Schemas = components['schemas']
 export type PurchaseOrder = Schemas['PurchaseOrder']
@@ -59,8 +59,17 @@ export class PurchaseOrders extends Resource<PurchaseOrder, QueryOf<'listPurchas
     const { data, contentType } = await this.http.requestBytes('GET', `${this.path}${id}/pdf/`, {}, 'application/pdf')
     return { bytes: data, contentType }
   }
-  revisions(id: number): Promise<PurchaseOrderRevision[]> {
-    return this.send('GET', `${this.path}${id}/revisions/`)
+  /** The order's revisions, oldest first, a page at a time (`page`, `page_size` up to 100). */
+  async revisions(
+    id: number,
+    query: QueryOf<'listPurchaseOrderRevisions'> = {},
+  ): Promise<{ data: PurchaseOrderRevision[]; pagination: Pagination }> {
+    const { data } = await this.http.request<{ data: PurchaseOrderRevision[]; metadata: { pagination: Pagination } }>(
+      'GET',
+      `${this.path}${id}/revisions/`,
+      { query },
+    )
+    return { data: data.data, pagination: data.metadata.pagination }
   }
 }
 

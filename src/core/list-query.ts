@@ -26,6 +26,18 @@ const LIST_PARAMS = {
     Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'csv returns the page as text/csv.' }),
   ),
 }
+/** The query of a short list with a fixed order and nothing to search or filter (an order's revisions). */
+export const PagingQuery = Type.Object(
+  { page: LIST_PARAMS.page, page_size: LIST_PARAMS.page_size },
+  { additionalProperties: false },
+)
+
+/** One page of rows already read whole (a short list), as a list's `Page`. */
+export function pageOfAll<T>(rows: readonly T[], query: Static<typeof PagingQuery>): Page<T> {
+  const page = pageRequest(query)
+  return { rows: rows.slice(page.offset, page.offset + page.pageSize), count: rows.length, page }
+}
+
 const COMMON = new Set<string>([...Object.keys(LIST_PARAMS), 'order_by'])
 
 /** The parameters every list takes, as a handler sees them (`order_by` is one of the list's own fields). */

@@ -5,7 +5,8 @@ import type { Actor } from '../access/actor.ts'
 import type { MailBase } from '../approvals/notify.service.ts'
 import type { DB } from '../db/schema.ts'
 import { Type } from 'typebox'
-import { ItemEnvelope } from '../http/list.ts'
+import { PagingQuery, pageOfAll } from '../core/list-query.ts'
+import { ItemEnvelope, listEnvelope, ListEnvelope } from '../http/list.ts'
 import * as lifecycle from './lifecycle.service.ts'
 import { orderPdf, sendOrder } from './send.service.ts'
 import { SendInput } from './input.schema.ts'
@@ -103,12 +104,14 @@ export function orderActionRoutes(app: App) {
         operationId: 'listPurchaseOrderRevisions',
         tags,
         params: OrderParams,
-        response: { 200: Type.Object({ metadata: Type.Object({}), data: Type.Array(Revision) }) },
+        querystring: PagingQuery,
+        response: { 200: ListEnvelope(Revision) },
       },
     },
-    async (request) => ({
-      metadata: {},
-      data: await service.listRevisions(request.db, request.actor, request.params.id),
-    }),
+    async (request) =>
+      listEnvelope(
+        request,
+        pageOfAll(await service.listRevisions(request.db, request.actor, request.params.id), request.query),
+      ),
   )
 }

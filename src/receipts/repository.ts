@@ -41,7 +41,14 @@ export const pageOfReceipts = listSql(ReceiptListQuery, {
   id: 'r.id',
   order: { created_at: 'r.created_at' },
   search: ['r.number', 'r.packing_slip'],
-  filters: { purchase_order: 'r.order_id', location: 'r.location_id', type: 'r.type', status: 'r.status' },
+  filters: {
+    purchase_order: 'r.order_id',
+    location: 'r.location_id',
+    type: 'r.type',
+    status: 'r.status',
+    // Made or voided at or after the instant.
+    updated_since: (since: string) => sql<boolean>`r.updated_at >= ${since}`,
+  },
   // Every scope value must appear in the SQL: the user id guards the creator's own (always at such a location).
   scope: ([user, locations]) => sql<boolean>`(r.location_id = any(${locations}::int[]) or r.created_by = ${user}::int)`,
 })

@@ -1,6 +1,6 @@
 /** Receipt shapes on the wire (DECISIONS, "Purchase orders and receiving"). */
 import { Type, type Static } from 'typebox'
-import { listQuery } from '../core/list-query.ts'
+import { listQuery, UpdatedSince } from '../core/list-query.ts'
 import { Id, named } from '../core/schema.ts'
 import { Money, Person } from '../approvals/schema.ts'
 
@@ -78,6 +78,7 @@ export const ReceiptListQuery = listQuery(['id', 'created_at'], {
   location: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })),
   type: Type.Optional(Type_),
   status: Type.Optional(Status),
+  updated_since: UpdatedSince,
 })
 export type ReceiptListQuery = Static<typeof ReceiptListQuery>
 export const ReceiptParams = Type.Object({ id: Id })

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
 import { requireMayGrant } from '../access/containment.ts'
 import { audit } from '../audit/service.ts'
-import { conflict, notFound, validationFailed } from '../core/problem.ts'
+import { conflict, notFound } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import * as repo from './repository.ts'
@@ -30,7 +30,7 @@ export async function getRole(db: Kysely<DB>, actor: Actor, id: number): Promise
 
 async function checkName(db: Kysely<DB>, actor: Actor, name: string, exceptId?: number) {
   if (await repo.nameTaken(db, actor.tenantId, name, exceptId))
-    throw validationFailed({ name: ['a role with this name already exists'] })
+    throw conflict(`The tenant already has a role named ${name}; choose another name, or edit that role.`)
 }
 
 export async function createRole(db: Kysely<DB>, actor: Actor, input: RoleInput): Promise<Role> {

@@ -4194,6 +4194,14 @@ export interface components {
                 to: unknown;
             }[];
         };
+        PurchaseOrderRevisionList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["PurchaseOrderRevision"][];
+        };
         ProcurementSettings: {
             /**
              * @description How far a line’s accepted total may exceed its quantity, in percent.
@@ -8839,7 +8847,12 @@ export interface operations {
     };
     listPurchaseOrderRevisions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page number, from 1 (past the last: 404). */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+            };
             header: {
                 /** @description Always "api". */
                 "x-service-client": components["parameters"]["ServiceClient"];
@@ -8858,10 +8871,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        metadata: Record<string, never>;
-                        data: components["schemas"]["PurchaseOrderRevision"][];
-                    };
+                    "application/json": components["schemas"]["PurchaseOrderRevisionList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8970,6 +8980,8 @@ export interface operations {
                  * @example posted
                  */
                 status?: "posted" | "voided";
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
             };
             header: {
                 /** @description Always "api". */
