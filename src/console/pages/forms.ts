@@ -77,3 +77,27 @@ export async function allRows<T>(
   }
   return rows
 }
+
+/**
+ * A posted line editor (a request's, an order's): the top fields' values and every row's — removed rows
+ * dropped, the rest renumbered — and `filled`, the rows not blank in the `edited` fields, with `rowOf` the
+ * editor row of each (to put the service's `lines.<i>` errors back on their rows).
+ */
+export function readLineEditor(
+  body: Readonly<Record<string, string>>,
+  form: { top: readonly string[]; lineFields: readonly string[]; edited: readonly string[]; maxLines: number },
+) {
+  const posted = Math.min(form.maxLines, Math.max(1, Number.parseInt(body.rows ?? '', 10) || 1))
+  const values: Record<string, string> = {}
+  for (const name of form.top) if (Object.hasOwn(body, name)) values[name] = body[name]!.trim()
+  const kept: Record<string, string>[] = []
+  for (let i = 0; i < posted; i++) {
+    if (body[`lines.${i}.remove`] === 'on') continue
+    kept.push(Object.fromEntries(form.lineFields.map((f) => [f, (body[`lines.${i}.${f}`] ?? '').trim()])))
+  }
+  kept.forEach((line, k) => {
+    for (const f of form.lineFields) values[`lines.${k}.${f}`] = line[f]!
+  })
+  const filled = kept.flatMap((line, row) => (form.edited.every((f) => line[f] === '') ? [] : [{ line, row }]))
+  return { values, rows: kept.length, filled, rowOf: filled.map((f) => f.row) }
+}

@@ -9,6 +9,7 @@ import type { ConsoleDeps, ConsoleSession } from '../context.ts'
 import type { Values } from '../views/forms.ts'
 import { ORDER_LABELS, ORDER_LINE_FIELDS, type OrderChoices } from '../views/order-form.ts'
 import { activeVendors, everything } from './request-shared.ts'
+import { readLineEditor } from './forms.ts'
 
 /** The editor's form: text fields only; up to MAX_ORDER_LINES lines of six fields, and the order's own. */
 export const OrderForm = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 4000 }), {
@@ -21,32 +22,19 @@ const EDITED = ['description', 'quantity', 'unit_price', 'tax_rate'] as const
 
 /** A posted editor: its values (removed lines dropped, the rest renumbered), and the lines that are not blank. */
 export function readOrderForm(body: Readonly<Record<string, string>>) {
-  const posted = Math.min(MAX_ORDER_LINES, Math.max(1, Number.parseInt(body.rows ?? '', 10) || 1))
-  const values: Record<string, string> = {}
-  for (const name of TOP) if (Object.hasOwn(body, name)) values[name] = body[name]!.trim()
-  const kept: Record<string, string>[] = []
-  for (let i = 0; i < posted; i++) {
-    if (body[`lines.${i}.remove`] === 'on') continue
-    kept.push(Object.fromEntries(ORDER_LINE_FIELDS.map((f) => [f, (body[`lines.${i}.${f}`] ?? '').trim()])))
-  }
-  kept.forEach((line, k) => {
-    for (const f of ORDER_LINE_FIELDS) values[`lines.${k}.${f}`] = line[f]!
+  const { values, rows, filled, rowOf } = readLineEditor(body, {
+    top: TOP,
+    lineFields: ORDER_LINE_FIELDS,
+    edited: EDITED,
+    maxLines: MAX_ORDER_LINES,
   })
-  /** For each line sent to the service, its row in the editor. */
-  const rowOf: number[] = []
-  const lines = kept.flatMap((line, k) => {
-    if (EDITED.every((f) => line[f] === '')) return []
-    rowOf.push(k)
-    return [
-      {
-        ...(/^\d{1,10}$/.test(line.id!) ? { id: Number(line.id) } : {}),
-        description: line.description!,
-        quantity: line.quantity!,
-        unit_price: line.unit_price!,
-        tax_rate: line.tax_rate === '' ? '0' : line.tax_rate!,
-      },
-    ]
-  })
+  const lines = filled.map(({ line }) => ({
+    ...(/^\d{1,10}$/.test(line.id!) ? { id: Number(line.id) } : {}),
+    description: line.description!,
+    quantity: line.quantity!,
+    unit_price: line.unit_price!,
+    tax_rate: line.tax_rate === '' ? '0' : line.tax_rate!,
+  }))
   const empty = (name: string) => values[name] === undefined || values[name] === ''
   const input = {
     vendor: number(values.vendor ?? ''),
@@ -57,7 +45,7 @@ export function readOrderForm(body: Readonly<Record<string, string>>) {
     notes: values.notes ?? '',
     lines,
   }
-  return { values, rows: kept.length, rowOf, body: input }
+  return { values, rows, rowOf, body: input }
 }
 
 /** The form's fields with `rows` lines: the names field errors are kept under. */

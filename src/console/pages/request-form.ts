@@ -9,6 +9,7 @@ import type { ConsoleDeps, ConsoleSession } from '../context.ts'
 import type { Values } from '../views/forms.ts'
 import { LINE_FIELDS, REQUEST_LABELS, type RequestChoices } from '../views/request-form.ts'
 import { activeVendors, everything } from './request-shared.ts'
+import { readLineEditor } from './forms.ts'
 
 /** The editor's form: text fields only; up to MAX_LINES lines of five fields, and the request's own. */
 export const RequestForm = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 2000 }), {
@@ -20,31 +21,18 @@ const number = (text: string) => (/^\d{1,10}$/.test(text) ? Number(text) : text)
 
 /** A posted editor: its values (removed lines dropped, the rest renumbered), and the lines that are not blank. */
 export function readForm(body: Readonly<Record<string, string>>) {
-  const posted = Math.min(MAX_LINES, Math.max(1, Number.parseInt(body.rows ?? '', 10) || 1))
-  const values: Record<string, string> = {}
-  for (const name of TOP) if (Object.hasOwn(body, name)) values[name] = body[name]!.trim()
-  const kept: Record<string, string>[] = []
-  for (let i = 0; i < posted; i++) {
-    if (body[`lines.${i}.remove`] === 'on') continue
-    kept.push(Object.fromEntries(LINE_FIELDS.map((f) => [f, (body[`lines.${i}.${f}`] ?? '').trim()])))
-  }
-  kept.forEach((line, k) => {
-    for (const f of LINE_FIELDS) values[`lines.${k}.${f}`] = line[f]!
+  const { values, rows, filled, rowOf } = readLineEditor(body, {
+    top: TOP,
+    lineFields: LINE_FIELDS,
+    edited: LINE_FIELDS,
+    maxLines: MAX_LINES,
   })
-  /** For each line sent to the service, its row in the editor. */
-  const rowOf: number[] = []
-  const lines = kept.flatMap((line, k) => {
-    if (LINE_FIELDS.every((f) => line[f] === '')) return []
-    rowOf.push(k)
-    return [
-      {
-        description: line.description!,
-        vendor: line.vendor === '' ? null : number(line.vendor!),
-        quantity: line.quantity!,
-        unit_price: line.unit_price!,
-      },
-    ]
-  })
+  const lines = filled.map(({ line }) => ({
+    description: line.description!,
+    vendor: line.vendor === '' ? null : number(line.vendor!),
+    quantity: line.quantity!,
+    unit_price: line.unit_price!,
+  }))
   const body_ = {
     location: number(values.location ?? ''),
     department: values.department === undefined || values.department === '' ? null : number(values.department),
@@ -53,7 +41,7 @@ export function readForm(body: Readonly<Record<string, string>>) {
     needed_by: values.needed_by === undefined || values.needed_by === '' ? null : values.needed_by,
     lines,
   }
-  return { values, rows: kept.length, rowOf, body: body_ }
+  return { values, rows, rowOf, body: body_ }
 }
 
 /** The service's `lines.<i>.…` paths renamed to the editor rows those lines came from. */
