@@ -185,7 +185,7 @@ describe('data model constraints', () => {
   })
 
   test('checks hold: one base currency, role type range, approval kind', async () => {
-    const t = await sampleTenant(ctx)
+    const t = await sampleTenant(ctx, undefined, { documents: true })
     const db = ctx.database.db
     await assert.rejects(
       db.insertInto('currencies').values({ tenant_id: t.tenantId, name: 'GBP', rate: '1', base: true }).execute(),
@@ -273,7 +273,7 @@ describe('data model constraints', () => {
   })
 
   test('row counts kept by triggers match the tables', async () => {
-    const t = await sampleTenant(ctx)
+    const t = await sampleTenant(ctx, undefined, { documents: true })
     const counted = await ctx.database.db
       .selectFrom('row_counts')
       .select(['table_name', sql<string>`sum(n)`.as('n')])

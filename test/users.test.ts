@@ -1,7 +1,7 @@
 /** Users: profiles, batch and single create, replace, deactivate, and the current user (docs/api.md, Users). */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { signedIn, useTestApp } from './helpers/app.ts'
+import { sampleTenant, signedIn, useTestApp } from './helpers/app.ts'
 
 const ctx = useTestApp()
 
@@ -380,7 +380,7 @@ describe('permissions come from system-wide roles', () => {
 
 describe('current user', () => {
   test('me matches 2.9 field by field for a user with per-location roles, a delegation and pending approvals', async () => {
-    const admin = await signedIn(ctx)
+    const admin = await signedIn(ctx, 'admin', await sampleTenant(ctx, undefined, { documents: true }))
     const buyer = await signedIn(ctx, 'buyer', admin.tenant)
     const p = await places(admin.tenant.tenantId)
     const response = await buyer.api({ method: 'GET', url: '/api/v3/users/me/' })

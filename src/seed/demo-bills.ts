@@ -3,7 +3,7 @@
  * on the partly received toner and paper order, a matched bill for the toner received (approved at once: no
  * bill rule) and one for all ten boxes of paper when nine were accepted — an exception that waits in the
  * administrator's approvals; on the closed coffee-machine service order, a bill approved and paid. The
- * exception bill is entered by Rita, who holds an "Accounts Payable" role at the Head Office, so that the
+ * exception bill is entered by Rita, who holds an "Accounts Payable" role at the Head Office (demo.ts), so that the
  * administrator (a superuser, who holds every permission) is the one to resolve it.
  */
 import type { Kysely } from 'kysely'
@@ -12,8 +12,6 @@ import { payBill, submitBill } from '../bills/lifecycle.service.ts'
 import { createBill } from '../bills/service.ts'
 import type { DB } from '../db/schema.ts'
 import type { PurchaseOrder } from '../purchase-orders/schema.ts'
-import { createRole } from '../roles/service.ts'
-import { replaceLocationRoles } from '../users/grants.service.ts'
 
 export interface DemoBillOrders {
   /** The partly received Head Office order: toner (4 of 6 received), paper (9 of 10 accepted). */
@@ -24,12 +22,10 @@ export interface DemoBillOrders {
 
 export async function seedBills(
   tx: Kysely<DB>,
-  people: { admin: Actor; operator: Actor; payables: Actor; payablesProfileId: number; headOffice: number },
+  people: { admin: Actor; operator: Actor; payables: Actor },
   orders: DemoBillOrders,
 ): Promise<void> {
   const { admin, operator, payables } = people
-  const role = await createRole(tx, operator, { name: 'Accounts Payable', type: 8, permissions: ['accounts_payable'] })
-  await replaceLocationRoles(tx, operator, people.payablesProfileId, [{ location: people.headOffice, role: role.id }])
   const [toner, paper] = orders.partly.lines as [PurchaseOrder['lines'][number], PurchaseOrder['lines'][number]]
 
   const matched = await createBill(tx, admin, {

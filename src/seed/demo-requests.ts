@@ -31,17 +31,23 @@ const personActor = (base: Actor, who: { userId: number; email: string }, keys: 
   permissions: new Set(keys),
 })
 
-export async function seedRequests(tx: Kysely<DB>, p: DemoPeople): Promise<void> {
+/** The approval rules: the Head Office's and the East Warehouse's first steps, and a second step above 1,000. */
+export async function seedRules(tx: Kysely<DB>, p: DemoPeople): Promise<void> {
   const operator = operatorActor({ id: p.tenantId, domain: p.domain })
-  const admin = personActor(operator, p.admin, PERMISSION_KEYS)
-  const rita = personActor(operator, p.requester, ['nav_request'])
-  const [headOffice, east, berlin] = p.locations as [number, number, number]
-
+  const [headOffice, east] = p.locations as [number, number, number]
   // The Head Office's requests go to the admin or the manager, so the admin's own first request has an approver.
   const office = [p.admin.profileId, p.manager.profileId]
   await createRule(tx, operator, { location: headOffice, step: 1, approvers: office })
   await createRule(tx, operator, { location: east, step: 1, approvers: [p.buyer.profileId] })
   await createRule(tx, operator, { location: null, step: 2, min_total: '1000', approvers: office })
+}
+
+/** The requests in each state, the orders made from the approved one, and the bills against those orders. */
+export async function seedRequests(tx: Kysely<DB>, p: DemoPeople): Promise<void> {
+  const operator = operatorActor({ id: p.tenantId, domain: p.domain })
+  const admin = personActor(operator, p.admin, PERMISSION_KEYS)
+  const rita = personActor(operator, p.requester, ['nav_request'])
+  const [headOffice, east, berlin] = p.locations as [number, number, number]
 
   const line = (quantity: string, unit_price: string, description: string, vendor: number | null = null) => ({
     description,
@@ -78,6 +84,6 @@ export async function seedRequests(tx: Kysely<DB>, p: DemoPeople): Promise<void>
   const orders = await seedOrders(tx, admin, operator, { ...p, buyerProfileId: p.buyer.profileId }, approvedHq.id)
   // Rita also enters the vendors' bills at the Head Office (an Accounts Payable role there, demo-bills.ts).
   const payables = personActor(operator, p.requester, ['nav_request', 'accounts_payable'])
-  const people = { admin, operator, payables, payablesProfileId: p.requester.profileId, headOffice }
+  const people = { admin, operator, payables }
   await seedBills(tx, people, orders)
 }

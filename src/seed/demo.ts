@@ -13,12 +13,13 @@ import type { DB } from '../db/schema.ts'
 import { LookupCache } from '../lookups/cache.ts'
 import type { LocationInput } from '../locations/schema.ts'
 import { createLocation, replaceLocation } from '../locations/service.ts'
+import { createRole } from '../roles/service.ts'
 import { createTenant } from '../tenants/service.ts'
 import { setDelegation } from '../users/delegation.service.ts'
 import { replaceLocationRoles } from '../users/grants.service.ts'
 import { createBatch, updateUser } from '../users/service.ts'
 import { createVendor } from '../vendors/service.ts'
-import { seedRequests } from './demo-requests.ts'
+import { seedRequests, seedRules } from './demo-requests.ts'
 
 export const DEMO_DOMAIN = 'demo'
 export const DEMO_ADMIN_EMAIL = 'admin@example.com'
@@ -225,11 +226,24 @@ async function createLocations(tx: Tx, operator: Actor, legalEntity: number) {
   return { locations, departments: departmentIds }
 }
 
+export interface SampleOptions {
+  /**
+   * Also the demo's requests, orders and bills (two thirds of the seeding's time). The demo tenant has them;
+   * the tests' tenants leave them out unless a test counts on them.
+   */
+  documents?: boolean
+}
+
 /**
- * A tenant with the full sample data set (the demo tenant's contents) under `domain`; returns its id.
+ * A tenant with the sample data set (the demo tenant's contents) under `domain`; returns its id.
  * Users are admin@, buyer@, requester@ and manager@example.com (e-mail is unique per tenant).
  */
-export async function createSampleTenant(tx: Tx, domain: string, name: string): Promise<number> {
+export async function createSampleTenant(
+  tx: Tx,
+  domain: string,
+  name: string,
+  { documents = true }: SampleOptions = {},
+): Promise<number> {
   const { tenantId, adminUserId } = await createTenant(tx, {
     domain,
     name,
@@ -311,6 +325,13 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
   )
   // Approvers are granted at some locations only: the buyer approves at the East Warehouse.
   await replaceLocationRoles(tx, operator, buyer!.id, [{ location: east, role: roles.Approver }])
+  // Rita enters the vendors' bills at the Head Office.
+  const payables = await createRole(tx, operator, {
+    name: 'Accounts Payable',
+    type: 8,
+    permissions: ['accounts_payable'],
+  })
+  await replaceLocationRoles(tx, operator, requester!.id, [{ location: headOffice, role: payables.id }])
   // The buyer is away for two weeks; the admin decides the buyer's approvals meanwhile.
   await setDelegation(tx, operator, buyer!.id, { delegatee: adminProfileId, expected_return_date: buyerAwayUntil() })
 
@@ -339,7 +360,7 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
     })
     vendors.push(vendor.id)
   }
-  await seedRequests(tx, {
+  const people = {
     tenantId,
     domain,
     locations,
@@ -348,7 +369,9 @@ export async function createSampleTenant(tx: Tx, domain: string, name: string): 
     buyer: { userId: buyer!.user, profileId: buyer!.id, email: buyer!.email },
     requester: { userId: requester!.user, profileId: requester!.id, email: requester!.email },
     manager: { userId: manager!.user, profileId: manager!.id, email: manager!.email },
-  })
+  }
+  await seedRules(tx, people)
+  if (documents) await seedRequests(tx, people)
   return tenantId
 }
 

@@ -12,7 +12,7 @@ import { buildApp } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import type { ServerKeys } from '../../src/keys.ts'
 import { insertWithCredentials } from '../../src/applications/service.ts'
-import { createSampleTenant } from '../../src/seed/demo.ts'
+import { createSampleTenant, type SampleOptions } from '../../src/seed/demo.ts'
 import { testDatabase, type TestDatabase } from './db.ts'
 
 export const TEST_AUDIENCE = 'procurement-api-test'
@@ -72,9 +72,21 @@ export interface SampleTenant {
   users: Record<'admin' | 'buyer' | 'requester' | 'manager', number>
 }
 
+/**
+ * What a test's sample tenant holds: the demo's people, places, vendors and rules; its requests, orders and bills
+ * only when the test asks (`{ documents: true }`), since seeding them is most of a tenant's cost.
+ */
+const testSample = (options: SampleOptions): SampleOptions => ({ documents: false, ...options })
+
 /** A sample tenant made directly in `db` (no app needed), with the id of its admin@example.com. */
-export async function tenantWithAdmin(db: Kysely<DB>, domain: string): Promise<{ tenantId: number; adminId: number }> {
-  const tenantId = await db.transaction().execute((tx) => createSampleTenant(tx, domain, `Tenant ${domain}`))
+export async function tenantWithAdmin(
+  db: Kysely<DB>,
+  domain: string,
+  options: SampleOptions = {},
+): Promise<{ tenantId: number; adminId: number }> {
+  const tenantId = await db
+    .transaction()
+    .execute((tx) => createSampleTenant(tx, domain, `Tenant ${domain}`, testSample(options)))
   const admin = await db
     .selectFrom('users')
     .select('id')
@@ -86,10 +98,14 @@ export async function tenantWithAdmin(db: Kysely<DB>, domain: string): Promise<{
 
 let counter = 0
 /** A tenant with the full sample data set under a fresh domain. */
-export async function sampleTenant(ctx: TestContext, domain = `t${process.pid}x${++counter}`): Promise<SampleTenant> {
+export async function sampleTenant(
+  ctx: TestContext,
+  domain = `t${process.pid}x${++counter}`,
+  options: SampleOptions = {},
+): Promise<SampleTenant> {
   const tenantId = await ctx.database.db
     .transaction()
-    .execute((tx) => createSampleTenant(tx, domain, `Tenant ${domain}`))
+    .execute((tx) => createSampleTenant(tx, domain, `Tenant ${domain}`, testSample(options)))
   const users = await ctx.database.db
     .selectFrom('users')
     .select(['id', 'email'])
