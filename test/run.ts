@@ -1,7 +1,8 @@
 /**
  * `npm test`: makes the migrated template for the engine under test, runs the test files (two at a time, or
  * `TEST_CONCURRENCY`; each in its own process with its own copy of the template; see helpers/runner.ts), prints
- * the ten slowest files, and cleans up. `TEST_DATABASE_URL` set → PostgreSQL; otherwise the embedded PGlite.
+ * the ten slowest files, and cleans up. The test processes load TypeBox and Kysely each as one file
+ * (helpers/vendor.ts). `TEST_DATABASE_URL` set → PostgreSQL; otherwise the embedded PGlite.
  * Extra arguments are test files, and flags for node's test runner (`--test-name-pattern=…`).
  *
  * On PostgreSQL the run has its own id: its template and every per-file database are named
@@ -17,6 +18,7 @@ import { openPglite, openPostgres } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { adminUrl, pgliteDumpPath, runPrefix, templateName } from './helpers/template.ts'
 import { printSummary, runFiles } from './helpers/runner.ts'
+import { vendorTsconfig } from './helpers/vendor.ts'
 
 const url = process.env.TEST_DATABASE_URL || undefined
 const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`
@@ -81,6 +83,8 @@ async function main(): Promise<number> {
   const started = performance.now()
   if (url === undefined) await buildPgliteTemplate()
   else await buildPostgresTemplate()
+  // The test processes (and what they start) load TypeBox and Kysely joined into one file each: helpers/vendor.ts.
+  process.env.TSX_TSCONFIG_PATH ??= await vendorTsconfig()
   const testFiles =
     files.length > 0
       ? files

@@ -25,22 +25,38 @@ export function run(args: string[], env: Record<string, string>): Running {
   child.stdout.on('data', onData)
   child.stderr.on('data', onData)
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  // Once the process has exited and its output is all read, nothing more can match: a waiter says so at once
+  // rather than when its timer runs out (a pending timer also kept the test file's process alive that long).
+  let closed = false
+  const onClose = new Set<() => void>()
+  child.on('close', () => {
+    closed = true
+    for (const f of onClose) f()
+  })
   const waitFor = (pattern: RegExp, timeoutMs = 60_000) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
+      const settle = (outcome: () => void) => {
+        listeners.delete(check)
+        onClose.delete(gone)
+        clearTimeout(timer)
+        outcome()
+      }
       const check = () => {
         const match = text.match(pattern)
-        if (match) {
-          listeners.delete(check)
-          clearTimeout(timer)
-          resolve(match)
-        }
+        if (match) settle(() => resolve(match))
       }
-      const timer = setTimeout(() => {
-        listeners.delete(check)
-        reject(new Error(`timed out waiting for ${pattern}; output so far:\n${text}`))
-      }, timeoutMs)
+      const gone = () => {
+        check()
+        settle(() => reject(new Error(`the process exited before printing ${pattern}; its output:\n${text}`)))
+      }
+      const timer = setTimeout(
+        () => settle(() => reject(new Error(`timed out waiting for ${pattern}; output so far:\n${text}`))),
+        timeoutMs,
+      )
       listeners.add(check)
+      onClose.add(gone)
       check()
+      if (closed) gone()
     })
   return { child, output: () => text, waitFor, exited }
 }

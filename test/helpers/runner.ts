@@ -5,7 +5,7 @@
  * work the wall time says more about the others than about the tests, the CPU time much less.
  * A file's output is printed whole when it ends, so two files never interleave. The slowest files (by the last
  * run's times, kept in .cache/test-timings.json) start first, so that no long file starts at the end of a run
- * while the other slots sit idle.
+ * while the other slots sit idle; a checkout that has not run yet orders them by test/timings.json.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
@@ -22,14 +22,19 @@ export interface FileResult {
 
 const root = path.resolve(import.meta.dirname, '../..')
 const timingsPath = path.join(root, '.cache', 'test-timings.json')
+/** A run's timings kept with the code, for a checkout that has not run the suite yet (a fresh clone, CI). */
+const committedTimingsPath = path.join(root, 'test', 'timings.json')
 const COUNTERS = ['tests', 'pass', 'fail', 'cancelled', 'skipped', 'todo'] as const
 
 function lastTimings(): Record<string, number> {
-  try {
-    return JSON.parse(fs.readFileSync(timingsPath, 'utf8')) as Record<string, number>
-  } catch {
-    return {}
+  for (const file of [timingsPath, committedTimingsPath]) {
+    try {
+      return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, number>
+    } catch {
+      // not there (or not readable): the next, or none
+    }
   }
+  return {}
 }
 
 function saveTimings(results: FileResult[]): void {
