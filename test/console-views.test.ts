@@ -462,7 +462,6 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
     ),
   'order-sections.sendSection': () =>
     orderSections.sendSection(order, { values: { to: HOSTILE }, errors: { to: [HOSTILE] } }, HOSTILE, HOSTILE),
-  'order-form.orderLabels': () => html`${Object.values(orderForm.orderLabels(2))}`,
   'order-form.orderFormView': () =>
     orderForm.orderFormView(
       {
@@ -514,7 +513,6 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
       } as unknown as Parameters<typeof approvals.decisionView>[0],
       frame,
     ),
-  'request-form.requestLabels': () => html`${Object.values(requestForm.requestLabels(2))}`,
   'requests.decidedBy': () => requests.decidedBy(approval),
   'requests.requestSummary': () => requests.requestSummary(purchase, vendorNames),
   'requests.approvalChain': () => requests.approvalChain(purchase.approvals, new Set([8])),
@@ -668,6 +666,8 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
   'forms.textarea': () => forms.textarea({ name: 'name', label: HOSTILE, form }),
   'forms.select': () => forms.select({ name: 'name', label: HOSTILE, form, options, empty: HOSTILE }),
   'forms.checkbox': () => forms.checkbox({ name: HOSTILE, label: HOSTILE, form }),
+  'forms.lineEditorLabels': () =>
+    html`${Object.values(forms.lineEditorLabels({ name: HOSTILE }, { description: HOSTILE }, 2))}`,
   'forms.errorSummary': () => forms.errorSummary(form, { name: HOSTILE }, HOSTILE),
   'lists.emptyState': () => lists.emptyState(HOSTILE),
   'errors.errorView': () => errors.errorView(400, HOSTILE, [{ [HOSTILE]: [HOSTILE] }], frame),
