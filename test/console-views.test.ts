@@ -22,6 +22,7 @@ import * as forms from '../src/console/views/forms.ts'
 import * as errors from '../src/console/views/errors.ts'
 import * as htmlModule from '../src/console/views/html.ts'
 import * as layout from '../src/console/views/layout.ts'
+import * as lineTable from '../src/console/views/line-table.ts'
 import * as locations from '../src/console/views/locations.ts'
 import * as lists from '../src/console/views/lists.ts'
 import * as orderView from '../src/console/views/order.ts'
@@ -580,6 +581,22 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
   'bill-lines.matchText': () =>
     html`${[billLines.matchText(bill), billLines.matchText(billAt('draft', 'not_required')), billLines.matchText(billAt('paid', HOSTILE))]}`,
   'bill-lines.billLines': () => billLines.billLines(billAt('approved', 'matched')),
+  'line-table.lineTable': () =>
+    lineTable.lineTable(
+      [HOSTILE],
+      HOSTILE,
+      [
+        html`<tr>
+          <td>${HOSTILE}</td>
+        </tr>`,
+      ],
+      {
+        subtotal: HOSTILE,
+        tax: HOSTILE,
+        total: HOSTILE,
+        currency: HOSTILE,
+      },
+    ),
   'bill-lines.billSummary': () => billLines.billSummary(bill),
   'bill-form.billFormView': () =>
     billForm.billFormView(
@@ -813,6 +830,7 @@ const MODULES = {
   forms,
   html: htmlModule,
   layout,
+  'line-table': lineTable,
   lists,
   locations,
   order: orderView,
