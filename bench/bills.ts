@@ -11,14 +11,16 @@ import { fmt, main, RUNS } from './lib.ts'
 import {
   captureFresh,
   cloneChildren,
+  cloneOrders,
   cloneRows,
   header,
   freshNeeded,
   issuedOrder,
   LINES,
-  prepare,
+  onPrepared,
   report,
   runBench,
+  secondsSince,
   type Fresh,
   type P2P,
 } from './p2p/harness.ts'
@@ -40,10 +42,7 @@ async function bills(p: P2P) {
   if (draft.status !== 'draft') throw new Error(`the template bill is ${draft.status}`)
   const n = freshNeeded(RUNS)
   const started = performance.now()
-  const orders = await cloneRows(p.db, 'purchase_orders', p.tenant.id, order.id, n, {
-    number: `t.number || '-' || g`,
-  })
-  const orderLines = await cloneChildren(p.db, 'purchase_order_lines', 'order_id', p.tenant.id, order.id, orders)
+  const { orders, lines: orderLines } = await cloneOrders(p, order.id, n)
   const drafts = await cloneRows(p.db, 'bills', p.tenant.id, draft.id, n, {
     number: `t.number || '-' || g`,
     order_id: `('{${orders.join(',')}}'::int[])[g]`,
@@ -57,8 +56,7 @@ async function bills(p: P2P) {
   })
   await sql`analyze`.execute(p.db)
   console.log(
-    `bills: ${fmt(n)} received ${LINES}-line orders, each with a ${LINES}-line draft bill, cloned in ` +
-      `${fmt((performance.now() - started) / 1000, 1)} s`,
+    `bills: ${fmt(n)} received ${LINES}-line orders, each with a ${LINES}-line draft bill, cloned in ${secondsSince(started)} s`,
   )
   const requestFor = (i: number) => ({ method: 'POST' as const, path: `/api/v3/bills/${drafts[i]}/submit/` })
   const captured = await captureFresh(p, requestFor(0), requestFor(1))
@@ -110,10 +108,5 @@ async function bills(p: P2P) {
 
 await main(async () => {
   console.log(header())
-  const p = await prepare('bills')
-  try {
-    await bills(p)
-  } finally {
-    await p.close()
-  }
+  await onPrepared('bills', bills)
 })

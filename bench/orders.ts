@@ -12,16 +12,17 @@ import { fmt, main, RUNS } from './lib.ts'
 import {
   basics,
   captureFresh,
-  childIds,
   cloneChildren,
+  cloneOrders,
   cloneRows,
   header,
   freshNeeded,
   issuedOrder,
   LINES,
-  prepare,
+  onPrepared,
   report,
   runBench,
+  secondsSince,
   type Fresh,
   type P2P,
 } from './p2p/harness.ts'
@@ -32,13 +33,8 @@ async function receipts(p: P2P) {
   const template = await issuedOrder(p, '10')
   const n = freshNeeded(RUNS)
   const started = performance.now()
-  const orders = await cloneRows(p.db, 'purchase_orders', p.tenant.id, template.id, n, {
-    number: `t.number || '-' || g`,
-  })
-  const lines = await cloneChildren(p.db, 'purchase_order_lines', 'order_id', p.tenant.id, template.id, orders)
-  console.log(
-    `receipts: ${fmt(n)} issued ${LINES}-line orders cloned in ${fmt((performance.now() - started) / 1000, 1)} s`,
-  )
+  const { orders, lines } = await cloneOrders(p, template.id, n)
+  console.log(`receipts: ${fmt(n)} issued ${LINES}-line orders cloned in ${secondsSince(started)} s`)
   const numbers = new Map(
     (
       await p.db
@@ -122,10 +118,7 @@ async function fromRequest(p: P2P) {
     uuid: 'gen_random_uuid()',
   })
   const requestLines = await cloneChildren(p.db, 'request_lines', 'request_id', p.tenant.id, template, requests)
-  void childIds
-  console.log(
-    `from-request: ${fmt(n)} approved ${LINES}-line requests cloned in ${fmt((performance.now() - started) / 1000, 1)} s`,
-  )
+  console.log(`from-request: ${fmt(n)} approved ${LINES}-line requests cloned in ${secondsSince(started)} s`)
   const uuids = new Map(
     (
       await p.db
@@ -188,13 +181,8 @@ await main(async () => {
   console.log(header())
   for (const part of parts) {
     console.log(`\n### ${part}`)
-    const p = await prepare(part.replace(/\W/g, ''))
-    try {
-      if (part === 'receipts') await receipts(p)
-      else if (part === 'from-request') await fromRequest(p)
-      else throw new Error(`no part ${part}; have receipts, from-request`)
-    } finally {
-      await p.close()
-    }
+    const bench = part === 'receipts' ? receipts : part === 'from-request' ? fromRequest : undefined
+    if (bench === undefined) throw new Error(`no part ${part}; have receipts, from-request`)
+    await onPrepared(part.replace(/\W/g, ''), bench)
   }
 })

@@ -22,6 +22,7 @@ import * as forms from '../src/console/views/forms.ts'
 import * as errors from '../src/console/views/errors.ts'
 import * as htmlModule from '../src/console/views/html.ts'
 import * as layout from '../src/console/views/layout.ts'
+import * as lineTable from '../src/console/views/line-table.ts'
 import * as locations from '../src/console/views/locations.ts'
 import * as lists from '../src/console/views/lists.ts'
 import * as orderView from '../src/console/views/order.ts'
@@ -462,7 +463,6 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
     ),
   'order-sections.sendSection': () =>
     orderSections.sendSection(order, { values: { to: HOSTILE }, errors: { to: [HOSTILE] } }, HOSTILE, HOSTILE),
-  'order-form.orderLabels': () => html`${Object.values(orderForm.orderLabels(2))}`,
   'order-form.orderFormView': () =>
     orderForm.orderFormView(
       {
@@ -514,7 +514,6 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
       } as unknown as Parameters<typeof approvals.decisionView>[0],
       frame,
     ),
-  'request-form.requestLabels': () => html`${Object.values(requestForm.requestLabels(2))}`,
   'requests.decidedBy': () => requests.decidedBy(approval),
   'requests.requestSummary': () => requests.requestSummary(purchase, vendorNames),
   'requests.approvalChain': () => requests.approvalChain(purchase.approvals, new Set([8])),
@@ -582,6 +581,22 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
   'bill-lines.matchText': () =>
     html`${[billLines.matchText(bill), billLines.matchText(billAt('draft', 'not_required')), billLines.matchText(billAt('paid', HOSTILE))]}`,
   'bill-lines.billLines': () => billLines.billLines(billAt('approved', 'matched')),
+  'line-table.lineTable': () =>
+    lineTable.lineTable(
+      [HOSTILE],
+      HOSTILE,
+      [
+        html`<tr>
+          <td>${HOSTILE}</td>
+        </tr>`,
+      ],
+      {
+        subtotal: HOSTILE,
+        tax: HOSTILE,
+        total: HOSTILE,
+        currency: HOSTILE,
+      },
+    ),
   'bill-lines.billSummary': () => billLines.billSummary(bill),
   'bill-form.billFormView': () =>
     billForm.billFormView(
@@ -668,6 +683,8 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
   'forms.textarea': () => forms.textarea({ name: 'name', label: HOSTILE, form }),
   'forms.select': () => forms.select({ name: 'name', label: HOSTILE, form, options, empty: HOSTILE }),
   'forms.checkbox': () => forms.checkbox({ name: HOSTILE, label: HOSTILE, form }),
+  'forms.lineEditorLabels': () =>
+    html`${Object.values(forms.lineEditorLabels({ name: HOSTILE }, { description: HOSTILE }, 2))}`,
   'forms.errorSummary': () => forms.errorSummary(form, { name: HOSTILE }, HOSTILE),
   'lists.emptyState': () => lists.emptyState(HOSTILE),
   'errors.errorView': () => errors.errorView(400, HOSTILE, [{ [HOSTILE]: [HOSTILE] }], frame),
@@ -813,6 +830,7 @@ const MODULES = {
   forms,
   html: htmlModule,
   layout,
+  'line-table': lineTable,
   lists,
   locations,
   order: orderView,

@@ -121,6 +121,16 @@ export async function prepare(label: string): Promise<P2P> {
   }
 }
 
+/** Runs `bench` on a prepared scratch tenant (see prepare) and closes it, whatever happens. */
+export async function onPrepared(label: string, bench: (p: P2P) => Promise<void>): Promise<void> {
+  const p = await prepare(label)
+  try {
+    await bench(p)
+  } finally {
+    await p.close()
+  }
+}
+
 /** The sample tenant's first active vendor and first location. */
 export async function basics(p: P2P) {
   const vendor = await p.db
@@ -153,6 +163,16 @@ export async function issuedOrder(p: P2P, quantity: string) {
   if (issued.status !== 'issued') throw new Error(`the template order is ${issued.status as string}, not issued`)
   return issued as { id: number; number: string; lines: { id: number }[] }
 }
+
+/** `n` copies of order `template` (numbered `<number>-<g>`) with its lines: their ids, and each one's line ids by position. */
+export async function cloneOrders(p: P2P, template: number, n: number) {
+  const orders = await cloneRows(p.db, 'purchase_orders', p.tenant.id, template, n, { number: `t.number || '-' || g` })
+  const lines = await cloneChildren(p.db, 'purchase_order_lines', 'order_id', p.tenant.id, template, orders)
+  return { orders, lines }
+}
+
+/** Seconds since `started` (a `performance.now()`), as the set-up's log line writes them. */
+export const secondsSince = (started: number) => fmt((performance.now() - started) / 1000, 1)
 
 const columnsOf = async (db: Kysely<DB>, table: string) =>
   (
@@ -215,13 +235,6 @@ export async function cloneChildren(
   for (const r of rows.rows) byParent.set(r.parent, [...(byParent.get(r.parent) ?? []), r])
   return parents.map((p) => (byParent.get(p) ?? []).sort((a, b) => a.position - b.position).map((r) => r.id))
 }
-
-/** The ids of `table`'s rows under `parent`, by position. */
-export const childIds = async (db: Kysely<DB>, table: string, column: string, tenantId: number, parent: number) =>
-  (
-    await sql<{ id: number }>`select id from ${sql.table(table)}
-      where tenant_id = ${tenantId} and ${sql.ref(column)} = ${parent} order by position`.execute(db)
-  ).rows.map((r) => r.id)
 
 /**
  * The statements the service runs for `measured` in steady state, with the rows each returned: `warm` (the

@@ -108,6 +108,6 @@ export const safeNext = (next: unknown) =>
     ? next
     : '/console/'
 
-/** Where the links of e-mail sent on behalf of the signed-in user start (their tenant's console origin). */
-export const mailBaseOf = (deps: ConsoleDeps, request: FastifyRequest, actor: Actor): string =>
-  mailBase(deps.config, actor.domain, listeningPort(request.server.server))
+/** Where the links of e-mail (and redirects) for tenant `domain` start: its console's origin. */
+export const mailBaseOf = (deps: ConsoleDeps, request: FastifyRequest, domain: string): string =>
+  mailBase(deps.config, domain, listeningPort(request.server.server))

@@ -10,11 +10,10 @@ import { billsByIds, getBill } from '../../bills/service.ts'
 import { approve, getApproval, listApprovals, reject } from '../../approvals/service.ts'
 import { notFound, Problem } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
-import { listeningPort, mailBase } from '../../http/public-url.ts'
 import { getOrder, ordersByIds } from '../../purchase-orders/service.ts'
 import { getRequest, requestsByIds } from '../../requests/service.ts'
 import { myDelegators } from '../../users/delegation.service.ts'
-import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
+import { mailBaseOf, sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
 import type { FormState } from '../views/forms.ts'
 import { approvalsView, decisionView, INBOX_FILTERS, type InboxRow } from '../views/approvals.ts'
 import { errorsFor, flashOf, Id, PAGE_SIZE } from './forms.ts'
@@ -127,7 +126,7 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
       return sendPage(reply, await decisionPage(request.session, id, form), 400)
     }
     try {
-      const base = mailBase(deps.config, actor.domain, listeningPort(request.server.server))
+      const base = mailBaseOf(deps, request, actor.domain)
       if (request.body.decision === 'approve') await approve(db, actor, id, comment.trim(), base)
       else await reject(db, actor, id, comment, base)
     } catch (error) {

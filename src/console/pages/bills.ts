@@ -100,7 +100,8 @@ export function billPages(app: ConsoleApp, deps: ConsoleDeps): void {
       act(
         request.session,
         request.params.id,
-        () => run(db, request.session.actor, request.params.id, mailBaseOf(deps, request, request.session.actor)),
+        () =>
+          run(db, request.session.actor, request.params.id, mailBaseOf(deps, request, request.session.actor.domain)),
         action,
         reply,
       ),

@@ -115,7 +115,8 @@ export function orderPages(app: ConsoleApp, deps: ConsoleDeps): void {
         await act(
           request.session,
           request.params.id,
-          () => run(db, request.session.actor, request.params.id, mailBaseOf(deps, request, request.session.actor)),
+          () =>
+            run(db, request.session.actor, request.params.id, mailBaseOf(deps, request, request.session.actor.domain)),
           action,
         ),
       ),

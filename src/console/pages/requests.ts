@@ -7,7 +7,6 @@ import { Type } from 'typebox'
 import { actorLocationAccess, holdsAnyAt, locationsWithAny } from '../../access/location-permissions.ts'
 import { Problem, validationFailed, type FieldErrors } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
-import { listeningPort, mailBase } from '../../http/public-url.ts'
 import { MAX_LINES, RequestInput, RequestPatch, type PurchaseRequest } from '../../requests/schema.ts'
 import {
   cancelRequest,
@@ -18,7 +17,7 @@ import {
   updateRequest,
 } from '../../requests/service.ts'
 import { myDelegators } from '../../users/delegation.service.ts'
-import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
+import { mailBaseOf, sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
 import type { FormState } from '../views/forms.ts'
 import { LINE_FIELDS, requestFormView } from '../views/request-form.ts'
 import { requestsView, requestView, STATUS_NAMES } from '../views/requests.ts'
@@ -225,12 +224,7 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
     app.post(`/requests/:id/${action}`, { schema: { hide: true, params: Id } }, async (request, reply) => {
       const { actor } = request.session
       try {
-        await run(
-          db,
-          actor,
-          request.params.id,
-          mailBase(deps.config, actor.domain, listeningPort(request.server.server)),
-        )
+        await run(db, actor, request.params.id, mailBaseOf(deps, request, actor.domain))
       } catch (error) {
         // A refusal of the action (wrong state, no approver for a step, not the requester) is said on the
         // request's page; a request the user may not see stays a 404 page.

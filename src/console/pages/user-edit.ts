@@ -9,12 +9,11 @@ import { Type } from 'typebox'
 import { requireAny } from '../../access/actor.ts'
 import { Problem } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
-import { listeningPort, mailBase } from '../../http/public-url.ts'
 import { listLocations } from '../../locations/service.ts'
 import { listDepartments, listRoles } from '../../lookups/service.ts'
 import { editUser, getUserWithState, resendInvitation, sendSetPasswordLink } from '../../users/manage.service.ts'
 import { SingleUser, type UserProfile } from '../../users/schema.ts'
-import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
+import { mailBaseOf, sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
 import type { FormState, Values } from '../views/forms.ts'
 import { USER_LABELS, userFormView, type UserChoices } from '../views/user-forms.ts'
 import { allRows, attempt, errorsFor, FormBody, Id, valuesOf } from './forms.ts'
@@ -112,8 +111,7 @@ export function userEditPages(app: ConsoleApp, deps: ConsoleDeps): void {
     return reply.redirect(`/console/users/${id}?done=saved`, 303)
   })
 
-  const base = (request: FastifyRequest) =>
-    mailBase(deps.config, request.session.actor.domain, listeningPort(request.server.server))
+  const base = (request: FastifyRequest) => mailBaseOf(deps, request, request.session.actor.domain)
 
   app.post('/users/:id/invitation', { schema: { hide: true, params: Id } }, async (request, reply) => {
     await resendInvitation(db, request.session.actor, request.params.id, base(request))

@@ -6,14 +6,13 @@
 import { Type } from 'typebox'
 import { requireAny, type Actor } from '../../access/actor.ts'
 import { Problem } from '../../core/problem.ts'
-import { listeningPort, mailBase } from '../../http/public-url.ts'
 import { listLocations } from '../../locations/service.ts'
 import { listRoles } from '../../lookups/service.ts'
 import { tenantOutbox } from '../../mail/service.ts'
 import { activateUser, getLocationRoles, replaceLocationRoles } from '../../users/grants.service.ts'
 import { getUserWithState, listUsersWithState } from '../../users/manage.service.ts'
 import { createBatch, deactivateUser, getUser } from '../../users/service.ts'
-import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
+import { mailBaseOf, sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
 import type { Errors, FormState } from '../views/forms.ts'
 import type { GrantsEditor } from '../views/user-forms.ts'
 import { deactivateView, usersView, userView, type UserDetailView } from '../views/users.ts'
@@ -109,7 +108,7 @@ export function userPages(app: ConsoleApp, deps: ConsoleDeps): void {
           ...(location === undefined ? {} : { home_location: location, locations: [location] }),
         },
       ],
-      mailBase(deps.config, request.session.actor.domain, listeningPort(request.server.server)),
+      mailBaseOf(deps, request, request.session.actor.domain),
     )
     return reply.redirect(`/console/users?invited=${encodeURIComponent(body.email)}`, 303)
   })

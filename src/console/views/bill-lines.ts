@@ -1,6 +1,7 @@
 /** A bill as the console names it: its status and match in words, its lines with their exceptions, a summary. */
 import type { Bill } from '../../bills/schema.ts'
 import { html, type Html } from './html.ts'
+import { lineTable } from './line-table.ts'
 
 export const BILL_STATUS_NAMES: Readonly<Record<string, string>> = {
   draft: 'Draft',
@@ -33,57 +34,25 @@ export const matchText = (b: Pick<Bill, 'status' | 'match_status' | 'exceptions'
 /** A bill's lines with each line's exceptions beside it, and the totals. */
 export function billLines(b: Bill): Html {
   const cell = (text: string) => html`<td class="number">${text}</td>`
-  return html`<div class="table-wrap">
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Item</th>
-          <th scope="col" class="number">Quantity</th>
-          <th scope="col" class="number">Unit price</th>
-          <th scope="col" class="number">Tax %</th>
-          <th scope="col" class="number">Amount</th>
-          <th scope="col">Match</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${b.lines.map((l) => {
-          const found = b.exceptions.filter((e) => e.line === l.id)
-          return html`<tr>
-            <td>${l.description || '—'}</td>
-            ${cell(l.quantity)}${cell(l.unit_price)}${cell(l.tax_rate)}${cell(l.amount)}
-            <td>
-              ${
-                found.length > 0
-                  ? html`<ul class="exceptions">
-                      ${found.map((e) => html`<li><strong>Exception:</strong> ${e.message}</li>`)}
-                    </ul>`
-                  : b.match_status === 'matched' && l.po_line !== null
-                    ? 'Matched'
-                    : '—'
-              }
-            </td>
-          </tr>`
-        })}
-      </tbody>
-      <tfoot>
-        <tr>
-          <th scope="row" colspan="4">Subtotal</th>
-          ${cell(b.subtotal)}
-          <td></td>
-        </tr>
-        <tr>
-          <th scope="row" colspan="4">Tax</th>
-          ${cell(b.tax)}
-          <td></td>
-        </tr>
-        <tr>
-          <th scope="row" colspan="4">Total</th>
-          <td class="number" data-testid="total"><strong>${money(b.total, b.currency)}</strong></td>
-          <td></td>
-        </tr>
-      </tfoot>
-    </table>
-  </div>`
+  const rows = b.lines.map((l) => {
+    const found = b.exceptions.filter((e) => e.line === l.id)
+    return html`<tr>
+      <td>${l.description || '—'}</td>
+      ${cell(l.quantity)}${cell(l.unit_price)}${cell(l.tax_rate)}${cell(l.amount)}
+      <td>
+        ${
+          found.length > 0
+            ? html`<ul class="exceptions">
+                ${found.map((e) => html`<li><strong>Exception:</strong> ${e.message}</li>`)}
+              </ul>`
+            : b.match_status === 'matched' && l.po_line !== null
+              ? 'Matched'
+              : '—'
+        }
+      </td>
+    </tr>`
+  })
+  return lineTable(['Quantity'], 'Match', rows, b)
 }
 
 /** What an approver reads of a bill on the decision page: vendor, order, total, its lines and exceptions. */

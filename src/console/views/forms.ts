@@ -100,6 +100,21 @@ export function checkbox(o: FieldOptions): Html {
   </div>`
 }
 
+/**
+ * The labels of a form with a line editor of `rows` lines, for its error summary: the form's own `top` labels,
+ * and "Line n, <label>" for each field of each line (named `lines.<n - 1>.<field>`).
+ */
+export function lineEditorLabels(
+  top: Readonly<Record<string, string>>,
+  lineLabels: Readonly<Record<string, string>>,
+  rows: number,
+): Record<string, string> {
+  const labels: Record<string, string> = { ...top }
+  for (let i = 0; i < rows; i++)
+    for (const [field, label] of Object.entries(lineLabels)) labels[`lines.${i}.${field}`] = `Line ${i + 1}, ${label}`
+  return labels
+}
+
 /** Every error of the form at its top, each linking to its field; nothing when there is none. */
 export function errorSummary(form: FormState, labels: Readonly<Record<string, string>>, general?: string): Html {
   const entries = Object.entries(form.errors).filter(([, messages]) => messages.length > 0)

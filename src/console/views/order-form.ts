@@ -5,7 +5,7 @@
  * to change them) and carries the version it was opened at, so a change made meanwhile is refused.
  */
 import type { Actor } from '../../access/actor.ts'
-import { errorSummary, input, select, textarea, type FormState, type Option } from './forms.ts'
+import { errorSummary, input, lineEditorLabels, select, textarea, type FormState, type Option } from './forms.ts'
 import { html, type Html } from './html.ts'
 import { page, postForm } from './layout.ts'
 
@@ -30,14 +30,6 @@ const LINE_LABELS: Readonly<Record<string, string>> = {
   quantity: 'Quantity',
   unit_price: 'Unit price',
   tax_rate: 'Tax %',
-}
-
-/** The labels of a form with `rows` lines, for its error summary. */
-export function orderLabels(rows: number): Record<string, string> {
-  const labels: Record<string, string> = { ...ORDER_LABELS }
-  for (let i = 0; i < rows; i++)
-    for (const [f, label] of Object.entries(LINE_LABELS)) labels[`lines.${i}.${f}`] = `Line ${i + 1}, ${label}`
-  return labels
 }
 
 /** What the form offers: vendors, locations where the user may buy, departments by location, currencies. */
@@ -117,7 +109,7 @@ export function orderFormView(
             Vendor: <strong>${fixed.vendor}</strong> · Location: <strong>${fixed.location}</strong>
             <span class="hint">(an issued order keeps them; cancel it and make another to change them)</span>
           </p>`
-  const body = html`${errorSummary(form, orderLabels(rows), message)}
+  const body = html`${errorSummary(form, lineEditorLabels(ORDER_LABELS, LINE_LABELS, rows), message)}
   ${postForm(
     target.action,
     csrf,

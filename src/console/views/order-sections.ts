@@ -9,6 +9,7 @@ import { errorSummary, input, textarea, type FormState } from './forms.ts'
 import { when } from './format.ts'
 import { html, type Html } from './html.ts'
 import { postForm } from './layout.ts'
+import { lineTable } from './line-table.ts'
 import { emptyState, table } from './lists.ts'
 import { money } from './orders.ts'
 import { personName } from './requests.ts'
@@ -35,49 +36,22 @@ export function linesSection(o: PurchaseOrder, closable: boolean, csrf: string):
       html`<button type="submit" class="secondary" aria-label="Close line ${l.description || l.id}">Close</button>`,
       html`class="inline"`,
     )
-  const total = (label: string, value: Html | string, testid = '') =>
-    html`<tr>
-      <th scope="row" colspan="6">${label}</th>
-      <td class="number" ${testid === '' ? '' : html`data-testid="${testid}"`}>${value}</td>
-      <td></td>
-    </tr>`
+  const rows = o.lines.map(
+    (l) =>
+      html`<tr>
+        <td>${l.description || '—'}</td>
+        <td class="number">${l.quantity}</td>
+        <td class="number">${l.received_quantity}</td>
+        <td class="number">${l.rejected_quantity}</td>
+        <td class="number">${l.unit_price}</td>
+        <td class="number">${l.tax_rate}</td>
+        <td class="number">${l.amount}</td>
+        <td>${l.closed ? 'Closed' : closable ? close(l) : 'Open'}</td>
+      </tr>`,
+  )
   return html`<section aria-labelledby="lines">
     <h2 id="lines">Lines</h2>
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Item</th>
-            <th scope="col" class="number">Ordered</th>
-            <th scope="col" class="number">Received</th>
-            <th scope="col" class="number">Rejected</th>
-            <th scope="col" class="number">Unit price</th>
-            <th scope="col" class="number">Tax %</th>
-            <th scope="col" class="number">Amount</th>
-            <th scope="col">Line</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${o.lines.map(
-            (l) =>
-              html`<tr>
-                <td>${l.description || '—'}</td>
-                <td class="number">${l.quantity}</td>
-                <td class="number">${l.received_quantity}</td>
-                <td class="number">${l.rejected_quantity}</td>
-                <td class="number">${l.unit_price}</td>
-                <td class="number">${l.tax_rate}</td>
-                <td class="number">${l.amount}</td>
-                <td>${l.closed ? 'Closed' : closable ? close(l) : 'Open'}</td>
-              </tr>`,
-          )}
-        </tbody>
-        <tfoot>
-          ${total('Subtotal', o.subtotal)} ${total('Tax', o.tax)}
-          ${total('Total', html`<strong>${money(o.total, o.currency)}</strong>`, 'total')}
-        </tfoot>
-      </table>
-    </div>
+    ${lineTable(['Ordered', 'Received', 'Rejected'], 'Line', rows, o)}
   </section>`
 }
 

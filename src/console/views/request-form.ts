@@ -4,7 +4,7 @@
  * back to be shown again with one more empty line (nothing is written).
  */
 import type { Actor } from '../../access/actor.ts'
-import { errorSummary, input, select, textarea, type FormState, type Option } from './forms.ts'
+import { errorSummary, input, lineEditorLabels, select, textarea, type FormState, type Option } from './forms.ts'
 import { html, type Html } from './html.ts'
 import { page, postForm } from './layout.ts'
 
@@ -28,14 +28,6 @@ const LINE_LABELS: Readonly<Record<(typeof LINE_FIELDS)[number], string>> = {
   vendor: 'Vendor',
   quantity: 'Quantity',
   unit_price: 'Unit price',
-}
-
-/** The labels of a form with `rows` lines, for its error summary. */
-export function requestLabels(rows: number): Record<string, string> {
-  const labels: Record<string, string> = { ...REQUEST_LABELS }
-  for (let i = 0; i < rows; i++)
-    for (const f of LINE_FIELDS) labels[`lines.${i}.${f}`] = `Line ${i + 1}, ${LINE_LABELS[f].toLowerCase()}`
-  return labels
 }
 
 /** The choices the form offers: where the user may request, the departments by location, currencies, vendors. */
@@ -90,7 +82,7 @@ export function requestFormView(
       )}
     </select>
   </div>`
-  const body = html`${errorSummary(form, requestLabels(rows), message)}
+  const body = html`${errorSummary(form, lineEditorLabels(REQUEST_LABELS, LINE_LABELS, rows), message)}
   ${postForm(
     target.action,
     csrf,
