@@ -40,7 +40,11 @@ const COMMANDS: Record<string, Command> = {
     help: `  serve                         Migrate, seed the demo tenant on first run (embedded database), and
                                 serve HTTP (the default command)`,
     options: {},
-    run: async (config) => (await import('../server.ts')).serve(config),
+    run: async (config) => {
+      // The embedded engine's WebAssembly compiles on other threads while the server's code loads.
+      if (config.DATABASE_URL === undefined) (await import('../db/pglite-preload.ts')).startPgliteCompile()
+      return (await import('../server.ts')).serve(config)
+    },
   },
   migrate: {
     help: `  migrate [--status]            Apply pending database migrations and exit; --status lists every

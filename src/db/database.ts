@@ -13,6 +13,7 @@ import { lockDataDir, pgdataPaths } from './data-dir.ts'
 import { checkPgdataFiles, securePermissions } from './integrity.ts'
 import { everyone, listenPostgres, type Subscribers, type Subscription } from './listener.ts'
 import { pglitePool } from './pglite-pool.ts'
+import { takePglitePreload } from './pglite-preload.ts'
 import { preparedStatements } from './prepared.ts'
 import { keepPrivate } from './private-files.ts'
 import type { DB } from './schema.ts'
@@ -93,7 +94,9 @@ export async function openPglite(
 ): Promise<Database & { dump(): Promise<Blob> }> {
   // Loaded only when the embedded engine is used: a PostgreSQL deployment never pays for its WebAssembly.
   const { PGlite } = await import('@electric-sql/pglite')
+  const preload = await takePglitePreload()
   const pglite = await PGlite.create({
+    ...(preload !== undefined ? { pgliteWasmModule: preload.wasmModule, fsBundle: preload.fsBundle } : {}),
     // PostgreSQL's default 128 MB of shared buffers lives in the WebAssembly heap and is never given back;
     // 8 MB holds the hot pages of a company's data, and the operating system caches the rest of the files.
     // One process, one backend: shared memory sized for 3 connections, not 100 (idle RSS −17 MB with both).

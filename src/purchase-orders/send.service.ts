@@ -13,11 +13,15 @@ import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
 import { queueMail } from '../mail/service.ts'
 import { orderScope, scopeOf, visibleOrder } from './order-access.ts'
-import { renderOrderPdf } from './pdf.ts'
 import * as orderWrites from './write-repository.ts'
 import * as references from './references-repository.ts'
 import type { PurchaseOrder } from './schema.ts'
 import { orderView, toOrders } from './view.service.ts'
+
+/** The order as a PDF; the PDF library (a megabyte of code) is loaded on the first one, not with the server. */
+async function renderOrderPdf(order: PurchaseOrder, vendorName: string): Promise<Uint8Array> {
+  return (await import('./pdf.ts')).renderOrderPdf(order, vendorName)
+}
 
 export async function orderPdf(db: Kysely<DB>, actor: Actor, id: number) {
   const row = await visibleOrder(db, actor, await orderScope(db, actor), id)

@@ -5,7 +5,6 @@
  * shown at its line). Cells are what a person types — currency codes, look-up and type names (ids still
  * accepted) — and a row repeating an existing vendor exactly (as an export does) is left alone. The template to start from; at most 1,000 rows. For `superuser` or `nav_purchase`.
  */
-import { CsvError, parse } from 'csv-parse/sync'
 import { Type } from 'typebox'
 import { requireAny, type Actor } from '../../access/actor.ts'
 import { Problem } from '../../core/problem.ts'
@@ -69,6 +68,8 @@ async function readCsv(
   deps: ConsoleDeps,
   actor: Actor,
 ): Promise<{ rows: ImportRow[]; inputs: VendorInput[]; rowOfInput: number[] } | { problem: string }> {
+  // The CSV parser is loaded on the first import, not with the server.
+  const { CsvError, parse } = await import('csv-parse/sync')
   let records: string[][]
   try {
     records = parse(text, {

@@ -1,0 +1,40 @@
+/**
+ * The embedded engine's WebAssembly, compiled while the server's own code loads. PGlite compiles its 9 MB
+ * module when it is created, after `serve` has parsed and run the server (most of a restart's JavaScript);
+ * V8 compiles WebAssembly on background threads, so started first, the two overlap. `startPgliteCompile` is
+ * called by `serve` before it imports the server; `openPglite` takes what it started (or, when nothing was
+ * started, PGlite compiles as it always does).
+ */
+import fs from 'node:fs/promises'
+
+/** A compiled WebAssembly module (the libraries this project compiles against declare no WebAssembly types). */
+type WasmModule = object
+
+/** Node's WebAssembly global. */
+const wasm = Reflect.get(globalThis, 'WebAssembly') as { compile(bytes: Uint8Array): Promise<WasmModule> }
+
+export interface PglitePreload {
+  /** PGlite's own module (`pgliteWasmModule`). */
+  wasmModule: WasmModule
+  /** Its file-system bundle (`fsBundle`). */
+  fsBundle: Blob
+}
+
+let started: Promise<PglitePreload | undefined> | undefined
+
+/** Starts reading and compiling PGlite's WebAssembly and file-system bundle; a second call does nothing. */
+export function startPgliteCompile(): void {
+  started ??= (async () => {
+    // The package's files sit next to its entry module.
+    const file = (name: string) => new URL(name, import.meta.resolve('@electric-sql/pglite'))
+    const [code, data] = await Promise.all([fs.readFile(file('pglite.wasm')), fs.readFile(file('pglite.data'))])
+    return { wasmModule: await wasm.compile(code), fsBundle: new Blob([data]) }
+  })().catch(() => undefined) // PGlite reports any such failure itself when it loads them
+}
+
+/** What `startPgliteCompile` made, once (a later PGlite in the same process compiles its own). */
+export async function takePglitePreload(): Promise<PglitePreload | undefined> {
+  const preload = started
+  started = undefined
+  return preload
+}
