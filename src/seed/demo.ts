@@ -18,7 +18,7 @@ import { createTenant } from '../tenants/service.ts'
 import { setDelegation } from '../users/delegation.service.ts'
 import { replaceLocationRoles } from '../users/grants.service.ts'
 import { createBatch, updateUser } from '../users/service.ts'
-import { createVendor } from '../vendors/service.ts'
+import { createVendors } from '../vendors/service.ts'
 import { seedRequests, seedRules } from './demo-requests.ts'
 
 export const DEMO_DOMAIN = 'demo'
@@ -337,9 +337,12 @@ export async function createSampleTenant(
 
   const lookups = new LookupCache()
   const [usd, cad] = [await currencyId(tx, tenantId, 'USD'), await currencyId(tx, tenantId, 'CAD')]
-  const vendors: number[] = []
-  for (const [i, vendorName] of VENDOR_NAMES.entries()) {
-    const vendor = await createVendor(tx, lookups, operator, {
+  // One import of the 30 vendors, as the console's CSV import makes them.
+  const made = await createVendors(
+    tx,
+    lookups,
+    operator,
+    VENDOR_NAMES.map((vendorName, i) => ({
       name: vendorName,
       active: i % 9 !== 8,
       type: i % 4 === 3 ? 4 : 3,
@@ -357,9 +360,9 @@ export async function createSampleTenant(
       shipping_term_ref: refs.shipping_term_ref,
       payment_method_ref: refs.payment_method_ref,
       shipping_method_ref: refs.shipping_method_ref,
-    })
-    vendors.push(vendor.id)
-  }
+    })),
+  )
+  const vendors = made.map((vendor) => vendor.id)
   const people = {
     tenantId,
     domain,

@@ -40,6 +40,18 @@ export function insertVendor(db: Kysely<DB>, values: NewVendor): Promise<VendorR
   return db.insertInto('vendors').values(values).returningAll().executeTakeFirstOrThrow()
 }
 
+/** Inserts vendors in one statement; returns them as written, in the order of `values`. */
+export async function insertVendors(db: Kysely<DB>, values: readonly NewVendor[]): Promise<VendorRow[]> {
+  if (values.length === 0) return []
+  const rows = await db
+    .insertInto('vendors')
+    .values([...values])
+    .returningAll()
+    .execute()
+  // The ids are drawn in the order of the VALUES list: by id is the order they were given in.
+  return rows.sort((a, b) => a.id - b.id)
+}
+
 /** Writes `values` to the tenant's vendor and returns it as written; undefined if there is no such vendor. */
 export function updateVendor(
   db: Kysely<DB>,

@@ -6,7 +6,7 @@ import { type Page } from '../core/list-query.ts'
 import type { DB, NewVendor, VendorUpdate } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { notFound, Problem, validationFailed } from '../core/problem.ts'
-import { recordEvent } from '../events/service.ts'
+import { recordEvent, recordEvents } from '../events/service.ts'
 import type { LookupCache, Lookups } from '../lookups/cache.ts'
 import { missingLookups } from '../lookups/service.ts'
 import * as repo from './repository.ts'
@@ -166,9 +166,10 @@ export async function createVendor(
 }
 
 /**
- * Several vendors at once (an import), all or none, in one transaction: each made exactly as `createVendor`
- * makes one (the same checks, audit and event). A refused one undoes the lot: the 400 carries one entry of
- * field errors per input, in order, the refused one's filled in.
+ * Several vendors at once (an import), all or none, in one transaction: each checked as `createVendor` checks
+ * one, then written together (one insert, one audit append, one batch of events: what `createVendor` writes
+ * for each, in the same order). A refused one undoes the lot: the 400 carries one entry of field errors per
+ * input, in order, the refused one's filled in.
  */
 export async function createVendors(
   db: Kysely<DB>,
@@ -178,17 +179,32 @@ export async function createVendors(
 ): Promise<Vendor[]> {
   requireAny(actor, ...WRITERS)
   return inTransaction(db, async (tx) => {
-    const made: Vendor[] = []
     for (const [at, input] of inputs.entries()) {
       try {
-        made.push(await createVendor(tx, lookups, actor, input))
+        await checkReferences(tx, actor.tenantId, input)
       } catch (error) {
         if (!(error instanceof Problem) || error.status !== 400) throw error
         const errors = inputs.map((_, i) => (i === at ? ([error.extra.errors ?? []].flat()[0] ?? {}) : {}))
         throw validationFailed(errors, `Vendor ${at + 1} of ${inputs.length} was refused; nothing was imported.`)
       }
     }
-    return made
+    const rows = await repo.insertVendors(
+      tx,
+      inputs.map((input) => ({ ...(toColumns(input, true) as NewVendor), tenant_id: actor.tenantId })),
+    )
+    await audit(
+      tx,
+      actor,
+      ...rows.map((row, i) => ({
+        action: 'vendor.create',
+        resourceType: 'vendor',
+        resourceId: row.id,
+        changes: inputs[i]!,
+      })),
+    )
+    const vendors = await withLookups(tx, lookups, actor.tenantId, rows)
+    await recordEvents(tx, actor.tenantId, 'vendor.created', vendors)
+    return vendors
   })
 }
 
