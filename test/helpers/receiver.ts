@@ -22,6 +22,8 @@ export async function startReceiver(
 ): Promise<Receiver> {
   const received: Received[] = []
   const waiters = new Set<() => void>()
+  // Answers not yet sent (a slow receiver's): close() drops them, or their timers keep the test's process alive.
+  const pending = new Set<NodeJS.Timeout>()
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -36,10 +38,12 @@ export async function startReceiver(
       for (const w of waiters) w()
       const a = answer(n, r)
       const { status, body, delayMs } = typeof a === 'number' ? { status: a, body: undefined, delayMs: 0 } : a
-      setTimeout(() => {
+      const timer = setTimeout(() => {
+        pending.delete(timer)
         if (status >= 300 && status < 400) response.setHeader('location', 'http://127.0.0.1:1/elsewhere')
         response.writeHead(status).end(body ?? '')
       }, delayMs ?? 0)
+      pending.add(timer)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -65,6 +69,8 @@ export async function startReceiver(
       }),
     close: () =>
       new Promise((resolve) => {
+        for (const timer of pending) clearTimeout(timer)
+        pending.clear()
         server.closeAllConnections()
         server.close(() => resolve())
       }),
