@@ -22,10 +22,10 @@ export interface DemoBillOrders {
 
 export async function seedBills(
   tx: Kysely<DB>,
-  people: { admin: Actor; operator: Actor; payables: Actor },
+  people: { admin: Actor; payables: Actor },
   orders: DemoBillOrders,
 ): Promise<void> {
-  const { admin, operator, payables } = people
+  const { admin, payables } = people
   const [toner, paper] = orders.partly.lines as [PurchaseOrder['lines'][number], PurchaseOrder['lines'][number]]
 
   const matched = await createBill(tx, admin, {

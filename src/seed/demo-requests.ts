@@ -84,6 +84,6 @@ export async function seedRequests(tx: Kysely<DB>, p: DemoPeople): Promise<void>
   const orders = await seedOrders(tx, admin, operator, { ...p, buyerProfileId: p.buyer.profileId }, approvedHq.id)
   // Rita also enters the vendors' bills at the Head Office (an Accounts Payable role there, demo-bills.ts).
   const payables = personActor(operator, p.requester, ['nav_request', 'accounts_payable'])
-  const people = { admin, operator, payables }
+  const people = { admin, payables }
   await seedBills(tx, people, orders)
 }
