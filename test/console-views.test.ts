@@ -685,6 +685,12 @@ const CASES: Record<string, () => string | htmlModule.Html> = {
   'forms.checkbox': () => forms.checkbox({ name: HOSTILE, label: HOSTILE, form }),
   'forms.lineEditorLabels': () =>
     html`${Object.values(forms.lineEditorLabels({ name: HOSTILE }, { description: HOSTILE }, 2))}`,
+  'forms.departmentSelect': () =>
+    forms.departmentSelect(
+      { values: { department: HOSTILE }, errors: { department: [HOSTILE] } },
+      [{ location: HOSTILE, options: [{ value: HOSTILE, label: HOSTILE }] }],
+      HOSTILE,
+    ),
   'forms.errorSummary': () => forms.errorSummary(form, { name: HOSTILE }, HOSTILE),
   'lists.emptyState': () => lists.emptyState(HOSTILE),
   'errors.errorView': () => errors.errorView(400, HOSTILE, [{ [HOSTILE]: [HOSTILE] }], frame),

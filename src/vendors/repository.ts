@@ -35,12 +35,7 @@ export function findVendor(db: Kysely<DB>, tenantId: number, id: number): Promis
   return selectVendors(db).where('v.tenant_id', '=', tenantId).where('v.id', '=', id).executeTakeFirst()
 }
 
-/** Inserts a vendor and returns it as written (one round trip: no read after the write). */
-export function insertVendor(db: Kysely<DB>, values: NewVendor): Promise<VendorRow> {
-  return db.insertInto('vendors').values(values).returningAll().executeTakeFirstOrThrow()
-}
-
-/** Inserts vendors in one statement; returns them as written, in the order of `values`. */
+/** Inserts vendors in one statement; returns them as written (no read after the write), in the order of `values`. */
 export async function insertVendors(db: Kysely<DB>, values: readonly NewVendor[]): Promise<VendorRow[]> {
   if (values.length === 0) return []
   const rows = await db

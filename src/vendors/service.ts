@@ -157,12 +157,34 @@ export async function createVendor(
   requireAny(actor, ...WRITERS)
   return inTransaction(db, async (tx) => {
     await checkReferences(tx, actor.tenantId, input)
-    const row = await repo.insertVendor(tx, { ...(toColumns(input, true) as NewVendor), tenant_id: actor.tenantId })
-    await audit(tx, actor, { action: 'vendor.create', resourceType: 'vendor', resourceId: row.id, changes: input })
-    const vendor = (await withLookups(tx, lookups, actor.tenantId, [row]))[0]!
-    await recordEvent(tx, actor.tenantId, 'vendor.created', vendor)
-    return vendor
+    return (await writeVendors(tx, lookups, actor, [input]))[0]!
   })
+}
+
+/** Writes checked vendors: one insert, their audit entries and their `vendor.created` events, in input order. */
+async function writeVendors(
+  tx: Kysely<DB>,
+  lookups: LookupCache,
+  actor: Actor,
+  inputs: readonly VendorInput[],
+): Promise<Vendor[]> {
+  const rows = await repo.insertVendors(
+    tx,
+    inputs.map((input) => ({ ...(toColumns(input, true) as NewVendor), tenant_id: actor.tenantId })),
+  )
+  await audit(
+    tx,
+    actor,
+    ...rows.map((row, i) => ({
+      action: 'vendor.create',
+      resourceType: 'vendor',
+      resourceId: row.id,
+      changes: inputs[i]!,
+    })),
+  )
+  const vendors = await withLookups(tx, lookups, actor.tenantId, rows)
+  await recordEvents(tx, actor.tenantId, 'vendor.created', vendors)
+  return vendors
 }
 
 /**
@@ -188,23 +210,7 @@ export async function createVendors(
         throw validationFailed(errors, `Vendor ${at + 1} of ${inputs.length} was refused; nothing was imported.`)
       }
     }
-    const rows = await repo.insertVendors(
-      tx,
-      inputs.map((input) => ({ ...(toColumns(input, true) as NewVendor), tenant_id: actor.tenantId })),
-    )
-    await audit(
-      tx,
-      actor,
-      ...rows.map((row, i) => ({
-        action: 'vendor.create',
-        resourceType: 'vendor',
-        resourceId: row.id,
-        changes: inputs[i]!,
-      })),
-    )
-    const vendors = await withLookups(tx, lookups, actor.tenantId, rows)
-    await recordEvents(tx, actor.tenantId, 'vendor.created', vendors)
-    return vendors
+    return writeVendors(tx, lookups, actor, inputs)
   })
 }
 

@@ -5,6 +5,9 @@ import type { Errors, FormState, Values } from '../views/forms.ts'
 
 /** Rows on a console list page. */
 export const PAGE_SIZE = 20
+
+/** A posted id as the API body takes it: a number when it is digits, else the text (the API's check names it). */
+export const idOrText = (text: string): number | string => (/^\d{1,10}$/.test(text) ? Number(text) : text)
 /** A console list's query: the search, the page, and which action just finished (`done`). */
 export const ListQuery = Type.Object({
   search: Type.Optional(Type.String({ maxLength: 200 })),

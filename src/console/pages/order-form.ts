@@ -1,15 +1,13 @@
 /** The order editor's form as the pages read and fill it: posted fields to an API body, an order to values. */
 import { Type } from 'typebox'
 import { actorLocationAccess, locationsWithAny } from '../../access/location-permissions.ts'
-import { listLocations } from '../../locations/service.ts'
-import { listCurrencies, listDepartments } from '../../lookups/service.ts'
 import { MAX_ORDER_LINES } from '../../purchase-orders/input.schema.ts'
 import type { PurchaseOrder } from '../../purchase-orders/schema.ts'
 import type { ConsoleDeps, ConsoleSession } from '../context.ts'
 import type { Values } from '../views/forms.ts'
 import { ORDER_LABELS, ORDER_LINE_FIELDS, type OrderChoices } from '../views/order-form.ts'
-import { activeVendors, everything } from './request-shared.ts'
-import { readLineEditor } from './forms.ts'
+import { activeVendors, placeChoices } from './request-shared.ts'
+import { idOrText, readLineEditor } from './forms.ts'
 
 /** The editor's form: text fields only; up to MAX_ORDER_LINES lines of six fields, and the order's own. */
 export const OrderForm = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 4000 }), {
@@ -17,7 +15,6 @@ export const OrderForm = Type.Record(Type.String({ maxLength: 100 }), Type.Strin
 })
 
 const TOP = [...Object.keys(ORDER_LABELS), 'version']
-const number = (text: string) => (/^\d{1,10}$/.test(text) ? Number(text) : text)
 const EDITED = ['description', 'quantity', 'unit_price', 'tax_rate'] as const
 
 /** A posted editor: its values (removed lines dropped, the rest renumbered), and the lines that are not blank. */
@@ -37,9 +34,9 @@ export function readOrderForm(body: Readonly<Record<string, string>>) {
   }))
   const empty = (name: string) => values[name] === undefined || values[name] === ''
   const input = {
-    vendor: number(values.vendor ?? ''),
-    location: number(values.location ?? ''),
-    department: empty('department') ? null : number(values.department!),
+    vendor: idOrText(values.vendor ?? ''),
+    location: idOrText(values.location ?? ''),
+    department: empty('department') ? null : idOrText(values.department!),
     ...(empty('currency') ? {} : { currency: values.currency }),
     promise_date: empty('promise_date') ? null : values.promise_date,
     notes: values.notes ?? '',
@@ -94,18 +91,8 @@ export async function orderChoices(
   if (keep !== undefined && !vendors.some((v) => v.id === keep.vendor.id))
     vendors.push({ id: keep.vendor.id, name: `${keep.vendor.name} (inactive)` })
   const may = (id: number) => allowed === 'all' || allowed.includes(id) || id === keep?.location.id
-  const locations = (
-    await everything((page) => listLocations(db, actor, { page, page_size: 100, active: true, order_by: 'name' }))
-  ).filter((l) => may(l.id))
-  const departments = await everything((page) => listDepartments(db, actor, { page, page_size: 100, order_by: 'name' }))
-  const currencies = await everything((page) => listCurrencies(db, actor, { page, page_size: 100, order_by: 'name' }))
   return {
     vendor: vendors.map((v) => ({ value: String(v.id), label: v.name })),
-    location: locations.map((l) => ({ value: String(l.id), label: l.name })),
-    department: locations.map((l) => ({
-      location: l.name,
-      options: departments.filter((d) => d.branch.id === l.id).map((d) => ({ value: String(d.id), label: d.name })),
-    })),
-    currency: currencies.map((c) => ({ value: c.name, label: c.name })),
+    ...(await placeChoices(deps, actor, may)),
   }
 }

@@ -2,14 +2,12 @@
 import { Type } from 'typebox'
 import { actorLocationAccess, locationsWithAny } from '../../access/location-permissions.ts'
 import type { FieldErrors } from '../../core/problem.ts'
-import { listLocations } from '../../locations/service.ts'
-import { listCurrencies, listDepartments } from '../../lookups/service.ts'
 import { MAX_LINES, type PurchaseRequest } from '../../requests/schema.ts'
 import type { ConsoleDeps, ConsoleSession } from '../context.ts'
 import type { Values } from '../views/forms.ts'
 import { LINE_FIELDS, REQUEST_LABELS, type RequestChoices } from '../views/request-form.ts'
-import { activeVendors, everything } from './request-shared.ts'
-import { readLineEditor } from './forms.ts'
+import { activeVendors, placeChoices } from './request-shared.ts'
+import { idOrText, readLineEditor } from './forms.ts'
 
 /** The editor's form: text fields only; up to MAX_LINES lines of five fields, and the request's own. */
 export const RequestForm = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 2000 }), {
@@ -17,7 +15,6 @@ export const RequestForm = Type.Record(Type.String({ maxLength: 100 }), Type.Str
 })
 
 export const TOP = Object.keys(REQUEST_LABELS)
-const number = (text: string) => (/^\d{1,10}$/.test(text) ? Number(text) : text)
 
 /** A posted editor: its values (removed lines dropped, the rest renumbered), and the lines that are not blank. */
 export function readForm(body: Readonly<Record<string, string>>) {
@@ -29,13 +26,13 @@ export function readForm(body: Readonly<Record<string, string>>) {
   })
   const lines = filled.map(({ line }) => ({
     description: line.description!,
-    vendor: line.vendor === '' ? null : number(line.vendor!),
+    vendor: line.vendor === '' ? null : idOrText(line.vendor!),
     quantity: line.quantity!,
     unit_price: line.unit_price!,
   }))
   const body_ = {
-    location: number(values.location ?? ''),
-    department: values.department === undefined || values.department === '' ? null : number(values.department),
+    location: idOrText(values.location ?? ''),
+    department: values.department === undefined || values.department === '' ? null : idOrText(values.department),
     ...(values.currency === undefined || values.currency === '' ? {} : { currency: values.currency }),
     description: values.description ?? '',
     needed_by: values.needed_by === undefined || values.needed_by === '' ? null : values.needed_by,
@@ -94,18 +91,8 @@ export async function choices(deps: ConsoleDeps, session: ConsoleSession, keep?:
     .filter(([id]) => !vendors.some((v) => v.id === id))
     .map(([id, name]) => ({ id, name: `${name} (inactive)` }))
   const may = (id: number) => allowed === 'all' || allowed.includes(id) || id === keep?.location
-  const locations = (
-    await everything((page) => listLocations(db, actor, { page, page_size: 100, active: true, order_by: 'name' }))
-  ).filter((l) => may(l.id))
-  const departments = await everything((page) => listDepartments(db, actor, { page, page_size: 100, order_by: 'name' }))
-  const currencies = await everything((page) => listCurrencies(db, actor, { page, page_size: 100, order_by: 'name' }))
   return {
-    location: locations.map((l) => ({ value: String(l.id), label: l.name })),
-    department: locations.map((l) => ({
-      location: l.name,
-      options: departments.filter((d) => d.branch.id === l.id).map((d) => ({ value: String(d.id), label: d.name })),
-    })),
-    currency: currencies.map((c) => ({ value: c.name, label: c.name })),
+    ...(await placeChoices(deps, actor, may)),
     vendor: [...vendors, ...kept].map((v) => ({ value: String(v.id), label: v.name })),
   }
 }

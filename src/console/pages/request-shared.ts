@@ -5,6 +5,8 @@ import type { Approval, Person } from '../../approvals/schema.ts'
 import type { Page } from '../../core/list-query.ts'
 import { Problem } from '../../core/problem.ts'
 import type { PurchaseRequest } from '../../requests/schema.ts'
+import { listLocations } from '../../locations/service.ts'
+import { listCurrencies, listDepartments } from '../../lookups/service.ts'
 import { getVendor, listVendors } from '../../vendors/service.ts'
 import { myDelegators } from '../../users/delegation.service.ts'
 import type { ConsoleDeps } from '../context.ts'
@@ -19,6 +21,27 @@ export async function everything<T>(fetch: (page: number) => Promise<Page<T>>, l
     if (rows.length >= result.count || result.rows.length === 0) break
   }
   return rows.slice(0, limit)
+}
+
+/**
+ * What a document form offers for where it belongs: the active locations `may` allows (by name), each one's
+ * departments grouped under it, and the currencies.
+ */
+export async function placeChoices(deps: ConsoleDeps, actor: Actor, may: (location: number) => boolean) {
+  const { db } = deps
+  const locations = (
+    await everything((page) => listLocations(db, actor, { page, page_size: 100, active: true, order_by: 'name' }))
+  ).filter((l) => may(l.id))
+  const departments = await everything((page) => listDepartments(db, actor, { page, page_size: 100, order_by: 'name' }))
+  const currencies = await everything((page) => listCurrencies(db, actor, { page, page_size: 100, order_by: 'name' }))
+  return {
+    location: locations.map((l) => ({ value: String(l.id), label: l.name })),
+    department: locations.map((l) => ({
+      location: l.name,
+      options: departments.filter((d) => d.branch.id === l.id).map((d) => ({ value: String(d.id), label: d.name })),
+    })),
+    currency: currencies.map((c) => ({ value: c.name, label: c.name })),
+  }
 }
 
 /** The tenant's active vendors (id and name), by name. */

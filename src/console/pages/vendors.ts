@@ -10,7 +10,7 @@ import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from
 import type { FormState, Values } from '../views/forms.ts'
 import { VENDOR_LABELS, vendorFormView, vendorsView, vendorView, type VendorChoices } from '../views/vendors.ts'
 import { allVendors, choicesOf, vendorCsvRow, vendorNames } from './vendor-csv.ts'
-import { attempt, Done, errorsFor, flashOf, FormBody, Id, ListQuery, PAGE_SIZE, valuesOf } from './forms.ts'
+import { attempt, Done, errorsFor, flashOf, FormBody, Id, idOrText, ListQuery, PAGE_SIZE, valuesOf } from './forms.ts'
 
 const FIELDS = Object.keys(VENDOR_LABELS)
 const flash = flashOf({
@@ -28,10 +28,9 @@ const checkEdit = bodyChecker(VendorPatch)
 export function vendorBodyOf(values: Values): Record<string, unknown> {
   const body: Record<string, unknown> = {}
   for (const name of FIELDS) body[name] = (values[name] ?? '').trim()
-  const number = (text: string) => (/^\d{1,10}$/.test(text) ? Number(text) : text)
   for (const name of ['currency', 'payment_term_ref', 'shipping_term_ref', 'payment_method_ref', 'shipping_method_ref'])
-    body[name] = body[name] === '' ? null : number(body[name] as string)
-  body.type = number(body.type as string)
+    body[name] = body[name] === '' ? null : idOrText(body[name] as string)
+  body.type = idOrText(body.type as string)
   body.email = (body.email as string).split(/[,;\s]+/).filter((e) => e !== '')
   return body
 }

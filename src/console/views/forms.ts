@@ -91,6 +91,33 @@ export function select(o: FieldOptions & { options: readonly Option[]; empty?: s
   </div>`
 }
 
+/** Departments grouped by the location they belong to, as the order and request forms offer them. */
+export type DepartmentGroups = readonly { location: string; options: readonly Option[] }[]
+
+/** The optional department select of a document form: "None", then each location's departments; `hint` says the rule. */
+export function departmentSelect(form: FormState, groups: DepartmentGroups, hint: string): Html {
+  const errors = form.errors.department ?? []
+  return html`<div class="field">
+    <label for="f-department">Department <span class="muted">(optional)</span></label>
+    <p class="hint" id="f-department-hint">${hint}</p>
+    ${errors.length === 0 ? '' : html`<p class="field-error" id="f-department-error">${errors.join('; ')}</p>`}
+    <select
+      id="f-department"
+      name="department"
+      aria-describedby="f-department-hint${errors.length === 0 ? '' : ' f-department-error'}"
+      ${errors.length === 0 ? '' : html`aria-invalid="true"`}
+    >
+      <option value="">None</option>
+      ${groups.map(
+        (group) =>
+          html`<optgroup label="${group.location}">
+            ${group.options.map((o) => html`<option value="${o.value}" ${o.value === form.values.department ? html`selected` : ''}>${o.label}</option>`)}
+          </optgroup>`,
+      )}
+    </select>
+  </div>`
+}
+
 /** A checkbox: checked when its value is "on" (what browsers send for a checked box). */
 export function checkbox(o: FieldOptions): Html {
   const { errorsHtml, attributes } = described({ ...o, required: false })

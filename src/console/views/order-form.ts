@@ -5,7 +5,17 @@
  * to change them) and carries the version it was opened at, so a change made meanwhile is refused.
  */
 import type { Actor } from '../../access/actor.ts'
-import { errorSummary, input, lineEditorLabels, select, textarea, type FormState, type Option } from './forms.ts'
+import {
+  departmentSelect,
+  errorSummary,
+  input,
+  lineEditorLabels,
+  select,
+  textarea,
+  type DepartmentGroups,
+  type FormState,
+  type Option,
+} from './forms.ts'
 import { html, type Html } from './html.ts'
 import { page, postForm } from './layout.ts'
 
@@ -36,7 +46,7 @@ const LINE_LABELS: Readonly<Record<string, string>> = {
 export interface OrderChoices {
   vendor: readonly Option[]
   location: readonly Option[]
-  department: readonly { location: string; options: readonly Option[] }[]
+  department: DepartmentGroups
   currency: readonly Option[]
 }
 
@@ -63,29 +73,6 @@ function lineFields(i: number, form: FormState): Html {
       <label for="f-lines-${i}-remove">Remove line ${i + 1}</label>
     </div>
   </fieldset>`
-}
-
-function departmentField(form: FormState, choices: OrderChoices): Html {
-  const errors = form.errors.department ?? []
-  return html`<div class="field">
-    <label for="f-department">Department <span class="muted">(optional)</span></label>
-    <p class="hint" id="f-department-hint">It must belong to the order’s location.</p>
-    ${errors.length === 0 ? '' : html`<p class="field-error" id="f-department-error">${errors.join('; ')}</p>`}
-    <select
-      id="f-department"
-      name="department"
-      aria-describedby="f-department-hint${errors.length === 0 ? '' : ' f-department-error'}"
-      ${errors.length === 0 ? '' : html`aria-invalid="true"`}
-    >
-      <option value="">None</option>
-      ${choices.department.map(
-        (group) =>
-          html`<optgroup label="${group.location}">
-            ${group.options.map((o) => html`<option value="${o.value}" ${o.value === form.values.department ? html`selected` : ''}>${o.label}</option>`)}
-          </optgroup>`,
-      )}
-    </select>
-  </div>`
 }
 
 /** The new, edit or revise form with `rows` lines in the editor; `message` is the refusal said at the top. */
@@ -116,7 +103,7 @@ export function orderFormView(
     html`<input type="hidden" name="rows" value="${rows}" />
       <fieldset>
         <legend>Order</legend>
-        ${parties} ${departmentField(form, choices)}
+        ${parties} ${departmentSelect(form, choices.department, 'It must belong to the order’s location.')}
         ${select({ name: 'currency', label: 'Currency', form, options: choices.currency, empty: 'The location’s currency' })}
         ${input({ name: 'promise_date', label: 'Promised for', form, type: 'date', hint: 'The date the vendor promised delivery' })}
         ${textarea({ name: 'notes', label: 'Notes', form, rows: 2 })}

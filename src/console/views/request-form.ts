@@ -4,7 +4,17 @@
  * back to be shown again with one more empty line (nothing is written).
  */
 import type { Actor } from '../../access/actor.ts'
-import { errorSummary, input, lineEditorLabels, select, textarea, type FormState, type Option } from './forms.ts'
+import {
+  departmentSelect,
+  errorSummary,
+  input,
+  lineEditorLabels,
+  select,
+  textarea,
+  type DepartmentGroups,
+  type FormState,
+  type Option,
+} from './forms.ts'
 import { html, type Html } from './html.ts'
 import { page, postForm } from './layout.ts'
 
@@ -33,7 +43,7 @@ const LINE_LABELS: Readonly<Record<(typeof LINE_FIELDS)[number], string>> = {
 /** The choices the form offers: where the user may request, the departments by location, currencies, vendors. */
 export interface RequestChoices {
   location: readonly Option[]
-  department: readonly { location: string; options: readonly Option[] }[]
+  department: DepartmentGroups
   currency: readonly Option[]
   vendor: readonly Option[]
 }
@@ -63,25 +73,6 @@ export function requestFormView(
   { actor, csrf }: Frame,
   message?: string,
 ): string {
-  const departments = html`<div class="field">
-    <label for="f-department">Department <span class="muted">(optional)</span></label>
-    <p class="hint" id="f-department-hint">It must belong to the location chosen above.</p>
-    ${(form.errors.department ?? []).length === 0 ? '' : html`<p class="field-error" id="f-department-error">${form.errors.department!.join('; ')}</p>`}
-    <select
-      id="f-department"
-      name="department"
-      aria-describedby="f-department-hint${(form.errors.department ?? []).length === 0 ? '' : ' f-department-error'}"
-      ${(form.errors.department ?? []).length === 0 ? '' : html`aria-invalid="true"`}
-    >
-      <option value="">None</option>
-      ${choices.department.map(
-        (group) =>
-          html`<optgroup label="${group.location}">
-            ${group.options.map((o) => html`<option value="${o.value}" ${o.value === form.values.department ? html`selected` : ''}>${o.label}</option>`)}
-          </optgroup>`,
-      )}
-    </select>
-  </div>`
   const body = html`${errorSummary(form, lineEditorLabels(REQUEST_LABELS, LINE_LABELS, rows), message)}
   ${postForm(
     target.action,
@@ -90,7 +81,7 @@ export function requestFormView(
       <fieldset>
         <legend>Request</legend>
         ${select({ name: 'location', label: 'Location', form, options: choices.location, required: true })}
-        ${departments}
+        ${departmentSelect(form, choices.department, 'It must belong to the location chosen above.')}
         ${select({ name: 'currency', label: 'Currency', form, options: choices.currency, empty: 'The location’s currency' })}
         ${textarea({ name: 'description', label: 'Description', form, rows: 2 })}
         ${input({ name: 'needed_by', label: 'Needed by', form, type: 'date' })}
