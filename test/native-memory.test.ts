@@ -1,4 +1,5 @@
 /** malloc's thresholds kept and its free pages given back (core/native-memory.ts), where glibc is. */
+// npm test: own process: it changes malloc's thresholds for the whole process, and V8's flags for a moment.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import v8 from 'node:v8'

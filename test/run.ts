@@ -1,7 +1,7 @@
 /**
  * `npm test`: makes the migrated template for the engine under test, runs the test files (three at a time, or
- * `TEST_CONCURRENCY`; each in its own process with its own copy of the template; see helpers/runner.ts), prints
- * the ten slowest files, and cleans up. The test processes load TypeBox and Kysely each as one file
+ * `TEST_CONCURRENCY`; up to 20 files one after another in a process, each file with its own copy of the
+ * template; see helpers/runner.ts), prints the ten slowest files, and cleans up. The test processes load TypeBox and Kysely each as one file
  * (helpers/vendor.ts). `TEST_DATABASE_URL` set → PostgreSQL; otherwise the embedded PGlite.
  * Extra arguments are test files, and flags for node's test runner (`--test-name-pattern=…`).
  *
@@ -100,7 +100,7 @@ async function main(): Promise<number> {
           .map((f) => path.join('test', f))
   const results = await runFiles(testFiles, { runId, nodeOptions, concurrency })
   printSummary(results, performance.now() - started)
-  return results.some((r) => r.code !== 0) ? 1 : 0
+  return results.files.some((r) => r.code !== 0) ? 1 : 0
 }
 
 const code = await main().catch((error: unknown) => {
