@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { gunzipSync } from 'node:zlib'
+import { sql } from 'kysely'
 import pg from 'pg'
 import { openPglite, openPostgres } from '../src/db/database.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
@@ -37,6 +38,13 @@ async function buildPgliteTemplate(): Promise<void> {
   if (!fs.existsSync(dump)) {
     const database = await openPglite()
     await migrateToLatest(database.db)
+    // Only the `postgres` database is used: without template0 and template1 the dump is 29 MB instead of 44, in
+    // some 700 files instead of 1,300, and loading it is a fifth less of each test file's set-up.
+    await sql`UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`.execute(
+      database.db,
+    )
+    for (const name of ['template0', 'template1']) await sql`DROP DATABASE ${sql.id(name)}`.execute(database.db)
+    await sql`CHECKPOINT`.execute(database.db)
     const blob = await database.dump()
     await database.close()
     fs.mkdirSync(path.dirname(dump), { recursive: true })

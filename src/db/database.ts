@@ -13,7 +13,7 @@ import { lockDataDir, pgdataPaths } from './data-dir.ts'
 import { checkPgdataFiles, securePermissions } from './integrity.ts'
 import { everyone, listenPostgres, type Subscribers, type Subscription } from './listener.ts'
 import { pglitePool } from './pglite-pool.ts'
-import { takePglitePreload } from './pglite-preload.ts'
+import { takePglitePreload, type PglitePreload } from './pglite-preload.ts'
 import { preparedStatements } from './prepared.ts'
 import { keepPrivate } from './private-files.ts'
 import type { DB } from './schema.ts'
@@ -90,11 +90,11 @@ export function openPostgres(options: PostgresOptions): Database {
 
 /** An embedded database in memory, or in `dataDir`, or loaded from a dump (tests). */
 export async function openPglite(
-  options: { dataDir?: string; loadDataDir?: Blob } = {},
+  options: { dataDir?: string; loadDataDir?: Blob; compiled?: PglitePreload | undefined } = {},
 ): Promise<Database & { dump(): Promise<Blob> }> {
   // Loaded only when the embedded engine is used: a PostgreSQL deployment never pays for its WebAssembly.
   const { PGlite } = await import('@electric-sql/pglite')
-  const preload = await takePglitePreload()
+  const preload = options.compiled ?? (await takePglitePreload())
   const pglite = await PGlite.create({
     ...(preload !== undefined ? { pgliteWasmModule: preload.wasmModule, fsBundle: preload.fsBundle } : {}),
     // PostgreSQL's default 128 MB of shared buffers lives in the WebAssembly heap and is never given back;

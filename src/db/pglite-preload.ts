@@ -22,14 +22,25 @@ export interface PglitePreload {
 
 let started: Promise<PglitePreload | undefined> | undefined
 
-/** Starts reading and compiling PGlite's WebAssembly and file-system bundle; a second call does nothing. */
-export function startPgliteCompile(): void {
-  started ??= (async () => {
+/**
+ * Reads and compiles PGlite's WebAssembly and file-system bundle. One compiled module serves any number of
+ * PGlite instances in the process (the tests open one per file); undefined if they cannot be read, which
+ * PGlite then reports itself when it loads them.
+ */
+export async function compilePglite(): Promise<PglitePreload | undefined> {
+  try {
     // The package's files sit next to its entry module.
     const file = (name: string) => new URL(name, import.meta.resolve('@electric-sql/pglite'))
     const [code, data] = await Promise.all([fs.readFile(file('pglite.wasm')), fs.readFile(file('pglite.data'))])
     return { wasmModule: await wasm.compile(code), fsBundle: new Blob([data]) }
-  })().catch(() => undefined) // PGlite reports any such failure itself when it loads them
+  } catch {
+    return undefined
+  }
+}
+
+/** Starts `compilePglite` for the next `openPglite`; a second call does nothing. */
+export function startPgliteCompile(): void {
+  started ??= compilePglite()
 }
 
 /** What `startPgliteCompile` made, once (a later PGlite in the same process compiles its own). */

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import pg from 'pg'
 import { openPglite, openPostgres, type Database } from '../../src/db/database.ts'
+import { compilePglite } from '../../src/db/pglite-preload.ts'
 import { adminUrl, pgliteDumpPath, runPrefix, templateName } from './template.ts'
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined
@@ -13,10 +14,13 @@ export interface TestDatabase extends Database {
   url?: string
 }
 
+/** PGlite's WebAssembly, compiled once for every database this process opens (many files share a process). */
+let compiled: ReturnType<typeof compilePglite> | undefined
+
 export async function testDatabase(): Promise<TestDatabase> {
   if (testDatabaseUrl === undefined) {
     const dump = new Blob([fs.readFileSync(pgliteDumpPath())])
-    return openPglite({ loadDataDir: dump })
+    return openPglite({ loadDataDir: dump, compiled: await (compiled ??= compilePglite()) })
   }
   const runId = process.env.TEST_RUN_ID
   if (runId === undefined)

@@ -18,7 +18,8 @@ export function migrationsHash(): string {
   return hash.digest('hex').slice(0, 16)
 }
 
-export const pgliteDumpPath = () => path.join(root, '.cache', `pglite-template-${migrationsHash()}.tar`)
+/** `-2`: the dump without template0 and template1 (test/run.ts). */
+export const pgliteDumpPath = () => path.join(root, '.cache', `pglite-template-${migrationsHash()}-2.tar`)
 
 /** The prefix of every database of this run: `<configured database>_<run id>_` (within PostgreSQL's 63 bytes). */
 export function runPrefix(url: string, runId: string): string {
