@@ -15,16 +15,32 @@ export class ResponseSchemaMismatch extends Error {
   override name = 'ResponseSchemaMismatch'
 }
 
-export function checkResponses(app: FastifyInstance): void {
+/**
+ * One validator per response schema for the whole process, made on first use: the tests build an app per
+ * file, many files to a process, on the same schema objects, and compiling them again for every app was
+ * about a fifth of a second of CPU a file.
+ */
+let checker: { ajv: Ajv; problem: ValidateFunction; compiled: (schema: object) => ValidateFunction } | undefined
+
+function responseChecker() {
+  if (checker !== undefined) return checker
   const ajv = new Ajv({ strict: false, allErrors: true })
   addFormats(ajv)
-  const problem = ajv.compile(ProblemSchema)
   const cache = new WeakMap<object, ValidateFunction>()
-  const compiled = (schema: object) => {
-    let fn = cache.get(schema)
-    if (fn === undefined) cache.set(schema, (fn = ajv.compile(schema)))
-    return fn
+  checker = {
+    ajv,
+    problem: ajv.compile(ProblemSchema),
+    compiled: (schema) => {
+      let fn = cache.get(schema)
+      if (fn === undefined) cache.set(schema, (fn = ajv.compile(schema)))
+      return fn
+    },
   }
+  return checker
+}
+
+export function checkResponses(app: FastifyInstance): void {
+  const { ajv, problem, compiled } = responseChecker()
   const schemaFor = (request: FastifyRequest, status: number): object | undefined => {
     const responses = request.routeOptions.schema?.response as Record<string, object> | undefined
     return responses?.[String(status)] ?? responses?.[`${String(status)[0]}xx`]

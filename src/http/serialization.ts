@@ -13,15 +13,29 @@ type Serializer = fastJsonStringifyCompiler.Serializer
 /** Serializers made but not yet compiled, with the route and status each is for. */
 const pending = new Map<() => Serializer, string>()
 
+/**
+ * Serializers already built in this process, by what they were built from: the shared schemas and options
+ * (as text), then the response schema (the same object for every app built from these modules). A process
+ * that builds the app many times — the tests build one per file, many files to a process — builds each
+ * serializer once; a server builds one app, and this changes nothing for it.
+ */
+const built = new Map<string, WeakMap<object, Serializer>>()
+
 /** Fastify's `schemaController.compilersFactory.buildSerializer`: its own, deferred to each first use. */
 export const buildSerializerOnFirstUse: fastJsonStringifyCompiler.SerializerFactory = (externalSchemas, options) => {
   const build = fastJsonStringifyCompiler.SerializerSelector()(externalSchemas, options)
+  const inputs = JSON.stringify([externalSchemas, options])
+  let same = built.get(inputs)
+  if (same === undefined) built.set(inputs, (same = new WeakMap()))
+  const sameInputs = same
   return (routeSchema) => {
     let compiled: Serializer | undefined
     const get = () => {
       if (compiled === undefined) {
         pending.delete(get)
-        compiled = build(routeSchema)
+        const { schema } = routeSchema
+        if (typeof schema !== 'object' || schema === null) compiled = build(routeSchema)
+        else sameInputs.set(schema, (compiled = sameInputs.get(schema) ?? build(routeSchema)))
       }
       return compiled
     }
