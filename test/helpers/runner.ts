@@ -96,8 +96,17 @@ export interface RunResults {
 
 export async function runFiles(
   files: string[],
-  options: { runId: string; nodeOptions: string[]; concurrency: number },
+  options: {
+    runId: string
+    nodeOptions: string[]
+    concurrency: number
+    /** Where the files' output goes (stdout). */
+    write?: (text: string) => void
+    /** Keep this run's times for the next run's order (yes). */
+    keepTimings?: boolean
+  },
 ): Promise<RunResults> {
+  const write = options.write ?? ((text: string) => void process.stdout.write(text))
   const last = lastTimings()
   // Files never timed first (they may be slow), then the slowest.
   const queue = [...files].sort((a, b) => (last[b] ?? Infinity) - (last[a] ?? Infinity) || a.localeCompare(b))
@@ -119,9 +128,7 @@ export async function runFiles(
   process.on('SIGTERM', stop)
   const env = { ...process.env, TEST_RUN_ID: options.runId }
   const print = (file: string, ms: number, cpuMs: number, code: number, output: string) =>
-    process.stdout.write(
-      `\n── ${file} (${seconds(ms)}, CPU ${seconds(cpuMs)}${code === 0 ? '' : `, exit ${code}`})\n${output}`,
-    )
+    write(`\n── ${file} (${seconds(ms)}, CPU ${seconds(cpuMs)}${code === 0 ? '' : `, exit ${code}`})\n${output}`)
 
   /** A file in a process of its own, timed from the process's start to its exit. */
   const runAlone = (file: string) =>
@@ -237,7 +244,7 @@ export async function runFiles(
         // What the process printed after its last file: the closing counters (summed into the summary), and
         // anything else — a failure summary, a warning — which is shown.
         if (output.split('\n').some((line) => line.trim() !== '' && !line.startsWith('ℹ ')))
-          process.stdout.write(`\n── the end of a shared process (exit ${exitCode ?? signal})\n${output}`)
+          write(`\n── the end of a shared process (exit ${exitCode ?? signal})\n${output}`)
         if (exitCode !== 0 && pending.length === 0 && !results.some((r) => r.code !== 0))
           results.push({ file: '(a shared test process)', ms: 0, cpuMs: 0, code: exitCode ?? 1 })
         addCounts(all)
@@ -253,7 +260,7 @@ export async function runFiles(
   await Promise.all(Array.from({ length: Math.min(options.concurrency, files.length) }, worker))
   process.off('SIGINT', stop)
   process.off('SIGTERM', stop)
-  if (!stopped) saveTimings(results)
+  if (!stopped && options.keepTimings !== false) saveTimings(results)
   return { files: results, counts }
 }
 
