@@ -68,7 +68,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
  * children's own reaped children), in ms; 0 where there is no /proc. It grows only when a child is reaped, so
  * the growth seen at a child's exit is that child's.
  */
-function childrenCpuMs(): number {
+export function childrenCpuMs(): number {
   try {
     const stat = fs.readFileSync('/proc/self/stat', 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')

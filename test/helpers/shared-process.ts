@@ -17,17 +17,7 @@ import path from 'node:path'
 import readline from 'node:readline'
 import { describe } from 'node:test'
 import { pathToFileURL } from 'node:url'
-
-/** CPU time of this process's reaped children so far, in ms (0 where there is no /proc). */
-function childrenCpuMs(): number {
-  try {
-    const stat = fs.readFileSync('/proc/self/stat', 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[13]) + Number(fields[14])) * 10
-  } catch {
-    return 0
-  }
-}
+import { childrenCpuMs } from './runner.ts'
 
 const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity })
 for await (const line of lines) {
