@@ -126,9 +126,14 @@ export interface Running {
 }
 
 /** Spawns `args` under this node, waits for "listening on http://…" and then a 200 from /readyz. */
-async function startProcess(name: string, args: string[], env: Record<string, string>): Promise<Running> {
+async function startProcess(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  command = process.execPath,
+): Promise<Running> {
   const begin = performance.now()
-  const child = spawn(process.execPath, args, {
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -222,6 +227,17 @@ export function startServer(env: Record<string, string>, name = 'server'): Promi
   // E.g. BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof': the server profiled under the load.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)
   return startProcess(name, [...nodeArgs, BIN, 'serve'], env)
+}
+
+/**
+ * The real server as `startServer` starts it, but inside the control group whose `cgroup.procs` (or, cgroup
+ * v1, `tasks`) file is `procs`: a shell writes its own pid there, then becomes node (the same pid), so the
+ * server and everything it starts are in the group from their first instruction.
+ */
+export function startServerInGroup(procs: string, env: Record<string, string>, name = 'server'): Promise<Running> {
+  warnIfStale()
+  const script = 'echo $$ > "$1" && shift && exec "$@"'
+  return startProcess(name, ['-c', script, 'sh', procs, process.execPath, BIN, 'serve'], env, '/bin/sh')
 }
 
 /** The server of another checkout of this project (its own bin/procurement.js), e.g. an earlier commit's. */
