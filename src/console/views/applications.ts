@@ -1,15 +1,9 @@
 /** Settings → Applications: the list, the form that creates one, new credentials shown once, revoking. */
-import type { Actor } from '../../access/actor.ts'
 import type { IssuedCredentials } from '../../applications/service.ts'
 import type { Application } from '../../applications/schema.ts'
 import { when } from './format.ts'
 import { html, type Html } from './html.ts'
-import { notice, page, postForm } from './layout.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
+import { notice, page, postForm, type Frame } from './layout.ts'
 
 /** New credentials: the secret shown this once, with copy buttons. */
 export function credentialsView(creds: IssuedCredentials, title: string): Html {

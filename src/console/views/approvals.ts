@@ -3,7 +3,6 @@
  * behalf of") — requests, purchase orders and bills — and one approval's decision page: the document, its
  * chain, and approve or reject with a comment (what each kind of document shows is approval-documents.ts).
  */
-import type { Actor } from '../../access/actor.ts'
 import type { Approval, Person } from '../../approvals/schema.ts'
 import type { Bill } from '../../bills/schema.ts'
 import type { Page } from '../../core/list-query.ts'
@@ -14,14 +13,9 @@ import { billSummary } from './bill-lines.ts'
 import { when } from './format.ts'
 import { errorSummary, textarea, type FormState } from './forms.ts'
 import { html } from './html.ts'
-import { notice, page, postForm } from './layout.ts'
+import { notice, page, postForm, type Frame } from './layout.ts'
 import { emptyState, pager, table } from './lists.ts'
 import { approvalChain, personName, requestSummary } from './requests.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
 
 export const INBOX_FILTERS: Readonly<Record<string, string>> = {
   pending: 'Waiting for me',

@@ -3,15 +3,9 @@
  * an order, each order line with what was ordered, received and already billed beside it (quantity pre-filled
  * by the page; a blank quantity leaves the line off the bill), its unit price and tax rate.
  */
-import type { Actor } from '../../access/actor.ts'
 import { errorSummary, fieldId, input, type FormState } from './forms.ts'
 import { html } from './html.ts'
-import { page, postForm } from './layout.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
+import { page, postForm, type Frame } from './layout.ts'
 
 /** One row of the form: an order line (with its counts) or a free line. */
 export interface BillRow {

@@ -3,20 +3,14 @@
  * and one bill with its details, lines (bill-lines.ts: each line's match exceptions beside it), approvals and
  * the actions the user may take (the entry form is bill-form.ts).
  */
-import type { Actor } from '../../access/actor.ts'
 import type { Bill } from '../../bills/schema.ts'
 import type { Page } from '../../core/list-query.ts'
 import { when } from './format.ts'
 import { html } from './html.ts'
-import { notice, page, postForm } from './layout.ts'
+import { notice, page, postForm, type Frame } from './layout.ts'
 import { BILL_STATUS_NAMES, billLines, billStatusName, MATCH_FILTERS, matchText } from './bill-lines.ts'
 import { emptyState, pager, table } from './lists.ts'
 import { approvalChain, personName } from './requests.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
 
 export interface BillFilter {
   search: string | undefined

@@ -3,6 +3,12 @@ import type { Actor } from '../../access/actor.ts'
 import type { PermissionKey } from '../../db/schema.ts'
 import { html, type Html } from './html.ts'
 
+/** Who is looking at a page of the signed-in console, and the CSRF token its forms carry. */
+export interface Frame {
+  actor: Actor
+  csrf: string
+}
+
 export interface PageOptions {
   title: string
   actor?: Actor | undefined

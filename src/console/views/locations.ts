@@ -4,13 +4,8 @@ import type { Page } from '../../core/list-query.ts'
 import type { LocationView } from '../../locations/schema.ts'
 import { errorSummary, input, select, type FormState, type Option } from './forms.ts'
 import { html, safeHref, type Html } from './html.ts'
-import { notice, page, postForm } from './layout.ts'
+import { notice, page, postForm, type Frame } from './layout.ts'
 import { emptyState, pager, searchForm, table } from './lists.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
 
 const ADDRESS_FIELDS = [
   ['name', 'Address name'],

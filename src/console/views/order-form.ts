@@ -4,7 +4,6 @@
  * form again with one more (nothing is written). A revision keeps the vendor and location (the API refuses
  * to change them) and carries the version it was opened at, so a change made meanwhile is refused.
  */
-import type { Actor } from '../../access/actor.ts'
 import {
   departmentSelect,
   errorSummary,
@@ -17,12 +16,7 @@ import {
   type Option,
 } from './forms.ts'
 import { html, type Html } from './html.ts'
-import { page, postForm } from './layout.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
+import { page, postForm, type Frame } from './layout.ts'
 
 /** The order's own fields and what people call them (lines are `lines.<n>.<field>`). */
 export const ORDER_LABELS: Readonly<Record<string, string>> = {

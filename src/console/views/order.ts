@@ -3,21 +3,15 @@
  * and of its revisions), revisions, bills, and the actions the user may take — edit or revise, issue, e-mail
  * to chosen recipients, receive, close, reopen, cancel, close a line, PDF.
  */
-import type { Actor } from '../../access/actor.ts'
 import type { Bill } from '../../bills/schema.ts'
 import type { PurchaseOrder, Revision } from '../../purchase-orders/schema.ts'
 import { when } from './format.ts'
 import type { FormState } from './forms.ts'
 import { html } from './html.ts'
-import { notice, page, postForm } from './layout.ts'
+import { notice, page, postForm, type Frame } from './layout.ts'
 import { billsSection, linesSection, revisionsSection, sendSection } from './order-sections.ts'
 import { money, RECEIPT_NAMES, statusName } from './orders.ts'
 import { approvalChain } from './requests.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
 
 const address = (a: PurchaseOrder['ship_to']) =>
   a === null

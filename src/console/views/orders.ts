@@ -2,18 +2,12 @@
  * The purchase orders list in the console (status filter, search, paging) and the names it gives statuses;
  * one order is order.ts, its form order-form.ts, receiving receiving.ts.
  */
-import type { Actor } from '../../access/actor.ts'
 import type { Page } from '../../core/list-query.ts'
 import type { PurchaseOrder } from '../../purchase-orders/schema.ts'
 import { when } from './format.ts'
 import { html } from './html.ts'
-import { page } from './layout.ts'
+import { page, type Frame } from './layout.ts'
 import { emptyState, pager, table } from './lists.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
 
 export const ORDER_STATUS_NAMES: Readonly<Record<string, string>> = {
   draft: 'Draft',

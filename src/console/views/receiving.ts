@@ -2,19 +2,13 @@
  * Receiving in the console: the form for one order (quantities accepted and rejected per open line, the
  * packing slip) and the order's receipts, each with its void.
  */
-import type { Actor } from '../../access/actor.ts'
 import type { PurchaseOrder } from '../../purchase-orders/schema.ts'
 import type { Receipt } from '../../receipts/schema.ts'
 import { when } from './format.ts'
 import { html } from './html.ts'
-import { notice, page, postForm } from './layout.ts'
+import { notice, page, postForm, type Frame } from './layout.ts'
 import { emptyState, table } from './lists.ts'
 import { statusName } from './orders.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
 
 export function receivingView(
   o: PurchaseOrder,

@@ -3,7 +3,6 @@
  * line is a group of fields, blank lines are ignored, a box removes a line, and "Add a line" posts the form
  * back to be shown again with one more empty line (nothing is written).
  */
-import type { Actor } from '../../access/actor.ts'
 import {
   departmentSelect,
   errorSummary,
@@ -16,12 +15,7 @@ import {
   type Option,
 } from './forms.ts'
 import { html, type Html } from './html.ts'
-import { page, postForm } from './layout.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
+import { page, postForm, type Frame } from './layout.ts'
 
 /** The request's own fields and what people call them (lines are `lines.<n>.<field>`). */
 export const REQUEST_LABELS: Readonly<Record<string, string>> = {

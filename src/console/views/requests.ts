@@ -2,20 +2,14 @@
  * Purchase requests: the list (status filter, search, paging) and one request with its lines, total and
  * approval chain (the form that creates or edits one is in request-form.ts).
  */
-import type { Actor } from '../../access/actor.ts'
 import type { Approval, Person } from '../../approvals/schema.ts'
 import { lineTotal } from '../../core/decimal.ts'
 import type { Page } from '../../core/list-query.ts'
 import type { PurchaseRequest } from '../../requests/schema.ts'
 import { when } from './format.ts'
 import { html, type Html } from './html.ts'
-import { notice, page, postForm } from './layout.ts'
+import { notice, page, postForm, type Frame } from './layout.ts'
 import { emptyState, pager, table } from './lists.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
 
 export const STATUS_NAMES: Readonly<Record<string, string>> = {
   draft: 'Draft',

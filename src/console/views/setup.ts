@@ -3,16 +3,10 @@
  * look-ups, roles, approval rules). Each is a list with an "Add" form and an edit page per row, drawn from
  * one description of its fields, so they all look and behave alike.
  */
-import type { Actor } from '../../access/actor.ts'
 import { checkbox, errorSummary, input, select, textarea, type FormState, type Option } from './forms.ts'
 import { html, type Html } from './html.ts'
-import { notice, page, postForm } from './layout.ts'
+import { notice, page, postForm, type Frame } from './layout.ts'
 import { emptyState, table } from './lists.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
 
 export type Field =
   | { kind: 'text'; name: string; label: string; hint?: string; required?: boolean; maxlength?: number }

@@ -3,17 +3,11 @@
  * the provider (redirect URI, SCIM base URL), SCIM tokens (a new one shown once), and turning it off. Also the
  * page a refused single sign-on shows.
  */
-import type { Actor } from '../../access/actor.ts'
 import type { ScimToken } from '../../scim/schema.ts'
 import { when } from './format.ts'
 import { checkbox, errorSummary, input, select, textarea, type FormState, type Option } from './forms.ts'
 import { html, type Html } from './html.ts'
-import { notice, page, postForm } from './layout.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
+import { notice, page, postForm, type Frame } from './layout.ts'
 
 export const SSO_BASE = '/console/settings/sso'
 

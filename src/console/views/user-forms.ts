@@ -1,13 +1,7 @@
 /** A user's edit form, and the editor of their roles at locations (on the user's page). */
-import type { Actor } from '../../access/actor.ts'
 import { errorSummary, input, select, type FormState, type Option } from './forms.ts'
 import { html, type Html } from './html.ts'
-import { page, postForm } from './layout.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
+import { page, postForm, type Frame } from './layout.ts'
 
 /** Each field of the edit form (the API's single-form names) and what people call it. */
 export const USER_LABELS: Readonly<Record<string, string>> = {

@@ -1,17 +1,11 @@
 /** Users: the list with search and paging, the invitation form, one user, and the deactivation question. */
-import type { Actor } from '../../access/actor.ts'
 import type { Page } from '../../core/list-query.ts'
 import type { UserWithState } from '../../users/manage.service.ts'
 import { permissionNames, userState } from './format.ts'
 import { html, type Html } from './html.ts'
-import { notice, page, postForm } from './layout.ts'
+import { notice, page, postForm, type Frame } from './layout.ts'
 import { emptyState, pager, searchForm, table } from './lists.ts'
 import { grantsEditor, type GrantsEditor } from './user-forms.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
 
 /** A role as pages name it: its name, and what it lets its holder do. */
 export interface RoleInfo {

@@ -3,16 +3,10 @@
  * pasted), and the preview — every row with its problems, and the button that imports all rows only when
  * none has one.
  */
-import type { Actor } from '../../access/actor.ts'
 import { fieldId, type Errors } from './forms.ts'
 import { html, type Html } from './html.ts'
-import { notice, page, postForm } from './layout.ts'
+import { notice, page, postForm, type Frame } from './layout.ts'
 import { VENDOR_LABELS } from './vendors.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
 
 export const IMPORT_BASE = '/console/vendors/import'
 

@@ -5,13 +5,8 @@ import type { Vendor } from '../../vendors/schema.ts'
 import { when } from './format.ts'
 import { errorSummary, input, select, textarea, type FormState, type Option } from './forms.ts'
 import { html, safeHref } from './html.ts'
-import { notice, page, postForm } from './layout.ts'
+import { notice, page, postForm, type Frame } from './layout.ts'
 import { emptyState, pager, searchForm, table } from './lists.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
 
 export const VENDOR_TYPES: readonly Option[] = [
   { value: '3', label: 'Preferred' },

@@ -2,20 +2,14 @@
  * Settings → Webhooks: the endpoints with their state (and why one was disabled), the form that adds one, a
  * new signing secret shown once, and one endpoint's page with its deliveries.
  */
-import type { Actor } from '../../access/actor.ts'
 import type { Page } from '../../core/list-query.ts'
 import type { WebhookDelivery } from '../../webhooks/schema.ts'
 import type { EndpointState } from '../../webhooks/service.ts'
 import { when } from './format.ts'
 import { errorSummary, input, textarea, type FormState } from './forms.ts'
 import { html, type Html } from './html.ts'
-import { notice, page, postForm } from './layout.ts'
+import { notice, page, postForm, type Frame } from './layout.ts'
 import { emptyState } from './lists.ts'
-
-interface Frame {
-  actor: Actor
-  csrf: string
-}
 
 export const WEBHOOK_BASE = '/console/settings/webhooks'
 
