@@ -127,6 +127,12 @@ export async function runFiles(
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
   const env = { ...process.env, TEST_RUN_ID: options.runId }
+  /** A test process: node's test runner with the spec reporter, on `entry`; fd 3 is a pipe for shared-process.ts. */
+  const spawnTest = (entry: string) =>
+    spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', ...options.nodeOptions, entry], {
+      env,
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+    })
   const print = (file: string, ms: number, cpuMs: number, code: number, output: string) =>
     write(`\n── ${file} (${seconds(ms)}, CPU ${seconds(cpuMs)}${code === 0 ? '' : `, exit ${code}`})\n${output}`)
 
@@ -134,10 +140,8 @@ export async function runFiles(
   const runAlone = (file: string) =>
     new Promise<void>((resolve) => {
       const started = performance.now()
-      const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', ...options.nodeOptions, file], {
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
+      const child = spawnTest(file)
+      child.stdin.end()
       running.add(child)
       let output = ''
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
@@ -167,21 +171,11 @@ export async function runFiles(
    */
   const runShared = (first: string) =>
     new Promise<void>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          '--test-reporter=spec',
-          ...options.nodeOptions,
-          path.join(root, 'test/helpers/shared-process.ts'),
-        ],
-        { env, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] },
-      )
+      const child = spawnTest(path.join(root, 'test/helpers/shared-process.ts'))
       running.add(child)
       let output = ''
-      let all = ''
       let sent = 0
+      let failed = false
       const pending: string[] = []
       const timed = new Map<string, { ms: number; cpuMs: number }>()
       const send = (file: string) => {
@@ -202,6 +196,7 @@ export async function runFiles(
           const { ms, cpuMs } = timed.get(file)!
           const cut = end.index + end[0].length
           const code = end[1] === '✖' ? 1 : 0
+          failed ||= code !== 0
           print(file, ms, cpuMs, code, output.slice(0, cut))
           results.push({ file, ms, cpuMs, code })
           output = output.slice(cut)
@@ -210,7 +205,6 @@ export async function runFiles(
       }
       const onOutput = (chunk: Buffer) => {
         output += chunk.toString()
-        all += chunk.toString()
         flush()
       }
       child.stdout.on('data', onOutput)
@@ -228,6 +222,8 @@ export async function runFiles(
       child.on('close', (exitCode, signal) => {
         running.delete(child)
         flush()
+        // The reporter's closing counters come after the last file's part (a process that died has none).
+        addCounts(output)
         // A file that never finished (the process died in it), or output after the last file's line.
         for (const file of pending) {
           const { ms, cpuMs } = timed.get(file) ?? { ms: 0, cpuMs: 0 }
@@ -239,15 +235,16 @@ export async function runFiles(
             `${output}\n(the shared test process ended, ${signal ?? `exit ${exitCode}`}, before this file finished)\n`,
           )
           results.push({ file, ms, cpuMs, code: 1 })
+          failed = true
           output = ''
         }
         // What the process printed after its last file: the closing counters (summed into the summary), and
         // anything else — a failure summary, a warning — which is shown.
         if (output.split('\n').some((line) => line.trim() !== '' && !line.startsWith('ℹ ')))
           write(`\n── the end of a shared process (exit ${exitCode ?? signal})\n${output}`)
-        if (exitCode !== 0 && pending.length === 0 && !results.some((r) => r.code !== 0))
+        // A process that failed with every file passing (an error after its last file) still fails the run.
+        if (exitCode !== 0 && !failed)
           results.push({ file: '(a shared test process)', ms: 0, cpuMs: 0, code: exitCode ?? 1 })
-        addCounts(all)
         resolve()
       })
       send(first)
