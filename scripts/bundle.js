@@ -41,11 +41,38 @@ await build({
   charset: 'ascii',
 })
 
+// The server again (src/cli/serve-entry.ts), as one CommonJS file, dist/server.cjs, which `serve` runs (src/cli/main.ts) with V8's code
+// cache beside it (src/core/code-cache.ts, made by scripts/code-cache.js): Node 20 can cache the bytecode of a
+// script, not of an ES module. Everything is in the one file but the same packages as above. `import()` of
+// those becomes `require` (a script's own import() needs an experimental flag in Node 20); each has a
+// CommonJS entry. `import.meta` has no meaning in a script: its url is the file's and its resolve is
+// require.resolve's, as the modules that read them expect.
+await build({
+  entryPoints: [fileURLToPath(new URL('cli/serve-entry.js', dist))],
+  outfile: fileURLToPath(new URL('server.cjs', dist)),
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  supported: { 'dynamic-import': false },
+  sourcemap: true,
+  sourcesContent: false,
+  external: ['@electric-sql/pglite', '@fastify/swagger-ui', 'koffi', 'nodemailer', 'pg-native'],
+  define: { 'import.meta.url': '__import_meta_url', 'import.meta.resolve': '__import_meta_resolve' },
+  banner: {
+    js:
+      "const __import_meta_url = require('node:url').pathToFileURL(__filename).href;\n" +
+      "const __import_meta_resolve = (specifier) => require('node:url').pathToFileURL(require.resolve(specifier)).href;",
+  },
+  logLevel: 'warning',
+  charset: 'ascii',
+})
+
 // V8 keeps a script's source in memory as long as the script lives (the server's whole life) — as one byte a
 // character if every character fits in Latin-1, else two: one em dash left in a comment doubled the 4 MB
 // bundle to 8 MB of heap. esbuild leaves comments as written, so what is left above U+00FF is escaped here
 // (harmless in a comment, a string or a regular expression; only a tagged template's raw text would differ).
-for (const name of fs.readdirSync(dist).filter((n) => n === 'procurement.js' || CHUNK.test(n))) {
+for (const name of fs.readdirSync(dist).filter((n) => n === 'procurement.js' || n === 'server.cjs' || CHUNK.test(n))) {
   const bundled = new URL(name, dist)
   const source = fs.readFileSync(bundled, 'utf8')
   const latin1 = source.replace(/[\u0100-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)

@@ -4,10 +4,13 @@
  * named, with that command's usage. `procurement <command> --help` prints that command's usage.
  * Exit codes: 0 done, 1 failed (message on stderr), 2 wrong usage.
  */
+import fs from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { Config } from '../config.ts'
 import { serviceVersion } from '../core/version.ts'
 import type { Database } from '../db/database.ts'
+import type * as ServeEntry from './serve-entry.ts'
 import {
   AUDIT_HELP,
   AUDIT_OPTIONS,
@@ -35,16 +38,32 @@ interface Command {
 
 const [TENANTS_ONLY_HELP, USERS_HELP] = TENANTS_HELP.split(/\n(?= {2}users )/) as [string, string]
 
+/**
+ * The server's code, loaded once. In the build, dist/server.cjs beside this file, run with the code cache
+ * the build made for it (core/code-cache.ts): a start compiles next to nothing. From the sources,
+ * cli/serve-entry.ts. The embedded engine's WebAssembly starts compiling first, on other threads, so the two
+ * overlap (the settings are not read yet: DATABASE_URL unset or empty is the embedded engine).
+ */
+let server: Promise<typeof ServeEntry> | undefined
+function loadServer(): Promise<typeof ServeEntry> {
+  server ??= (async () => {
+    if ((process.env.DATABASE_URL ?? '') === '') (await import('../db/pglite-preload.ts')).startPgliteCompile()
+    const bundle = fileURLToPath(new URL('./server.cjs', import.meta.url))
+    if (!fs.existsSync(bundle)) return import('./serve-entry.ts')
+    const { requireWithCodeCache } = await import('../core/code-cache.ts')
+    const loaded = (await requireWithCodeCache(bundle)).exports as typeof ServeEntry
+    serverFacing = loaded.operatorFacing
+    return loaded
+  })()
+  return server
+}
+
 const COMMANDS: Record<string, Command> = {
   serve: {
     help: `  serve                         Migrate, seed the demo tenant on first run (embedded database), and
                                 serve HTTP (the default command)`,
     options: {},
-    run: async (config) => {
-      // The embedded engine's WebAssembly compiles on other threads while the server's code loads.
-      if (config.DATABASE_URL === undefined) (await import('../db/pglite-preload.ts')).startPgliteCompile()
-      return (await import('../server.ts')).serve(config)
-    },
+    run: async (config) => (await loadServer()).serve(config),
   },
   migrate: {
     help: `  migrate [--status]            Apply pending database migrations and exit; --status lists every
@@ -185,27 +204,18 @@ async function main(argv: string[]): Promise<void> {
     allowPositionals: command.positionals === true,
     strict: true,
   })
-  const { loadConfig } = await import('../config.ts')
+  // `serve` reads its settings with the server's own copy of config.ts, rather than load a second one.
+  const { loadConfig } = first === 'serve' ? await loadServer() : await import('../config.ts')
   await command.run(loadConfig(), rest, values, positionals)
 }
 
-/** The kinds of failure an operator can act on: one line, no stack. Loaded only when something failed. */
-async function operatorFacing(error: unknown): Promise<boolean> {
-  const [config, operator, database, dataDir, problem] = await Promise.all([
-    import('../config.ts'),
-    import('../core/operator-error.ts'),
-    import('../db/database.ts'),
-    import('../db/data-dir.ts'),
-    import('../core/problem.ts'),
-  ])
-  return (
-    error instanceof config.ConfigError ||
-    error instanceof dataDir.DataDirLockedError ||
-    error instanceof database.DatabaseStartError ||
-    error instanceof operator.OperatorError ||
-    error instanceof problem.Problem
-  )
-}
+/**
+ * The kinds of failure an operator can act on: one line, no stack (cli/operator-facing.ts, loaded only when
+ * something failed). The server bundle has its own copies of those classes: what it threw, it judges.
+ */
+let serverFacing: ((error: unknown) => boolean) | undefined
+const operatorFacing = async (error: unknown): Promise<boolean> =>
+  (await import('./operator-facing.ts')).operatorFacing(error) || serverFacing?.(error) === true
 
 main(process.argv.slice(2)).catch(async (error: unknown) => {
   const usage = error instanceof UsageError ? error.message : usageProblem(error)

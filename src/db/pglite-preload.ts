@@ -20,7 +20,12 @@ export interface PglitePreload {
   fsBundle: Blob
 }
 
-let started: Promise<PglitePreload | undefined> | undefined
+/**
+ * Where `startPgliteCompile` leaves its work: on the global object, not in this module, because in the build
+ * the command (dist/procurement.js) and the server it runs (dist/server.cjs, see core/code-cache.ts) each
+ * have their own copy of this module. The key is the same in both.
+ */
+const STARTED = Symbol.for('procurement.pglite-preload')
 
 /**
  * Reads and compiles PGlite's WebAssembly and file-system bundle. One compiled module serves any number of
@@ -40,12 +45,12 @@ export async function compilePglite(): Promise<PglitePreload | undefined> {
 
 /** Starts `compilePglite` for the next `openPglite`; a second call does nothing. */
 export function startPgliteCompile(): void {
-  started ??= compilePglite()
+  if (!Reflect.has(globalThis, STARTED)) Reflect.set(globalThis, STARTED, compilePglite())
 }
 
 /** What `startPgliteCompile` made, once (a later PGlite in the same process compiles its own). */
 export async function takePglitePreload(): Promise<PglitePreload | undefined> {
-  const preload = started
-  started = undefined
+  const preload = Reflect.get(globalThis, STARTED) as Promise<PglitePreload | undefined> | undefined
+  Reflect.deleteProperty(globalThis, STARTED)
   return preload
 }
