@@ -26,6 +26,20 @@ export default tseslint.config(
     },
   },
   {
+    // `x as unknown as T` tells the compiler nothing is known: say what is known (a type guard, a narrower
+    // schema type, a typed copy) instead.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'TSAsExpression > TSAsExpression.expression > TSUnknownKeyword.typeAnnotation',
+          message: 'No `as unknown as` in src/: narrow the value with a type guard or type it where it is made.',
+        },
+      ],
+    },
+  },
+  {
     // Tests read JSON bodies of many shapes; asserting on them field by field is the point.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

@@ -37,6 +37,13 @@ function normalized(operation: unknown, i: number): ScimPatchOperation[] {
   return [path === undefined ? { op: name, value } : { op: name, path, value }]
 }
 
+/**
+ * Whether `resource` has what scim-patch reads of every resource: its `schemas` (its type also names `meta`,
+ * with dates where ours has the strings GET shows; it does not read them).
+ */
+const patchable = (resource: object): resource is ScimResource =>
+  Array.isArray((resource as { schemas?: unknown }).schemas)
+
 /** The resource after the body's operations; the id and meta cannot change. */
 export function applyPatch(resource: { id: string }, body: unknown): Record<string, unknown> & { id: string } {
   const { schemas, Operations } = (body ?? {}) as { schemas?: unknown; Operations?: unknown }
@@ -51,9 +58,11 @@ export function applyPatch(resource: { id: string }, body: unknown): Record<stri
       'tooMany',
     )
   const operations = Operations.flatMap((op, i) => normalized(op, i))
+  const copy = detached(resource)
+  // Our resources are built with their schemas (users.service.ts, groups.service.ts): not the body's doing.
+  if (!patchable(copy)) throw new Error('A SCIM resource without schemas cannot be patched.')
   let patched: ScimResource
   try {
-    const copy = detached(resource) as unknown as ScimResource
     patched = attached(scimPatch(copy, detached(operations), { treatMissingAsAdd: true }))
   } catch (error) {
     // Whatever the library cannot apply is the body's fault: a 400, never a 500.
@@ -62,5 +71,5 @@ export function applyPatch(resource: { id: string }, body: unknown): Record<stri
     throw new ScimError(400, `The patch cannot be applied: ${message}`, code as ScimType)
   }
   if (String(patched.id) !== String(resource.id)) throw mutability('id cannot be changed.')
-  return patched as unknown as Record<string, unknown> & { id: string }
+  return { ...patched, id: resource.id }
 }

@@ -67,7 +67,7 @@ export const scimRoutes =
     const db = database.db
     const peppers = [keys.pepper, ...(keys.previousPeppers ?? [])]
     app.addContentTypeParser('application/scim+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'))
-    app.decorateRequest('scimActor', null as unknown as Actor)
+    app.decorateRequest('scimActor', null, [])
     app.setErrorHandler(scimError)
     const allowedAt = routeMethods(app)
     app.setNotFoundHandler((request, reply) => {

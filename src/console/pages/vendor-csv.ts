@@ -62,10 +62,16 @@ export async function vendorNames(db: Kysely<DB>, actor: Actor): Promise<VendorN
 }
 
 /** The same names as a form's choices (value: the id). */
-export const choicesOf = (names: VendorNames): VendorChoices =>
-  Object.fromEntries(
-    LOOKUPS.map((key) => [key, names[key].map((r) => ({ value: String(r.id), label: r.name }))]),
-  ) as unknown as VendorChoices
+export const choicesOf = (names: VendorNames): VendorChoices => {
+  const options = (key: (typeof LOOKUPS)[number]) => names[key].map((r) => ({ value: String(r.id), label: r.name }))
+  return {
+    currency: options('currency'),
+    payment_term_ref: options('payment_term_ref'),
+    shipping_term_ref: options('shipping_term_ref'),
+    payment_method_ref: options('payment_method_ref'),
+    shipping_method_ref: options('shipping_method_ref'),
+  }
+}
 
 /** Every vendor the list matches (not one page), in the list.s order. */
 export async function allVendors(deps: ConsoleDeps, actor: Actor, search?: string): Promise<Vendor[]> {
@@ -89,8 +95,9 @@ export function vendorCsvRow(v: Vendor, names: VendorNames): Record<string, stri
     return names[key].find((r) => r.id === id)?.name ?? String(id)
   }
   const row: Record<string, string> = {}
+  const fields: Record<string, unknown> = v
   for (const column of Object.keys(VENDOR_LABELS)) {
-    const value = (v as unknown as Record<string, unknown>)[column]
+    const value = fields[column]
     row[column] = typeof value === 'string' || typeof value === 'number' ? String(value) : ''
   }
   row.type = VENDOR_TYPES.find((t) => t.value === String(v.type))?.label ?? String(v.type)
