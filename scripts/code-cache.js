@@ -18,20 +18,24 @@ const dist = new URL('../dist/', import.meta.url)
 const cache = fileURLToPath(new URL('server.cjs.cache', dist))
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-code-cache-'))
 const READY_WITHIN_MS = 60_000
+const STOPPED_WITHIN_MS = 30_000
 
 fs.rmSync(cache, { force: true })
 
-// The embedded engine, whatever the build's environment says.
-function withoutDatabaseUrl(env) {
+// One embedded server process, whatever the build's environment says. NODE_OPTIONS stays: V8 rejects a cache
+// made under other flags (--max-old-space-size and --stack-size among them), so a server started with some
+// keeps its cache only if the build ran with the same (docs/operations.md).
+function trainingEnv(env) {
   const rest = { ...env }
   delete rest.DATABASE_URL
+  delete rest.WORKERS
   return rest
 }
 
 async function train() {
   const child = spawn(process.execPath, [fileURLToPath(new URL('procurement.js', dist)), 'serve'], {
     env: {
-      ...withoutDatabaseUrl(process.env),
+      ...trainingEnv(process.env),
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       PORT: '0',
@@ -55,13 +59,20 @@ async function train() {
         )
         if (status === 200) break
       }
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error('the server did not become ready')
+      if (child.exitCode !== null || Date.now() > deadline) {
+        const last = output.trim().split('\n').slice(-2).join(' / ')
+        throw new Error(`the server did not become ready${last === '' ? '' : `: ${last}`}`)
+      }
       await sleep(20)
     }
   } finally {
     child.kill('SIGTERM')
   }
-  const how = await exited
+  const how = await Promise.race([exited, sleep(STOPPED_WITHIN_MS, 'timeout', { ref: false })])
+  if (how === 'timeout') {
+    child.kill('SIGKILL')
+    throw new Error(`the server did not stop within ${STOPPED_WITHIN_MS / 1000} s of SIGTERM`)
+  }
   if (!fs.existsSync(cache)) throw new Error(`the server stopped (${how}) without writing the cache`)
 }
 
