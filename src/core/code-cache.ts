@@ -19,19 +19,13 @@ import vm from 'node:vm'
 /** Set by the build's one training start (scripts/code-cache.js): write the cache when the process exits. */
 export const WRITE_CODE_CACHE_ENV = 'PROCUREMENT_WRITE_CODE_CACHE'
 
-/** What became of the cache: used, rejected by V8 (made by another Node or for other code), or not there. */
+/** What became of the cache: used; not used (made for other code, by another Node or under other flags, or damaged); not there. */
 export type CacheUse = 'accepted' | 'rejected' | 'absent'
 
 export interface Loaded {
   exports: unknown
   cache: CacheUse
 }
-
-/**
- * The scripts run here. Their functions outlive the calls below; the scripts are kept too, as V8's cache is
- * made from a script (at exit, when the build asks for it).
- */
-const scripts = new Set<vm.Script>()
 
 /** The path of `file`'s cache. */
 const cacheFile = (file: string): string => `${file}.cache`
@@ -57,7 +51,6 @@ export async function requireWithCodeCache(file: string): Promise<Loaded> {
     filename: file,
     cachedData,
   })
-  scripts.add(script)
   const module = { exports: {} }
   const wrapper: unknown = script.runInThisContext()
   if (typeof wrapper !== 'function') throw new Error(`${file} did not compile to a function`)
