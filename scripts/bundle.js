@@ -18,54 +18,54 @@ const dist = new URL('../dist/', import.meta.url)
 const CHUNK = /^[\w-]+-[A-Z0-9]{8}\.js$/
 for (const name of fs.readdirSync(dist)) if (CHUNK.test(name.replace(/\.map$/, ''))) fs.rmSync(new URL(name, dist))
 
-await build({
-  entryPoints: { procurement: fileURLToPath(new URL('cli/main.js', dist)) },
-  outdir: fileURLToPath(dist),
-  splitting: true,
+// What both bundles share. Left to node_modules: packages that read their own files next to their code
+// (PGlite's WebAssembly and data, Swagger UI's static pages), the mail library loaded only when SMTP is
+// configured, pg's optional native binding, and koffi (its native binary is found beside its code).
+const shared = {
   bundle: true,
   platform: 'node',
-  format: 'esm',
   target: 'node20',
-  sourcemap: true,
-  sourcesContent: false,
-  // Left to node_modules: packages that read their own files next to their code (PGlite's WebAssembly and
-  // data, Swagger UI's static pages), the mail library loaded only when SMTP is configured, and pg's optional
-  // native binding, and koffi (its native binary is found beside its code). @fastify/cookie loads the CommonJS
-  // `cookie` with import(): split into a chunk of its own, that namespace would have only `default`, and every
-  // Set-Cookie threw ("stringifySetCookie is not a function"); Node's own loader names the exports.
-  external: ['@electric-sql/pglite', '@fastify/cookie', '@fastify/swagger-ui', 'koffi', 'nodemailer', 'pg-native'],
-  // The CommonJS libraries inside call require() for Node's own modules.
-  banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-  logLevel: 'warning',
-  // Strings and templates escaped to ASCII; see below for what that leaves.
-  charset: 'ascii',
-})
-
-// The server again (src/cli/serve-entry.ts), as one CommonJS file, dist/server.cjs, which `serve` runs (src/cli/main.ts) with V8's code
-// cache beside it (src/core/code-cache.ts, made by scripts/code-cache.js): Node 20 can cache the bytecode of a
-// script, not of an ES module. Everything is in the one file but the same packages as above. `import()` of
-// those becomes `require` (a script's own import() needs an experimental flag in Node 20); each has a
-// CommonJS entry. `import.meta` has no meaning in a script: its url is the file's and its resolve is
-// require.resolve's, as the modules that read them expect.
-await build({
-  entryPoints: [fileURLToPath(new URL('cli/serve-entry.js', dist))],
-  outfile: fileURLToPath(new URL('server.cjs', dist)),
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  supported: { 'dynamic-import': false },
   sourcemap: true,
   sourcesContent: false,
   external: ['@electric-sql/pglite', '@fastify/swagger-ui', 'koffi', 'nodemailer', 'pg-native'],
+  logLevel: 'warning',
+  // Strings and templates escaped to ASCII; see below for what that leaves.
+  charset: 'ascii',
+}
+
+await build({
+  ...shared,
+  entryPoints: { procurement: fileURLToPath(new URL('cli/main.js', dist)) },
+  outdir: fileURLToPath(dist),
+  splitting: true,
+  format: 'esm',
+  // @fastify/cookie loads the CommonJS `cookie` with import(): split into a chunk of its own, that namespace
+  // would have only `default`, and every Set-Cookie threw ("stringifySetCookie is not a function"); Node's
+  // own loader names the exports.
+  external: [...shared.external, '@fastify/cookie'],
+  // The CommonJS libraries inside call require() for Node's own modules.
+  banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+})
+
+// The server again (src/cli/serve-entry.ts), as one CommonJS file, dist/server.cjs, which `serve` runs
+// (src/cli/main.ts) with V8's code cache beside it (src/core/code-cache.ts, made by scripts/code-cache.js):
+// Node 20 can cache the bytecode of a script, not of an ES module. `import()` becomes `require` (a script's
+// own import() needs an experimental flag in Node 20): each package left outside has a CommonJS entry, and
+// @fastify/cookie's import('cookie') is bundled, so it gets the named exports. `import.meta` has no meaning
+// in a script: its url is the file's and its resolve is require.resolve's, as the modules that read them
+// expect.
+await build({
+  ...shared,
+  entryPoints: [fileURLToPath(new URL('cli/serve-entry.js', dist))],
+  outfile: fileURLToPath(new URL('server.cjs', dist)),
+  format: 'cjs',
+  supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__import_meta_url', 'import.meta.resolve': '__import_meta_resolve' },
   banner: {
     js:
       "const __import_meta_url = require('node:url').pathToFileURL(__filename).href;\n" +
       "const __import_meta_resolve = (specifier) => require('node:url').pathToFileURL(require.resolve(specifier)).href;",
   },
-  logLevel: 'warning',
-  charset: 'ascii',
 })
 
 // V8 keeps a script's source in memory as long as the script lives (the server's whole life) — as one byte a

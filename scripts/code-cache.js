@@ -13,6 +13,7 @@ import path from 'node:path'
 import process from 'node:process'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath, URL } from 'node:url'
+import { WRITE_CODE_CACHE_ENV } from '../dist/core/code-cache.js'
 
 const dist = new URL('../dist/', import.meta.url)
 const cache = fileURLToPath(new URL('server.cjs.cache', dist))
@@ -40,7 +41,7 @@ async function train() {
       HOST: '127.0.0.1',
       PORT: '0',
       LOG_LEVEL: 'warn',
-      PROCUREMENT_WRITE_CODE_CACHE: '1',
+      [WRITE_CODE_CACHE_ENV]: '1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

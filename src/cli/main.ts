@@ -45,6 +45,8 @@ const [TENANTS_ONLY_HELP, USERS_HELP] = TENANTS_HELP.split(/\n(?= {2}users )/) a
  * overlap (the settings are not read yet: DATABASE_URL unset or empty is the embedded engine).
  */
 let server: Promise<typeof ServeEntry> | undefined
+/** The bundle's own judge of which of its errors an operator can act on (see `operatorFacing` below). */
+let serverFacing: ((error: unknown) => boolean) | undefined
 function loadServer(): Promise<typeof ServeEntry> {
   server ??= (async () => {
     if ((process.env.DATABASE_URL ?? '') === '') (await import('../db/pglite-preload.ts')).startPgliteCompile()
@@ -213,7 +215,6 @@ async function main(argv: string[]): Promise<void> {
  * The kinds of failure an operator can act on: one line, no stack (cli/operator-facing.ts, loaded only when
  * something failed). The server bundle has its own copies of those classes: what it threw, it judges.
  */
-let serverFacing: ((error: unknown) => boolean) | undefined
 const operatorFacing = async (error: unknown): Promise<boolean> =>
   (await import('./operator-facing.ts')).operatorFacing(error) || serverFacing?.(error) === true
 
