@@ -19,6 +19,7 @@ const path = require('node:path')
 exports.answer = () => ${answer}
 exports.where = path.basename(__dirname) + '/' + path.basename(__filename)
 exports.thrown = () => { try { null.x } catch (error) { return error.stack.split('\\n')[1] } }
+exports.text = \`café · naïve — \${'ok'}\`
 `
 
 /** Loads the bundle in a new node process, as `serve` does; what it exported, and what became of the cache. */
@@ -26,13 +27,13 @@ async function load(env: Record<string, string> = {}) {
   const script = `
     const { requireWithCodeCache } = await import(${JSON.stringify(codeCache)})
     const { exports, cache } = await requireWithCodeCache(${JSON.stringify(bundle)})
-    console.log(JSON.stringify({ cache, answer: exports.answer(), where: exports.where, thrown: exports.thrown() }))`
+    console.log(JSON.stringify({ cache, answer: exports.answer(), where: exports.where, thrown: exports.thrown(), text: exports.text }))`
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ['--import', 'tsx', '--input-type=module', '-e', script],
     { env: { ...process.env, ...env } },
   )
-  return JSON.parse(stdout) as { cache: string; answer: number; where: string; thrown: string }
+  return JSON.parse(stdout) as { cache: string; answer: number; where: string; thrown: string; text: string }
 }
 
 test('the first load has no cache and, when the build asks, writes one as it exits; the next load uses it', async () => {
@@ -47,6 +48,9 @@ test('the first load has no cache and, when the build asks, writes one as it exi
   const second = await load()
   assert.equal(second.cache, 'accepted')
   assert.equal(second.answer, 1)
+  // The file is UTF-8, as a module is: characters past ASCII read as written, with the cache and without.
+  assert.equal(first.text, 'café · naïve — ok')
+  assert.equal(second.text, 'café · naïve — ok')
   // The wrapper shares the file's first line, so stack traces point at the file's own lines (line 5 here).
   assert.match(second.thrown, new RegExp(`bundle\\.cjs:5:`))
 })

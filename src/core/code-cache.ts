@@ -31,8 +31,7 @@ export interface Loaded {
 const cacheFile = (file: string): string => `${file}.cache`
 
 /**
- * Runs `file`, a CommonJS bundle whose characters are all Latin-1 (scripts/bundle.js escapes the rest), as
- * `require` would, with its cache where there is one, and returns its exports. The bundle must not use
+ * Runs `file`, a CommonJS bundle in UTF-8, as `require` would, with its cache where there is one, and returns its exports. The bundle must not use
  * `import()`: a script's dynamic imports need an experimental flag in Node 20 (the bundle turns them into
  * `require`).
  */
@@ -45,7 +44,9 @@ export async function requireWithCodeCache(file: string): Promise<Loaded> {
   const digest = sourceDigest(bytes)
   const fits = cached !== undefined && cached.subarray(0, DIGEST_BYTES).equals(digest)
   const cachedData = fits ? cached.subarray(DIGEST_BYTES) : undefined
-  const source = bytes.toString('latin1')
+  // UTF-8, as Node reads a module (a character such as '·' is two bytes there); V8 still keeps the text one
+  // byte a character when every character fits in Latin-1 (scripts/bundle.js escapes the rest).
+  const source = bytes.toString('utf8')
   // The wrapper on the first line, as Node's own, so that line numbers in stack traces are the file's.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
