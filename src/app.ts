@@ -8,6 +8,7 @@ import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
 import type { Subscribers } from './db/listener.ts'
 import { healthRoutes } from './health/routes.ts'
+import { restoreHead, routeHeadAsGet } from './http/head.ts'
 import { methodNotAllowed } from './http/not-found.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { trustProxyOption } from './http/trust-proxy.ts'
@@ -75,6 +76,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     trustProxy: trustProxyOption(config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // HEAD is routed to the GET route rather than given routes of its own (http/head.ts).
+    exposeHeadRoutes: false,
+    rewriteUrl: routeHeadAsGet,
     return503OnClosing: true,
     schemaController: { compilersFactory: { buildSerializer: buildSerializerOnFirstUse } },
     // A path that is not valid percent-encoding never reaches a route: a problem like every other 400.
@@ -84,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       else void sendProblem(reply, badRequest(detail))
     },
   })
+  restoreHead(app)
   await app.register(requestContext)
   app.setValidatorCompiler(validatorCompiler)
   app.setErrorHandler(problemHandler)

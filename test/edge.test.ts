@@ -132,6 +132,71 @@ describe('the request line and headers', () => {
   })
 })
 
+describe('HEAD', () => {
+  /** The status line, the headers (lower-cased names) and every byte after them, of one raw exchange. */
+  function parsed(answer: string) {
+    const [head = '', ...rest] = answer.split('\r\n\r\n')
+    const [status = '', ...lines] = head.split('\r\n')
+    const headers = new Map(
+      lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+    )
+    return { status, headers, body: rest.join('\r\n\r\n') }
+  }
+
+  test('HEAD answers as GET does, headers and all, with no body; on a path without GET it is a 405 or a 404', async () => {
+    const served = await testApp()
+    try {
+      const { token } = await signedIn(served)
+      const { port } = new URL(await served.app.listen({ port: 0, host: '127.0.0.1' }))
+      const exchange = async (method: string, path: string) =>
+        parsed(
+          await rawRequest(
+            Number(port),
+            `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nX-Service-Client: api\r\nConnection: close\r\n\r\n`,
+          ),
+        )
+      for (const path of ['/api/v3/vendors/?page_size=1', '/console/sign-in', '/healthz', '/openapi.json']) {
+        const get = await exchange('GET', path)
+        const head = await exchange('HEAD', path)
+        assert.match(get.status, /^HTTP\/1\.1 200 /, path)
+        assert.equal(head.status, get.status, path)
+        assert.equal(head.body, '', `HEAD ${path} sent a body`)
+        assert.ok(get.body.length > 0, path)
+        for (const name of ['content-type', 'content-length', 'cache-control', 'x-content-type-options']) {
+          assert.equal(head.headers.get(name), get.headers.get(name), `${name} of HEAD ${path}`)
+        }
+      }
+      const postOnly = await exchange('HEAD', '/oauth/token')
+      assert.match(postOnly.status, /^HTTP\/1\.1 405 /)
+      assert.equal(postOnly.headers.get('allow'), 'POST')
+      assert.equal(postOnly.body, '')
+      const nowhere = await exchange('HEAD', '/api/v3/no-such-thing/')
+      assert.match(nowhere.status, /^HTTP\/1\.1 404 /)
+      assert.equal(nowhere.body, '')
+    } finally {
+      await served.close()
+    }
+  })
+
+  test('what runs after routing sees HEAD, the method the client sent; Allow names HEAD wherever GET is', async () => {
+    const { api } = await signedIn(ctx)
+    const head = await api({
+      method: 'HEAD',
+      url: '/api/v3/vendors/?page_size=1',
+      headers: { 'x-request-id': 'head-1' },
+    })
+    assert.equal(head.statusCode, 200)
+    assert.equal(head.body, '')
+    const line = ctx.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.request_id === 'head-1')
+    assert.equal(line?.method, 'HEAD', JSON.stringify(line))
+    assert.equal(line?.route, '/api/v3/vendors/')
+    const onGetOnly = await api({ method: 'DELETE', url: '/healthz' })
+    assert.equal(onGetOnly.statusCode, 405)
+    assert.match(String(onGetOnly.headers.allow), /^GET, HEAD/)
+    assert.match(onGetOnly.json().detail, /^DELETE is not allowed on \/healthz; use GET, HEAD/)
+  })
+})
+
 describe('security headers', () => {
   test('nosniff and a referrer policy everywhere; no-store on API and token responses; a strict CSP on HTML', async () => {
     const { api, creds } = await signedIn(ctx)

@@ -24,14 +24,20 @@ declare module 'fastify' {
 export function methodNotAllowed(app: FastifyInstance): void {
   const routes: RouteEntry[] = []
   app.decorate('routeTable', routes)
+  const bySource = new Map<string, RouteEntry>()
   app.addHook('onRoute', (route) => {
-    const source = route.url.replace(/\/$/, '').replace(/:[A-Za-z_]+/g, '[^/]+')
-    const pattern = new RegExp(`^${source}/?$`)
-    let entry = routes.find((r) => r.pattern.source === pattern.source)
-    if (entry === undefined) routes.push((entry = { url: route.url, pattern, methods: new Set(), schemas: new Map() }))
+    const source = `^${route.url.replace(/\/$/, '').replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`
+    let entry = bySource.get(source)
+    if (entry === undefined) {
+      entry = { url: route.url, pattern: new RegExp(source), methods: new Set(), schemas: new Map() }
+      bySource.set(source, entry)
+      routes.push(entry)
+    }
     for (const method of [route.method].flat()) {
       entry.methods.add(method)
       entry.schemas.set(method, route.schema)
+      // A GET route answers HEAD too (http/head.ts).
+      if (method === 'GET') entry.methods.add('HEAD')
     }
   })
   app.setNotFoundHandler((request, reply) => {
