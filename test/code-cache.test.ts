@@ -7,6 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { after, test } from 'node:test'
+import { CACHE_HEADER_BYTES } from '../src/core/code-cache.ts'
 
 const codeCache = path.resolve(import.meta.dirname, '../src/core/code-cache.ts')
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-cache-'))
@@ -76,10 +77,18 @@ test('a cache made for other code, or damaged, is rejected and the bundle runs a
   const damaged = await load()
   assert.deepEqual({ cache: damaged.cache, answer: damaged.answer }, { cache: 'rejected', answer: 4 })
 
-  // The right source's digest, then V8's data damaged: V8 itself rejects it.
+  // The right source's header, then V8's data damaged: all of it, which V8 itself would reject; past V8's own
+  // header (its first 40 bytes kept), which V8 would take as it is; or cut short.
   await load({ PROCUREMENT_WRITE_CODE_CACHE: '1' })
   const made = fs.readFileSync(cache)
-  fs.writeFileSync(cache, Buffer.concat([made.subarray(0, 32), Buffer.alloc(made.length - 32, 7)]))
-  const garbled = await load()
-  assert.deepEqual({ cache: garbled.cache, answer: garbled.answer }, { cache: 'rejected', answer: 4 })
+  const header = made.subarray(0, CACHE_HEADER_BYTES)
+  const data = made.subarray(CACHE_HEADER_BYTES)
+  const flipped = Buffer.from(data.map((byte, i) => (i < 40 ? byte : byte ^ 0x5a)))
+  for (const damaged of [Buffer.alloc(data.length, 7), flipped, data.subarray(0, data.length - 1)]) {
+    fs.writeFileSync(cache, Buffer.concat([header, damaged]))
+    const garbled = await load()
+    assert.deepEqual({ cache: garbled.cache, answer: garbled.answer }, { cache: 'rejected', answer: 4 })
+  }
+  fs.writeFileSync(cache, made)
+  assert.equal((await load()).cache, 'accepted')
 })
