@@ -21,8 +21,25 @@ for (const name of fs.readdirSync(dist)) if (CHUNK.test(name.replace(/\.map$/, '
 // What both bundles share. Left to node_modules: packages that read their own files next to their code
 // (PGlite's WebAssembly and data, Swagger UI's static pages), the mail library loaded only when SMTP is
 // configured, pg's optional native binding, and koffi (its native binary is found beside its code).
+// pg asks, as it loads, whether it runs in a Cloudflare Worker: with no `navigator` (Node 20 has none) it makes a
+// `Response`, and that global loads Node's fetch (undici), about 10 ms of every start on PostgreSQL, before a
+// single connection. The bundles run on Node alone, so there the answer is no, and Node's sockets are used, as
+// they always were here. The rest of pg is as published; a pg whose check reads otherwise fails the build.
+const pgOnNode = {
+  name: 'pg-on-node',
+  setup(plugin) {
+    plugin.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, async ({ path }) => {
+      const source = await fs.promises.readFile(path, 'utf8')
+      const check = 'function isCloudflareRuntime() {'
+      if (source.split(check).length !== 2) throw new Error(`${path}: no \`${check}\` to answer for Node`)
+      return { contents: source.replace(check, `${check}\n  return false`) }
+    })
+  },
+}
+
 const shared = {
   bundle: true,
+  plugins: [pgOnNode],
   platform: 'node',
   target: 'node20',
   sourcemap: true,
@@ -48,16 +65,14 @@ await build({
 })
 
 // The server again (src/cli/serve-entry.ts), as one CommonJS file, dist/server.cjs, which `serve` runs
-// (src/cli/main.ts) with V8's code cache beside it (src/core/code-cache.ts, made by scripts/code-cache.js):
-// Node 20 can cache the bytecode of a script, not of an ES module. `import()` becomes `require` (a script's
-// own import() needs an experimental flag in Node 20): each package left outside has a CommonJS entry, and
-// @fastify/cookie's import('cookie') is bundled, so it gets the named exports. `import.meta` has no meaning
-// in a script: its url is the file's and its resolve is require.resolve's, as the modules that read them
-// expect.
-await build({
+// (src/cli/serve-command.ts) with V8's code cache beside it (src/core/code-cache.ts, made by
+// scripts/code-cache.js): Node 20 can cache the bytecode of a script, not of an ES module. `import()` becomes
+// `require` (a script's own import() needs an experimental flag in Node 20): each package left outside has a
+// CommonJS entry, and @fastify/cookie's import('cookie') is bundled, so it gets the named exports.
+// `import.meta` has no meaning in a script: its url is the file's and its resolve is require.resolve's, as
+// the modules that read them expect.
+const script = {
   ...shared,
-  entryPoints: [fileURLToPath(new URL('cli/serve-entry.js', dist))],
-  outfile: fileURLToPath(new URL('server.cjs', dist)),
   format: 'cjs',
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__import_meta_url', 'import.meta.resolve': '__import_meta_resolve' },
@@ -66,17 +81,37 @@ await build({
       "const __import_meta_url = require('node:url').pathToFileURL(__filename).href;\n" +
       "const __import_meta_resolve = (specifier) => require('node:url').pathToFileURL(require.resolve(specifier)).href;",
   },
+}
+await build({
+  ...script,
+  entryPoints: [fileURLToPath(new URL('cli/serve-entry.js', dist))],
+  outfile: fileURLToPath(new URL('server.cjs', dist)),
+})
+
+// A bare `procurement serve` (src/cli/serve-main.ts) as a small script of its own, dist/serve.cjs, which
+// bin/procurement.js runs without loading the command's ES modules. It loads dist/server.cjs, which is
+// always beside it in the build: the sources' fallback (serve-entry.js) stays outside, not bundled again.
+await build({
+  ...script,
+  entryPoints: [fileURLToPath(new URL('cli/serve-main.js', dist))],
+  outfile: fileURLToPath(new URL('serve.cjs', dist)),
+  external: [...shared.external, './serve-entry.js'],
 })
 
 // V8 keeps a script's source in memory as long as the script lives (the server's whole life) — as one byte a
 // character if every character fits in Latin-1, else two: one em dash left in a comment doubled the 4 MB
-// bundle to 8 MB of heap. esbuild leaves comments as written, so what is left above U+00FF is escaped here
-// (harmless in a comment, a string or a regular expression; only a tagged template's raw text would differ).
-for (const name of fs.readdirSync(dist).filter((n) => n === 'procurement.js' || n === 'server.cjs' || CHUNK.test(n))) {
+// bundle to 8 MB of heap. And a start decodes dist/server.cjs from UTF-8 (src/core/code-cache.ts), three times
+// faster when it is ASCII. esbuild escapes strings but leaves comments and tagged templates as written, so
+// every character past ASCII is escaped here: harmless in a comment, a string, a regular expression or a
+// template that reads its cooked text (the console's `html` does); only a tag reading the raw text would see
+// the escape (when this was written, no tagged template in the bundle but the console's had text past ASCII).
+for (const name of fs
+  .readdirSync(dist)
+  .filter((n) => ['procurement.js', 'server.cjs', 'serve.cjs'].includes(n) || CHUNK.test(n))) {
   const bundled = new URL(name, dist)
   const source = fs.readFileSync(bundled, 'utf8')
-  const latin1 = source.replace(/[\u0100-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-  if (latin1 !== source) fs.writeFileSync(bundled, latin1)
+  const ascii = source.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  if (ascii !== source) fs.writeFileSync(bundled, ascii)
 }
 
 // The console reads its CSS and script next to the module that serves them, which is now this file.

@@ -34,7 +34,8 @@ function trainingEnv(env) {
 }
 
 async function train() {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('procurement.js', dist)), 'serve'], {
+  // As `npm start` runs it: bin/procurement.js runs dist/serve.cjs for a bare `serve`.
+  const child = spawn(process.execPath, [fileURLToPath(new URL('serve.cjs', dist))], {
     env: {
       ...trainingEnv(process.env),
       DATA_DIR: dataDir,

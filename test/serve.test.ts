@@ -81,7 +81,13 @@ describe('embedded database, as an operator runs it', { skip: engineUnderTest !=
 
     const second = await runToEnd(['serve'], { PORT: '0', DATA_DIR: dataDir })
     assert.notEqual(second.code, 0)
-    assert.match(second.output, new RegExp(`in use by process ${first.child.pid}`))
+    assert.match(second.output, new RegExp(`^procurement: The data directory .* in use by process ${first.child.pid}`))
+    assert.doesNotMatch(second.output, /^\s+at /m, 'one line an operator can act on, no stack')
+    // No command at all is `serve`: a setting it cannot use is named the same way.
+    const misconfigured = await runToEnd([], { PORT: 'eighty', DATA_DIR: dataDir })
+    assert.equal(misconfigured.code, 1)
+    assert.match(misconfigured.output, /^procurement: Invalid configuration:\n {2}PORT: /)
+    assert.doesNotMatch(misconfigured.output, /^\s+at /m)
     const cli = await runToEnd(['tenants', 'list'], { DATA_DIR: dataDir })
     assert.equal(cli.code, 1)
     assert.match(cli.output, /in use by process/)

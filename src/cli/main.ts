@@ -4,13 +4,11 @@
  * named, with that command's usage. `procurement <command> --help` prints that command's usage.
  * Exit codes: 0 done, 1 failed (message on stderr), 2 wrong usage.
  */
-import fs from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { Config } from '../config.ts'
 import { serviceVersion } from '../core/version.ts'
 import type { Database } from '../db/database.ts'
-import type * as ServeEntry from './serve-entry.ts'
+import { exitWithFailure, loadServer } from './serve-command.ts'
 import {
   AUDIT_HELP,
   AUDIT_OPTIONS,
@@ -37,28 +35,6 @@ interface Command {
 }
 
 const [TENANTS_ONLY_HELP, USERS_HELP] = TENANTS_HELP.split(/\n(?= {2}users )/) as [string, string]
-
-/**
- * The server's code, loaded once. In the build, dist/server.cjs beside this file, run with the code cache
- * the build made for it (core/code-cache.ts): a start compiles next to nothing. From the sources,
- * cli/serve-entry.ts. The embedded engine's WebAssembly starts compiling first, on other threads, so the two
- * overlap (the settings are not read yet: DATABASE_URL unset or empty is the embedded engine).
- */
-let server: Promise<typeof ServeEntry> | undefined
-/** The bundle's own judge of which of its errors an operator can act on (see `operatorFacing` below). */
-let serverFacing: ((error: unknown) => boolean) | undefined
-function loadServer(): Promise<typeof ServeEntry> {
-  server ??= (async () => {
-    if ((process.env.DATABASE_URL ?? '') === '') (await import('../db/pglite-preload.ts')).startPgliteCompile()
-    const bundle = fileURLToPath(new URL('./server.cjs', import.meta.url))
-    if (!fs.existsSync(bundle)) return import('./serve-entry.ts')
-    const { requireWithCodeCache } = await import('../core/code-cache.ts')
-    const loaded = (await requireWithCodeCache(bundle)).exports as typeof ServeEntry
-    serverFacing = loaded.operatorFacing
-    return loaded
-  })()
-  return server
-}
 
 const COMMANDS: Record<string, Command> = {
   serve: {
@@ -211,13 +187,6 @@ async function main(argv: string[]): Promise<void> {
   await command.run(loadConfig(), rest, values, positionals)
 }
 
-/**
- * The kinds of failure an operator can act on: one line, no stack (cli/operator-facing.ts, loaded only when
- * something failed). The server bundle has its own copies of those classes: what it threw, it judges.
- */
-const operatorFacing = async (error: unknown): Promise<boolean> =>
-  (await import('./operator-facing.ts')).operatorFacing(error) || serverFacing?.(error) === true
-
 main(process.argv.slice(2)).catch(async (error: unknown) => {
   const usage = error instanceof UsageError ? error.message : usageProblem(error)
   if (usage !== undefined) {
@@ -225,10 +194,5 @@ main(process.argv.slice(2)).catch(async (error: unknown) => {
     console.error(`${where}: ${usage}\n\n${current === undefined ? HELP : usageOf(current)}`)
     process.exit(2)
   }
-  if (await operatorFacing(error)) {
-    console.error(`procurement: ${(error as Error).message}`)
-    process.exit(1)
-  }
-  console.error('procurement: failed:', error)
-  process.exit(1)
+  exitWithFailure(error, (await import('./operator-facing.ts')).operatorFacing(error))
 })

@@ -67,10 +67,13 @@ async function upToDate(db: Kysely<any>): Promise<boolean> {
     if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return false // a new database
     throw error
   }
+  // Names are compared by code unit, as `known` is sorted: for these ASCII names the migrator's order, without
+  // the first localeCompare's loading ICU's collator (about 5 ms of every start).
+  const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
   const executed = rows
     .sort((a, b) =>
       a.timestamp === b.timestamp
-        ? a.name.localeCompare(b.name)
+        ? byName(a.name, b.name)
         : new Date(a.timestamp).getTime() - new Date(b.timestamp).getTime(),
     )
     .map((row) => row.name)
