@@ -31,12 +31,12 @@ COPY --from=build --chown=root:root /app/dist ./dist
 COPY --from=build --chown=root:root /app/bin ./bin
 COPY LICENSE CHANGELOG.md ./
 # The embedded database's folder (used when DATABASE_URL is unset), owned by the service's user, mode 0700.
-RUN mkdir -p /data && chown node:node /data && chmod 0700 /data && ln -s /app/bin/procurement.js /usr/local/bin/procurement
+RUN mkdir -p /data && chown node:node /data && chmod 0700 /data && ln -s /app/bin/procurement.cjs /usr/local/bin/procurement
 VOLUME ["/data"]
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # `procurement <command>` runs the other commands in the same image (e.g. `migrate`, `tenants create …`).
-ENTRYPOINT ["node", "/app/dist/procurement.js"]
+ENTRYPOINT ["node", "/app/bin/procurement.cjs"]
 CMD ["serve"]

@@ -1,17 +1,16 @@
 /**
- * The operator's command, `node bin/procurement.js …`, as a shell runs it: spawn to exit of `--version`,
+ * The operator's command, `node bin/procurement.cjs …`, as a shell runs it: spawn to exit of `--version`,
  * `--help`, and `clients create` answered by a running embedded server through its control socket — beside
  * the floor, a bare `node -e 0`, in the same run and interleaved with it (one of each in turn, `BENCH_RUNS`
  * rounds, default 9). Reported as medians, wall time and CPU time (user + system of the finished child, from
  * this process's cutime and cstime), and as ratios to the floor's wall time.
- * `BENCH_BASE=<another checkout>` also runs that checkout's bin/procurement.js the same way (before/after).
+ * `BENCH_BASE=<another checkout>` also runs that checkout's bin/procurement.cjs the same way (before/after).
  * Run: npm run bench -- cli
  */
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
-import path from 'node:path'
-import { envNumber, fmt, main, median, ROOT, scratchDir, serverEnv, startServerAt, verdict } from './lib.ts'
+import { commandOf, envNumber, fmt, main, median, ROOT, scratchDir, serverEnv, startServerAt, verdict } from './lib.ts'
 
 const rounds = envNumber('BENCH_RUNS', 9)
 const base = process.env.BENCH_BASE
@@ -58,7 +57,7 @@ await main(async () => {
   const checkouts = [{ label: 'this checkout', root: ROOT }, ...(base ? [{ label: 'base', root: base }] : [])]
   const cases: Case[] = [{ name: 'floor: node -e 0', args: ['-e', '0'], env: {} }]
   for (const { label, root } of checkouts) {
-    const bin = path.join(root, 'bin/procurement.js')
+    const bin = commandOf(root)
     const suffix = checkouts.length > 1 ? ` (${label})` : ''
     // The server answers `clients create` while it holds DATA_DIR: the command asks it through control.sock.
     const dataDir = scratchDir('cli')

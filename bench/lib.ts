@@ -1,5 +1,5 @@
 /**
- * What every out-of-process benchmark shares: the real server (`node bin/procurement.js serve`) and the raw
+ * What every out-of-process benchmark shares: the real server (`node bin/procurement.cjs serve`) and the raw
  * floor (bench/floor/server.ts) as child processes, the load generator as a third (wrk when on PATH, else
  * autocannon's CLI), CPU time and RSS of a process tree read from /proc, throw-away databases, seed data, and
  * the capture of the SQL the service runs for one request (so the floor replays exactly that).
@@ -30,7 +30,7 @@ import type { FloorSpec, Statement } from './floor/spec.ts'
 export type { FloorSpec, Statement } from './floor/spec.ts'
 
 export const ROOT = path.resolve(import.meta.dirname, '..')
-const BIN = path.join(ROOT, 'bin/procurement.js')
+const BIN = path.join(ROOT, 'bin/procurement.cjs')
 const FLOOR = path.join(ROOT, 'bench/floor/server.ts')
 
 /** A number from the environment, or the default. */
@@ -196,7 +196,7 @@ export function serverEnv(extra: Record<string, string>): Record<string, string>
   }
 }
 
-/** bin/procurement.js's own test: dist/procurement.js is used when it is at least as new as every file under src/. */
+/** bin/procurement.cjs's own test: dist/procurement.js is used when it is at least as new as every file under src/. */
 function compiledIsFresh(): boolean {
   const newest = (dir: string): number =>
     Math.max(
@@ -240,12 +240,18 @@ export function startServerInGroup(procs: string, env: Record<string, string>, n
   return startProcess(name, ['-c', script, 'sh', procs, process.execPath, BIN, 'serve'], env, '/bin/sh')
 }
 
-/** The server of another checkout of this project (its own bin/procurement.js), e.g. an earlier commit's. */
+/** A checkout's command: bin/procurement.cjs, or bin/procurement.js in a checkout from before it was CommonJS. */
+export function commandOf(root: string): string {
+  const current = path.join(root, 'bin/procurement.cjs')
+  return fs.existsSync(current) ? current : path.join(root, 'bin/procurement.js')
+}
+
+/** The server of another checkout of this project (its own command), e.g. an earlier commit's. */
 export const startServerAt = (root: string, env: Record<string, string>, name: string): Promise<Running> =>
-  startProcess(name, [path.join(root, 'bin/procurement.js'), 'serve'], env)
+  startProcess(name, [commandOf(root), 'serve'], env)
 
 /**
- * The operator's command, `node bin/procurement.js <args>` (the compiled dist/ when it is current), with only
+ * The operator's command, `node bin/procurement.cjs <args>` (the compiled dist/ when it is current), with only
  * `env` (as the server gets it, e.g. `serverEnv(…)`), to set data up the way an operator does; what it
  * printed on stdout. It must finish within `limitSeconds` and exit with 0. On the embedded engine it cannot
  * run while a server holds the same DATA_DIR.

@@ -1,5 +1,5 @@
 // After `tsc -p tsconfig.build.json`: the compiled server and its libraries bundled, dist/procurement.js and
-// the chunks it loads (dist/<name>-<HASH>.js), which bin/procurement.js runs. Node 20 loads the ~1,600 files of dist/ and node_modules/ one by one (resolve,
+// the chunks it loads (dist/<name>-<HASH>.js), which bin/procurement.cjs runs. Node 20 loads the ~1,600 files of dist/ and node_modules/ one by one (resolve,
 // read, compile, link each; TypeBox alone is ~700), which was half the CPU time of a start; one file takes a
 // fraction of that. The code is the same: esbuild only joins the modules (no minifying). It renames a top-level
 // name only where two modules use the same one; keepNames would restore those, but by calling
@@ -89,7 +89,7 @@ await build({
 })
 
 // A bare `procurement serve` (src/cli/serve-main.ts) as a small script of its own, dist/serve.cjs, which
-// bin/procurement.js runs without loading the command's ES modules. It loads dist/server.cjs, which is
+// bin/procurement.cjs runs without loading the command's ES modules. It loads dist/server.cjs, which is
 // always beside it in the build: the sources' fallback (serve-entry.js) stays outside, not bundled again.
 await build({
   ...script,

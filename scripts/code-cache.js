@@ -34,7 +34,7 @@ function trainingEnv(env) {
 }
 
 async function train() {
-  // As `npm start` runs it: bin/procurement.js runs dist/serve.cjs for a bare `serve`.
+  // As `npm start` runs it: bin/procurement.cjs runs dist/serve.cjs for a bare `serve`.
   const child = spawn(process.execPath, [fileURLToPath(new URL('serve.cjs', dist))], {
     env: {
       ...trainingEnv(process.env),

@@ -1,6 +1,6 @@
 /**
  * `procurement serve`: loading the server and reporting a failed start. Two entries share it: the command
- * (cli/main.ts), and, in the build, dist/serve.cjs (cli/serve-main.ts), which bin/procurement.js runs for a
+ * (cli/main.ts), and, in the build, dist/serve.cjs (cli/serve-main.ts), which bin/procurement.cjs runs for a
  * bare `procurement serve` — the way `npm start` and the container start — without loading the command's
  * ES modules first.
  */

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
 
-const bin = path.resolve(import.meta.dirname, '../../bin/procurement.js')
+const bin = path.resolve(import.meta.dirname, '../../bin/procurement.cjs')
 
 export interface Running {
   child: ChildProcess
