@@ -1,6 +1,6 @@
 /**
  * Console sign-in timing side channel: alternating sign-ins with an unknown e-mail and with a known e-mail
- * and a wrong password, one at a time against the real server (its own process, `node bin/procurement.js
+ * and a wrong password, one at a time against the real server (its own process, `node bin/procurement.cjs
  * serve`, on the embedded engine with a scratch DATA_DIR), and the median of the paired differences (must
  * stay under 1 ms; exit status 1 otherwise). The administrator gets a console password the way an operator
  * hands one out: `procurement tenants create` (run before the server starts, which then holds DATA_DIR)

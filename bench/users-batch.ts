@@ -1,6 +1,6 @@
 /**
  * Batch user creation: one 1,000-user POST /api/v3/users/ per run against the real server (its own process,
- * `node bin/procurement.js serve`), sent over HTTP from this process: the embedded engine (a scratch
+ * `node bin/procurement.cjs serve`), sent over HTTP from this process: the embedded engine (a scratch
  * DATA_DIR), then PostgreSQL (a scratch database). Reports the time per batch, from sending the request to
  * the last byte of the answer, over BENCH_RUNS runs (10; each a fresh set of e-mails), beside a baseline:
  * the same request with one bad item, which validates all 1,000 and writes nothing — the difference is the
