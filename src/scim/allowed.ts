@@ -15,7 +15,11 @@ export function routeMethods(app: FastifyInstance): (path: string) => string[] {
       .join('/')}/?$`
     const existing = routes.find((r) => r.source === source)
     const methods = existing?.methods ?? new Set<string>()
-    for (const method of [route.method].flat()) methods.add(method)
+    for (const method of [route.method].flat()) {
+      methods.add(method)
+      // A GET route answers HEAD too (http/head.ts).
+      if (method === 'GET') methods.add('HEAD')
+    }
     if (existing === undefined) routes.push({ source, pattern: new RegExp(source), methods })
   })
   return (path) => {
