@@ -124,7 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // hook answers every write after its change reached them (http/changes.ts).
   const access = new LiveAccessCache()
   const lookups = new LookupCache()
-  await subscribeToChanges(app, deps.database, {
+  subscribeToChanges(app, deps.database, {
     [ACCESS_CHANNEL]: access.entries,
     [LOOKUPS_CHANNEL]: lookups.entries,
     ...deps.subscribers,

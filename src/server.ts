@@ -35,7 +35,7 @@ import { serveControl } from './control.ts'
 import { metricsHost } from './http/metrics.ts'
 import { publicBase } from './http/public-url.ts'
 import { setupPath } from './invitations/service.ts'
-import { openDatabase, type Database } from './db/database.ts'
+import { openDatabase, openDatabaseInBackground, type Database } from './db/database.ts'
 import { MAINTENANCE_INTERVAL_MS, startMaintenance } from './db/maintenance.ts'
 import { serverKeys, type ServerKeys } from './keys.ts'
 import { demoCredentialsToShow, markDemoCredentialsShown } from './seed/demo-credentials.ts'
@@ -45,6 +45,8 @@ import { countTenants } from './tenants/service.ts'
 import { CHANNEL as WEBHOOKS_CHANNEL, startWebhookWorker } from './webhooks/worker.service.ts'
 
 const SHUTDOWN_GRACE_MS = 10_000
+/** How long after listening the webhook worker first looks for due deliveries (see `run`). */
+const WEBHOOKS_AFTER_LISTEN_MS = 1000
 /** After this long without a request, the heap's garbage is collected once (core/idle-memory.ts). */
 const IDLE_RELEASE_MS = 20_000
 
@@ -102,20 +104,19 @@ async function serveOne(config: Readonly<Config>, out: (line: string) => void): 
   const ref: { app?: FastifyInstance } = {}
   // Before any migration or first-start work: a taken port is said at once, not after the database is built.
   await checkPortFree(config)
-  const database = await openDatabase(config, {
+  // The embedded engine opens in the background while the app is built (db/database.ts): nothing is served
+  // before it is open, prepared and its tenancy checked.
+  const { database, ready } = await openDatabaseInBackground(config, {
     command: 'serve',
     progress: (line) => console.error(line),
     prepare: (db) => prepareDatabase(db, config),
     seedsDemo: config.demoSeed,
     onError: (error) => ref.app?.log.error({ err: { message: error.message } }, 'database connection error'),
   })
-  try {
-    await checkTenancy(database, config)
-  } catch (error) {
-    await database.close()
-    throw error
-  }
-  const { app, port } = await run(config, database, keys, ref)
+  const prepared = ready.then(() => checkTenancy(database, config))
+  // Awaited by `run` once the app is built; until then a failure is not an unhandled rejection.
+  prepared.catch(() => undefined)
+  const { app, port } = await run(config, database, keys, ref, undefined, prepared)
   if (config.DATABASE_URL !== undefined) keepAllocatorThresholds()
   if (config.DATABASE_URL === undefined) {
     // The embedded database is this process's alone: the CLI asks through DATA_DIR/control.sock instead.
@@ -135,9 +136,10 @@ interface WorkerRole {
 }
 
 /**
- * Builds the app on `database`, listens, starts the background jobs, and stops it all gracefully on
- * SIGTERM/SIGINT — or, in a cluster worker, when `worker.stopWhen` calls the function it is given (the
- * primary said stop). Closes the database if it cannot start.
+ * Builds the app on `database`, waits for `prepared` (the database open and checked, which the app's build
+ * overlaps), listens, starts the background jobs, and stops it all gracefully on SIGTERM/SIGINT — or, in a
+ * cluster worker, when `worker.stopWhen` calls the function it is given (the primary said stop). Closes the
+ * database if it cannot start.
  */
 async function run(
   config: Readonly<Config>,
@@ -145,12 +147,16 @@ async function run(
   keys: ServerKeys,
   ref: { app?: FastifyInstance },
   worker?: WorkerRole,
+  prepared: Promise<void> = Promise.resolve(),
 ): Promise<{ app: FastifyInstance; port: number }> {
   let app: FastifyInstance | undefined
   // Loaded only when mail is configured (a deployment without SMTP never pays for the mail library), and
   // before the port opens, so nothing is awaited between listening and handling signals.
   const mail = config.SMTP_URL === undefined ? undefined : await import('./mail/smtp.service.ts')
-  // The webhook worker listens on the app's LISTEN connection (one per process); it logs through the app.
+  // The webhook worker listens on the app's LISTEN connection (one per process); it logs through the app. It
+  // first looks for due deliveries a moment after the server listens, not before the first requests.
+  let listening!: () => void
+  const listened = new Promise<void>((resolve) => (listening = resolve))
   const webhooks = startWebhookWorker(
     database,
     config,
@@ -158,7 +164,10 @@ async function run(
       error: (obj, msg) => ref.app?.log.error(obj, msg),
       warn: (obj, msg) => ref.app?.log.warn(obj, msg),
     },
-    { listen: false },
+    {
+      listen: false,
+      startAfter: listened.then(() => new Promise((resolve) => setTimeout(resolve, WEBHOOKS_AFTER_LISTEN_MS).unref())),
+    },
   )
   try {
     app = ref.app = await buildApp({
@@ -168,6 +177,7 @@ async function run(
       clusterWorker: worker !== undefined,
       subscribers: { [WEBHOOKS_CHANNEL]: webhooks.subscriber },
     })
+    await prepared
     await app.listen(
       worker === undefined
         ? { port: config.PORT, host: config.HOST }
@@ -179,6 +189,7 @@ async function run(
     await database.close()
     throw error
   }
+  listening()
   const address = app.server.address()
   // A worker's own address is its private socket: the port is the primary's (config.PORT, set by it).
   const port = typeof address === 'object' && address !== null ? address.port : config.PORT

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import type { PGlite } from '@electric-sql/pglite'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Config } from '../config.ts'
@@ -88,14 +89,20 @@ export function openPostgres(options: PostgresOptions): Database {
   }
 }
 
+type PgliteOptions = { dataDir?: string; loadDataDir?: Blob; compiled?: PglitePreload | undefined }
+
 /** An embedded database in memory, or in `dataDir`, or loaded from a dump (tests). */
-export async function openPglite(
-  options: { dataDir?: string; loadDataDir?: Blob; compiled?: PglitePreload | undefined } = {},
-): Promise<Database & { dump(): Promise<Blob> }> {
+export async function openPglite(options: PgliteOptions = {}): Promise<Database & { dump(): Promise<Blob> }> {
+  const pglite = await startPglite(options)
+  return pgliteDatabase(Promise.resolve(pglite))
+}
+
+/** PGlite, open on `options`. */
+async function startPglite(options: PgliteOptions): Promise<PGlite> {
   // Loaded only when the embedded engine is used: a PostgreSQL deployment never pays for its WebAssembly.
   const { PGlite } = await import('@electric-sql/pglite')
   const preload = options.compiled ?? (await takePglitePreload())
-  const pglite = await PGlite.create({
+  return PGlite.create({
     ...(preload !== undefined ? { pgliteWasmModule: preload.wasmModule, fsBundle: preload.fsBundle } : {}),
     // PostgreSQL's default 128 MB of shared buffers lives in the WebAssembly heap and is never given back;
     // 8 MB holds the hot pages of a company's data, and the operating system caches the rest of the files.
@@ -108,7 +115,14 @@ export async function openPglite(
     ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
     parsers,
   })
-  const pool = pglitePool(pglite)
+}
+
+/**
+ * The embedded database once `opened` resolves: usable at once, its queries waiting their turn until then
+ * (and failing with the open's error if it fails).
+ */
+function pgliteDatabase(opened: Promise<PGlite>): Database & { dump(): Promise<Blob> } {
+  const pool = pglitePool(opened)
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
   return {
     db,
@@ -117,6 +131,7 @@ export async function openPglite(
       // LISTEN takes its turn like any query, so it never lands inside another caller's transaction.
       const turn = await pool.connect()
       try {
+        const pglite = await opened
         const unlisten = await Promise.all(
           Object.entries(subscribers).map(([channel, subscriber]) =>
             pglite.listen(channel, (payload) => subscriber.notify(payload)),
@@ -136,10 +151,11 @@ export async function openPglite(
         turn.release()
       }
     },
-    dump: () => pglite.dumpDataDir('gzip'),
+    dump: async () => (await opened).dumpDataDir('gzip'),
     async close() {
       await db.destroy()
-      await pglite.close()
+      // Nothing to close when it never opened.
+      await (await opened.catch(() => undefined))?.close()
     },
   }
 }
@@ -205,6 +221,29 @@ const BUILT_DEMO_TEMPLATE = fileURLToPath(new URL('./embedded-template-demo/', i
 
 /** Opens the configured database, prepared and ready to serve. */
 export async function openDatabase(config: Config, options: OpenOptions): Promise<Database> {
+  const { database, ready } = await openDatabaseInBackground(config, options)
+  try {
+    await ready
+  } catch (error) {
+    await database.close()
+    throw error
+  }
+  return database
+}
+
+/**
+ * Opens the configured database as `openDatabase` does, but returns once what can fail at once has been
+ * checked (the embedded data directory is this process's, and whole): `database` is usable from then on, its
+ * queries waiting until `ready` — the database open and prepared — and failing as `ready` does. Meanwhile
+ * the caller does its own work: `serve` builds the app while the embedded engine's WebAssembly finishes
+ * compiling on other threads and PGlite starts (the main thread would otherwise wait). On PostgreSQL
+ * `ready` has already settled. If `ready` fails, the caller closes `database` (which releases the data
+ * directory).
+ */
+export async function openDatabaseInBackground(
+  config: Config,
+  options: OpenOptions,
+): Promise<{ database: Database; ready: Promise<void> }> {
   if (config.DATABASE_URL !== undefined) {
     const database = openPostgres({
       url: config.DATABASE_URL,
@@ -218,60 +257,75 @@ export async function openDatabase(config: Config, options: OpenOptions): Promis
       await database.close()
       throw explainPostgresFailure(error, config.DATABASE_URL)
     }
-    return database
+    return { database, ready: Promise.resolve() }
   }
   const lock = await lockDataDir(config.dataDir, options.command)
   try {
-    const database = await openEmbedded(config.dataDir, options)
+    const { database, ready } = openEmbedded(config.dataDir, options)
+    // Handled by whoever awaits it; until then, a failure is not an unhandled rejection.
+    ready.catch(() => undefined)
     const close = () => database.close().then(() => securePermissions(config.dataDir))
-    return { ...database, close: () => close().finally(() => lock.release()) }
+    return { database: { ...database, close: () => close().finally(() => lock.release()) }, ready }
   } catch (error) {
     await lock.release()
     throw error
   }
 }
 
-async function openEmbedded(dir: string, { prepare, progress, seedsDemo }: OpenOptions): Promise<Database> {
-  const { ready, partial } = pgdataPaths(dir)
+/**
+ * The embedded database in `dir`: its files checked (or, on a first start, the build's database copied)
+ * before this returns, then opened and prepared in the background (`ready`). Nothing else reaches it before
+ * `prepare` is done: the database handed back waits for `ready`, `prepare` has one of its own.
+ */
+function openEmbedded(dir: string, { prepare, progress, seedsDemo }: OpenOptions): PendingDatabase {
+  const { ready: pgdata, partial } = pgdataPaths(dir)
   // What PGlite writes from now on (pg_internal.init while serving, new relation files) is private too.
   keepPrivate(dir)
-  if (!fs.existsSync(ready)) {
-    progress?.(`Creating the embedded database in ${dir} (first start; a few seconds)…`)
-    fs.rmSync(partial, { recursive: true, force: true })
-    const template = seedsDemo === true && fs.existsSync(BUILT_DEMO_TEMPLATE) ? BUILT_DEMO_TEMPLATE : BUILT_TEMPLATE
-    if (fs.existsSync(template)) {
-      // The database made at build time, migrated (and with the demo seeded, when it is wanted), copied:
-      // PGlite's initdb costs seconds and a peak of some 900 MB of memory, the demo seed some 560 statements.
-      // `prepare` below seeds the demo (or dates the copied one) in one transaction, so a start killed before
-      // that committed does it on the next start.
-      fs.cpSync(template, partial, { recursive: true })
-    } else {
-      const fresh = await openPglite({ dataDir: partial })
-      try {
-        await prepare(fresh)
-      } finally {
-        await fresh.close()
+  const exists = fs.existsSync(pgdata)
+  if (exists) checkPgdataFiles(pgdata)
+  const opened = (async () => {
+    if (!exists) {
+      progress?.(`Creating the embedded database in ${dir} (first start; a few seconds)…`)
+      fs.rmSync(partial, { recursive: true, force: true })
+      const template = seedsDemo === true && fs.existsSync(BUILT_DEMO_TEMPLATE) ? BUILT_DEMO_TEMPLATE : BUILT_TEMPLATE
+      if (fs.existsSync(template)) {
+        // The database made at build time, migrated (and with the demo seeded, when it is wanted), copied:
+        // PGlite's initdb costs seconds and a peak of some 900 MB of memory, the demo seed some 560 statements.
+        // `prepare` below seeds the demo (or dates the copied one) in one transaction, so a start killed before
+        // that committed does it on the next start.
+        fs.cpSync(template, partial, { recursive: true })
+      } else {
+        const fresh = await openPglite({ dataDir: partial })
+        try {
+          await prepare(fresh)
+        } finally {
+          await fresh.close()
+        }
       }
+      fs.renameSync(partial, pgdata)
     }
-    fs.renameSync(partial, ready)
-  } else {
-    checkPgdataFiles(ready)
-  }
-  // PGlite makes its files 0666 whatever the umask: private again at every start, and at every close.
-  securePermissions(dir)
-  let database: Awaited<ReturnType<typeof openPglite>>
-  try {
-    database = await openPglite({ dataDir: ready })
-  } catch (error) {
-    // Past the file checks, PGlite still aborts on what it cannot read (a WebAssembly trap and its stack).
-    const what = error instanceof Error ? error.message.split('\n')[0]!.slice(0, 200) : String(error)
-    throw new OperatorError(`The embedded database in ${ready} cannot be opened (${what}): ${RESTORE_REMEDY}.`)
-  }
-  try {
-    await prepare(database)
-  } catch (error) {
-    await database.close()
-    throw error
-  }
-  return database
+    // PGlite makes its files 0666 whatever the umask: private again at every start, and at every close.
+    securePermissions(dir)
+    let pglite: PGlite
+    try {
+      pglite = await startPglite({ dataDir: pgdata })
+    } catch (error) {
+      // Past the file checks, PGlite still aborts on what it cannot read (a WebAssembly trap and its stack).
+      const what = error instanceof Error ? error.message.split('\n')[0]!.slice(0, 200) : String(error)
+      throw new OperatorError(`The embedded database in ${pgdata} cannot be opened (${what}): ${RESTORE_REMEDY}.`)
+    }
+    try {
+      await prepare(pgliteDatabase(Promise.resolve(pglite)))
+    } catch (error) {
+      await pglite.close()
+      throw error
+    }
+    return pglite
+  })()
+  return { database: pgliteDatabase(opened), ready: opened.then(() => undefined) }
+}
+
+interface PendingDatabase {
+  database: Database
+  ready: Promise<void>
 }

@@ -1,27 +1,27 @@
 /**
- * Presents one embedded PGlite database as the `pg`-style pool Kysely's PostgresDialect expects.
+ * Presents one embedded PGlite database, once it is open, as the `pg`-style pool Kysely's PostgresDialect expects.
  * PGlite has a single session, so the pool hands out one connection at a time: a transaction owns the
  * session until it releases it, and other queries wait their turn (in order) instead of interleaving
  * with it. Code inside a transaction must therefore use the transaction, never the outer database.
  */
 import type { PGlite } from '@electric-sql/pglite'
-import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely'
+import type { PostgresPool, PostgresQueryResult } from 'kysely'
 import { commandOf, PoolClient } from './pool-client.ts'
 
-export function pglitePool(pglite: PGlite): PostgresPool {
+export function pglitePool(opened: Promise<PGlite>): PostgresPool {
   let tail: Promise<void> = Promise.resolve()
-
-  const client = (release: () => void): PostgresPoolClient => new PgliteClient(pglite, release)
 
   return {
     async connect() {
+      // Until the database is open, callers wait here, in the order they came; they fail if it does not open.
+      const pglite = await opened
       let release!: () => void
       const turn = new Promise<void>((resolve) => (release = resolve))
       const previous = tail
       tail = previous.then(() => turn)
       await previous
       let released = false
-      return client(() => {
+      return new PgliteClient(pglite, () => {
         if (!released) {
           released = true
           release()

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../db/database.ts'
-import type { Subscribers, Subscription } from '../db/listener.ts'
+import type { Subscribers } from '../db/listener.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -21,19 +21,24 @@ declare module 'fastify' {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
-export async function subscribeToChanges(
-  app: FastifyInstance,
-  database: Database,
-  subscribers: Subscribers,
-): Promise<Subscription> {
-  const subscription = await database.listen(subscribers)
+/**
+ * Subscribes as the app is built, without waiting for the database: `serve` builds the app while the embedded
+ * database is still opening (db/database.ts, `openDatabaseInBackground`). The app is not ready until the
+ * subscription is: a LISTEN that fails fails the start, as it always has.
+ */
+export function subscribeToChanges(app: FastifyInstance, database: Database, subscribers: Subscribers): void {
+  const subscription = database.listen(subscribers)
+  // Reported by the onReady hook below; until then a failure is not an unhandled rejection.
+  subscription.catch(() => undefined)
+  app.addHook('onReady', async () => {
+    await subscription
+  })
   app.addHook('onClose', async () => {
     for (const subscriber of Object.values(subscribers)) subscriber.down()
-    await subscription.close()
+    await (await subscription.catch(() => undefined))?.close()
   })
   app.addHook('onSend', async (request, reply) => {
     if (SAFE_METHODS.has(request.method) || reply.statusCode >= 400) return
-    if (request.routeOptions.config.accessNeutral !== true) await subscription.fence()
+    if (request.routeOptions.config.accessNeutral !== true) await (await subscription).fence()
   })
-  return subscription
 }

@@ -60,6 +60,12 @@ export interface WorkerOptions {
   stopGraceMs?: number
   /** Picks the jitter factor (default: uniform in [0.8, 1.2]). */
   jitter?: () => number
+  /**
+   * The first look for due work waits for this (default: none, it looks at once); a notification before it
+   * is remembered. server.ts starts the worker a moment after the server listens, so that the first requests
+   * after a start are not queued behind its queries on the embedded engine's one connection.
+   */
+  startAfter?: Promise<void>
 }
 
 export function startWebhookWorker(
@@ -92,6 +98,7 @@ export function startWebhookWorker(
   let mayHaveMore = false
   let timer: NodeJS.Timeout | undefined
   let timerAt = Infinity
+  let started = options.startAfter === undefined
 
   const writer = outcomeWriter(database.db, FAILING_LIMIT_MS, log, (result: Written) => {
     for (const id of result.gone) if (gone.get(id) === 'pending') gone.delete(id)
@@ -111,6 +118,7 @@ export function startWebhookWorker(
   const wake = (all = true): void => {
     if (stopping) return
     if (all) lookAll = true
+    if (!started) return
     if (claiming !== undefined) {
       again = true
       return
@@ -280,7 +288,15 @@ export function startWebhookWorker(
           log.error({ err: error }, 'webhook worker cannot listen; it polls')
           return undefined
         })
-  wake()
+  if (options.startAfter === undefined) wake()
+  else
+    options.startAfter.then(
+      () => {
+        started = true
+        wake()
+      },
+      () => undefined,
+    )
 
   return {
     subscriber,
