@@ -251,3 +251,28 @@ test('a fast receiver that turns slow: what waited is given back after 2 s and n
     await receiver.close()
   }
 })
+
+test('startAfter: the worker sends nothing, even when notified, until it is time; then what is due goes out', async () => {
+  const receiver = await listener('127.0.0.1')
+  try {
+    const { names } = await setUp(3, `http://127.0.0.1:${receiver.port}/hook`)
+    let start!: () => void
+    const worker = startWebhookWorker(ctx.database, config(), quiet, {
+      startAfter: new Promise<void>((resolve) => (start = resolve)),
+    })
+    try {
+      // A notification, as the LISTEN connection would bring one, is remembered, not acted on.
+      worker.subscriber.notify('')
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      assert.equal(receiver.seen.requests, 0, 'nothing sent before startAfter')
+      start()
+      for (let i = 0; i < 100 && receiver.seen.requests < names.length; i++)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      assert.equal(receiver.seen.requests, names.length)
+    } finally {
+      await worker.stop()
+    }
+  } finally {
+    await receiver.close()
+  }
+})
