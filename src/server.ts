@@ -45,8 +45,11 @@ import { countTenants } from './tenants/service.ts'
 import { CHANNEL as WEBHOOKS_CHANNEL, startWebhookWorker } from './webhooks/worker.service.ts'
 
 const SHUTDOWN_GRACE_MS = 10_000
-/** How long after listening the webhook worker first looks for due deliveries (see `run`). */
-const WEBHOOKS_AFTER_LISTEN_MS = 1000
+/**
+ * How long after listening the work that can wait begins, so that it does not delay the first requests: the
+ * webhook worker's first look for due deliveries (see `run`), the allocator's thresholds on PostgreSQL.
+ */
+const AFTER_LISTEN_MS = 1000
 /** After this long without a request, the heap's garbage is collected once (core/idle-memory.ts). */
 const IDLE_RELEASE_MS = 20_000
 
@@ -85,7 +88,7 @@ export async function serve(
 ): Promise<FastifyInstance | undefined> {
   // Before the embedded database opens: its compilation frees large blocks (core/native-memory.ts). On
   // PostgreSQL nothing that large is freed while starting, so loading the allocator's library (about 5 ms)
-  // waits until the server listens (serveOne).
+  // waits until a moment after the server listens (serveOne).
   if (config.DATABASE_URL === undefined || config.WORKERS > 1) keepAllocatorThresholds()
   if (config.WORKERS > 1) {
     if (config.DATABASE_URL === undefined) {
@@ -117,7 +120,7 @@ async function serveOne(config: Readonly<Config>, out: (line: string) => void): 
   // Awaited by `run` once the app is built; until then a failure is not an unhandled rejection.
   prepared.catch(() => undefined)
   const { app, port } = await run(config, database, keys, ref, undefined, prepared)
-  if (config.DATABASE_URL !== undefined) keepAllocatorThresholds()
+  if (config.DATABASE_URL !== undefined) setTimeout(keepAllocatorThresholds, AFTER_LISTEN_MS).unref()
   if (config.DATABASE_URL === undefined) {
     // The embedded database is this process's alone: the CLI asks through DATA_DIR/control.sock instead.
     await serveControl(config.dataDir, database.db, keys).catch((error: unknown) =>
@@ -166,7 +169,7 @@ async function run(
     },
     {
       listen: false,
-      startAfter: listened.then(() => new Promise((resolve) => setTimeout(resolve, WEBHOOKS_AFTER_LISTEN_MS).unref())),
+      startAfter: listened.then(() => new Promise((resolve) => setTimeout(resolve, AFTER_LISTEN_MS).unref())),
     },
   )
   try {
