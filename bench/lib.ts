@@ -756,7 +756,10 @@ export async function openRecorded(
   await made.close()
   const { PGlite } = await import('@electric-sql/pglite')
   const pglite = await PGlite.create({ dataDir: pgdataPaths(store.dataDir).ready, parsers: PARSERS })
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: pglitePool(Promise.resolve(pglite)) }), log: record })
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: pglitePool(Promise.resolve(pglite)) }),
+    log: record,
+  })
   return {
     database: {
       db,
