@@ -15,6 +15,7 @@ const { pathToFileURL } = require('node:url')
 const root = path.join(__dirname, '..')
 const compiled = path.join(root, 'dist', 'procurement.js')
 const serveScript = path.join(root, 'dist', 'serve.cjs')
+const serverBundle = path.join(root, 'dist', 'server.cjs')
 const sources = path.join(root, 'src')
 
 function newest(dir) {
@@ -39,7 +40,7 @@ const args = process.argv.slice(2)
 const bareServe = args.length === 0 || (args.length === 1 && args[0] === 'serve')
 
 if (compiledIsFresh()) {
-  if (bareServe && fs.existsSync(serveScript)) require(serveScript)
+  if (bareServe && fs.existsSync(serveScript) && fs.existsSync(serverBundle)) require(serveScript)
   else void import(pathToFileURL(compiled).href)
 } else {
   void import('tsx/esm/api').then(({ register }) => {

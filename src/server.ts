@@ -187,9 +187,11 @@ async function run(
         : { path: worker.path, exclusive: true, listenTextResolver: () => 'worker ready' },
     )
   } catch (error) {
-    await app?.close()
-    await webhooks.stop()
-    await database.close()
+    // Each step runs whatever the one before says (the last releases the data directory); the failure to
+    // report is the start's.
+    await app?.close().catch(() => undefined)
+    await webhooks.stop().catch(() => undefined)
+    await database.close().catch(() => undefined)
     throw error
   }
   listening()

@@ -124,3 +124,50 @@ describe('the migrations check', () => {
     }
   })
 })
+
+describe('the embedded database, opened in the background (serve builds the app meanwhile)', () => {
+  test('queries wait for the open and the preparing; closed while still opening, the waiting ones fail, the directory is free again', async () => {
+    const { loadConfig } = await import('../src/config.ts')
+    const { openDatabaseInBackground } = await import('../src/db/database.ts')
+    const fs = await import('node:fs')
+    const os = await import('node:os')
+    const path = await import('node:path')
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-background-'))
+    try {
+      const config = loadConfig({ DATA_DIR: dir, DEMO_SEED: 'false', LOG_LEVEL: 'silent' })
+      const order: string[] = []
+      const options = {
+        command: 'test',
+        prepare: async (database: { db: typeof ctx.database.db }) => {
+          await migrateToLatest(database.db)
+          order.push('prepared')
+        },
+      }
+      // Opened and prepared: a query asked before that answers after it.
+      const first = await openDatabaseInBackground(config, options)
+      const asked = sql<{ one: number }>`select 1 as one`
+        .execute(first.database.db)
+        .then((r) => (order.push('query'), r.rows[0]?.one))
+      await first.ready
+      assert.equal(await asked, 1)
+      // (From the sources a new directory is built and prepared first, then opened and prepared again.)
+      assert.deepEqual(order.slice(-2), ['prepared', 'query'])
+      await first.database.close()
+
+      // Closed before it is open: the query that waited fails, close returns, and the next open gets the directory.
+      const second = await openDatabaseInBackground(config, options)
+      const waiting = assert.rejects(sql`select 1`.execute(second.database.db))
+      const subscriber = { notify: () => undefined, up: () => undefined, down: () => undefined }
+      const listening = assert.rejects(second.database.listen({ some_channel: subscriber }), /closed/)
+      await second.database.close()
+      await waiting
+      await listening
+      const third = await openDatabaseInBackground(config, options)
+      await third.ready
+      assert.equal((await sql<{ one: number }>`select 1 as one`.execute(third.database.db)).rows[0]?.one, 1)
+      await third.database.close()
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

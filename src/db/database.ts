@@ -317,7 +317,8 @@ function openEmbedded(dir: string, { prepare, progress, seedsDemo }: OpenOptions
     try {
       await prepare(pgliteDatabase(Promise.resolve(pglite)))
     } catch (error) {
-      await pglite.close()
+      // The failure to report is prepare's, whatever closing says.
+      await pglite.close().catch(() => undefined)
       throw error
     }
     return pglite

@@ -10,11 +10,14 @@ import { commandOf, PoolClient } from './pool-client.ts'
 
 export function pglitePool(opened: Promise<PGlite>): PostgresPool {
   let tail: Promise<void> = Promise.resolve()
+  let ended = false
 
   return {
     async connect() {
-      // Until the database is open, callers wait here, in the order they came; they fail if it does not open.
+      // Until the database is open, callers wait here, in the order they came; they fail if it does not open,
+      // or if the pool was ended meanwhile (the database is being closed).
       const pglite = await opened
+      if (ended) throw new Error('The embedded database is closed.')
       let release!: () => void
       const turn = new Promise<void>((resolve) => (release = resolve))
       const previous = tail
@@ -29,6 +32,7 @@ export function pglitePool(opened: Promise<PGlite>): PostgresPool {
       })
     },
     async end() {
+      ended = true
       await tail
     },
   }

@@ -26,7 +26,11 @@ export function routeHeadAsGet(this: unknown, raw: Marked): string {
   return raw.url ?? '/'
 }
 
-/** The request's own method back, before any other hook runs (add it before every other `onRequest` hook). */
+/**
+ * The request's own method back, before any other hook runs (add it before every other `onRequest` hook).
+ * What runs without hooks still sees GET: Fastify's `frameworkErrors` (a path that is not valid
+ * percent-encoding, answered 400 without a body all the same) and `request.routeOptions.method`, the route's.
+ */
 export function restoreHead(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const raw: Marked = request.raw
