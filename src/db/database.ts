@@ -142,7 +142,9 @@ function pgliteDatabase(opened: Promise<PGlite>): Database & { dump(): Promise<B
           // Notifications are delivered in process as the committing statement completes: nothing to wait for.
           fence: () => Promise.resolve(),
           async close() {
-            const closing = await pool.connect()
+            // A database already closed under the app (its pool ended) has nothing left to unlisten.
+            const closing = await pool.connect().catch(() => undefined)
+            if (closing === undefined) return
             await Promise.all(unlisten.map((stop) => stop().catch(() => undefined)))
             closing.release()
           },
