@@ -26,7 +26,11 @@ export function methodNotAllowed(app: FastifyInstance): void {
   app.decorate('routeTable', routes)
   const bySource = new Map<string, RouteEntry>()
   app.addHook('onRoute', (route) => {
-    const source = `^${route.url.replace(/\/$/, '').replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`
+    const source = `^${route.url
+      .replace(/\/+$/, '')
+      .split('/')
+      .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/')}/?$`
     let entry = bySource.get(source)
     if (entry === undefined) {
       entry = { url: route.url, pattern: new RegExp(source), methods: new Set(), schemas: new Map() }
@@ -42,9 +46,13 @@ export function methodNotAllowed(app: FastifyInstance): void {
   })
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? ''
-    const allowed = new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => [...r.methods]))
-    if (allowed.size === 0) return sendProblem(reply, notFound(`No route ${path}.`))
-    const allow = [...allowed].sort().join(', ')
+    const allowed = allowedMethods(routes, path)
+    if (allowed.length === 0) return sendProblem(reply, notFound(`No route ${path}.`))
+    const allow = allowed.join(', ')
     return sendProblem(reply, notAllowed(`${request.method} is not allowed on ${path}; use ${allow}.`, allow))
   })
 }
+
+/** The methods the routes matching `path` answer, sorted (for `Allow`); none for a path no route has. */
+export const allowedMethods = (routes: readonly RouteEntry[], path: string): string[] =>
+  [...new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => [...r.methods]))].sort()

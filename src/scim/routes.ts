@@ -8,9 +8,9 @@ import { providerActor, type Actor } from '../access/actor.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { tenantOfHost } from '../http/host.ts'
+import { allowedMethods } from '../http/not-found.ts'
 import { listeningPort, mailBase } from '../http/public-url.ts'
 import type { ServerKeys } from '../keys.ts'
-import { routeMethods } from './allowed.ts'
 import { discovery, listOf, MAX_COUNT, serviceProviderConfig } from './discovery.ts'
 import { scimError } from './error-handler.ts'
 import { errorBody, invalidValue, ScimError, scimNotFound, sendScim } from './errors.ts'
@@ -69,10 +69,10 @@ export const scimRoutes =
     app.addContentTypeParser('application/scim+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'))
     app.decorateRequest('scimActor', null, [])
     app.setErrorHandler(scimError)
-    const allowedAt = routeMethods(app)
     app.setNotFoundHandler((request, reply) => {
       const path = request.url.split('?')[0]!
-      const allowed = allowedAt(path)
+      // The app's route table (http/not-found.ts) holds SCIM's routes too.
+      const allowed = allowedMethods(app.routeTable, path)
       if (allowed.length === 0)
         return sendScim(reply, 404, errorBody(scimNotFound(`There is no SCIM endpoint ${path}.`)))
       reply.header('allow', allowed.join(', '))
