@@ -119,7 +119,7 @@ async function serveOne(config: Readonly<Config>, out: (line: string) => void): 
   const prepared = ready.then(() => checkTenancy(database, config))
   // Awaited by `run` once the app is built; until then a failure is not an unhandled rejection.
   prepared.catch(() => undefined)
-  const { app, port } = await run(config, database, keys, ref, undefined, prepared)
+  const { app, port } = await run(config, database, keys, ref, { prepared })
   if (config.DATABASE_URL !== undefined) setTimeout(keepAllocatorThresholds, AFTER_LISTEN_MS).unref()
   if (config.DATABASE_URL === undefined) {
     // The embedded database is this process's alone: the CLI asks through DATA_DIR/control.sock instead.
@@ -149,8 +149,7 @@ async function run(
   database: Database,
   keys: ServerKeys,
   ref: { app?: FastifyInstance },
-  worker?: WorkerRole,
-  prepared: Promise<void> = Promise.resolve(),
+  { worker, prepared = Promise.resolve() }: { worker?: WorkerRole; prepared?: Promise<void> } = {},
 ): Promise<{ app: FastifyInstance; port: number }> {
   let app: FastifyInstance | undefined
   // Loaded only when mail is configured (a deployment without SMTP never pays for the mail library), and
@@ -367,10 +366,12 @@ async function serveWorker(config: Readonly<Config>): Promise<FastifyInstance> {
       onError: (error) => ref.app?.log.error({ err: { message: error.message } }, 'database connection error'),
     })
     const { app } = await run(config, database, keys, ref, {
-      path: privateSocketPath(),
-      stopWhen: (s) => {
-        stop = s
-        if (stopAsked) s()
+      worker: {
+        path: privateSocketPath(),
+        stopWhen: (s) => {
+          stop = s
+          if (stopAsked) s()
+        },
       },
     })
     process.on('message', (message: unknown, handle: unknown) => {

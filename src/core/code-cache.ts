@@ -40,7 +40,7 @@ const cacheFile = (file: string): string => `${file}.cache`
  * `require`).
  */
 export async function requireWithCodeCache(file: string): Promise<Loaded> {
-  // Read without blocking, so that work started before (PGlite's WebAssembly, db/pglite-preload.ts) goes on.
+  // Read without blocking (reading at once measured no faster: docs/benchmarks.md, "Sixth pass").
   const [bytes, cached] = await Promise.all([
     fs.promises.readFile(file),
     fs.promises.readFile(cacheFile(file)).catch(() => undefined),
