@@ -18,28 +18,87 @@ const dist = new URL('../dist/', import.meta.url)
 const CHUNK = /^[\w-]+-[A-Z0-9]{8}\.js$/
 for (const name of fs.readdirSync(dist)) if (CHUNK.test(name.replace(/\.map$/, ''))) fs.rmSync(new URL(name, dist))
 
-// What both bundles share. Left to node_modules: packages that read their own files next to their code
-// (PGlite's WebAssembly and data, Swagger UI's static pages), the mail library loaded only when SMTP is
-// configured, pg's optional native binding, and koffi (its native binary is found beside its code).
+// A build-time edit of a library's source: `find` must occur exactly once in the file, or the build fails
+// (the library changed; look again whether the edit is still wanted).
+function edit(name, file, find, replace) {
+  return {
+    name,
+    setup(plugin) {
+      plugin.onLoad({ filter: file }, async ({ path }) => {
+        const source = await fs.promises.readFile(path, 'utf8')
+        if (source.split(find).length !== 2) throw new Error(`${path}: no single \`${find.split('\n')[0]}\` to edit`)
+        return { contents: source.replace(find, () => replace) }
+      })
+    },
+  }
+}
+
+// find-my-way compiles one matcher per static part of every route with `new Function` as routes are added: a
+// compile apiece that no code cache keeps, about 3 ms of every start for our routes. `startsWith` from the
+// same position answers the same question (the first character, already matched, compared again).
+const routerWithoutEval = edit(
+  'find-my-way-without-eval',
+  /[\\/]node_modules[\\/]find-my-way[\\/]lib[\\/]node\.js$/,
+  [
+    '  const lines = []',
+    '  for (let i = 1; i < prefix.length; i++) {',
+    '    const charCode = prefix.charCodeAt(i)',
+    '    lines.push(`path.charCodeAt(i + ${i}) === ${charCode}`)',
+    '  }',
+    "  return new Function('path', 'i', `'use strict'\\nreturn ${lines.join(' && ')}`) // eslint-disable-line",
+  ].join('\n'),
+  '  return (path, i) => path.startsWith(prefix, i)',
+)
+
+// `const name = require('module')` in `file` becomes a module loaded when one of its members is first read.
+const requireOnUse = (label, file, name, module) =>
+  edit(
+    label,
+    file,
+    `const ${name} = require('${module}')`,
+    `const ${name} = new Proxy({}, { get: (_, key) => require('${module}')[key] })`,
+  )
+
+// Loaded as they load, used by what the server never does: @fastify/swagger's YAML (the service serves its
+// OpenAPI document as JSON) and prom-client's OpenTelemetry exemplars (not enabled). About 3 ms of a start.
+const yamlOnUse = requireOnUse(
+  'swagger-yaml-on-use',
+  /[\\/]node_modules[\\/]@fastify[\\/]swagger[\\/]lib[\\/](spec[\\/](openapi|swagger)[\\/]index|mode[\\/]static)\.js$/,
+  'yaml',
+  'yaml',
+)
+const otelOnUse = requireOnUse(
+  'prom-client-otel-on-use',
+  /[\\/]node_modules[\\/]prom-client[\\/]lib[\\/]metrics[\\/]processCpuTotal\.js$/,
+  'OtelApi',
+  '@opentelemetry/api',
+)
+
+// pino loads its worker-thread transport as it loads; the server never uses a transport (it writes to stdout).
+const transportOnUse = edit(
+  'pino-transport-on-use',
+  /[\\/]node_modules[\\/]pino[\\/]lib[\\/]transport\.js$/,
+  "const ThreadStream = require('thread-stream')",
+  "const ThreadStream = function (options) { return new (require('thread-stream'))(options) }",
+)
+
 // pg asks, as it loads, whether it runs in a Cloudflare Worker: with no `navigator` (Node 20 has none) it makes a
 // `Response`, and that global loads Node's fetch (undici), about 10 ms of every start on PostgreSQL, before a
 // single connection. The bundles run on Node alone, so there the answer is no, and Node's sockets are used, as
 // they always were here. The rest of pg is as published; a pg whose check reads otherwise fails the build.
-const pgOnNode = {
-  name: 'pg-on-node',
-  setup(plugin) {
-    plugin.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, async ({ path }) => {
-      const source = await fs.promises.readFile(path, 'utf8')
-      const check = 'function isCloudflareRuntime() {'
-      if (source.split(check).length !== 2) throw new Error(`${path}: no \`${check}\` to answer for Node`)
-      return { contents: source.replace(check, `${check}\n  return false`) }
-    })
-  },
-}
+const pgOnNode = edit(
+  'pg-on-node',
+  /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/,
+  'function isCloudflareRuntime() {',
+  'function isCloudflareRuntime() {\n  return false',
+)
 
+// What both bundles share. Left to node_modules: packages that read their own files next to their code
+// (PGlite's WebAssembly and data, Swagger UI's static pages), the mail library loaded only when SMTP is
+// configured, pg's optional native binding, and koffi (its native binary is found beside its code).
 const shared = {
   bundle: true,
-  plugins: [pgOnNode],
+  plugins: [pgOnNode, routerWithoutEval, transportOnUse, yamlOnUse, otelOnUse],
   platform: 'node',
   target: 'node20',
   sourcemap: true,
@@ -76,8 +135,11 @@ const script = {
   format: 'cjs',
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__import_meta_url', 'import.meta.resolve': '__import_meta_resolve' },
+  // "use strict" first: after the banner's lines it would be a mere expression, and the modules esbuild hoists
+  // to the top level (every ES module: ours, Kysely, TypeBox…) would run in sloppy mode, not as written.
   banner: {
     js:
+      '"use strict";\n' +
       "const __import_meta_url = require('node:url').pathToFileURL(__filename).href;\n" +
       "const __import_meta_resolve = (specifier) => require('node:url').pathToFileURL(require.resolve(specifier)).href;",
   },
