@@ -18,11 +18,18 @@ const serveScript = path.join(root, 'dist', 'serve.cjs')
 const serverBundle = path.join(root, 'dist', 'server.cjs')
 const sources = path.join(root, 'src')
 
+// The newest modification time of the files under `dir`. Every start of a checkout pays for this walk (about
+// 330 files): one readdir a directory and one stat a file, nothing else.
 function newest(dir) {
   let latest = 0
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name)
-    latest = Math.max(latest, entry.isDirectory() ? newest(full) : fs.statSync(full).mtimeMs)
+  const pending = [dir]
+  while (pending.length > 0) {
+    const current = pending.pop()
+    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
+      const full = `${current}/${entry.name}`
+      if (entry.isDirectory()) pending.push(full)
+      else latest = Math.max(latest, fs.statSync(full).mtimeMs)
+    }
   }
   return latest
 }
