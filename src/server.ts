@@ -237,6 +237,12 @@ async function run(
   worker?.stopWhen(() => {
     if (!closing) shutdown('primary')
   })
+  // The console is built a moment after the port opens, or by its first request if that comes sooner
+  // (http/mount.ts): the API is served without waiting for it.
+  setTimeout(() => {
+    if (!closing)
+      app.prepareMounts().catch((error: unknown) => app.log.error({ err: error }, 'the console failed to start'))
+  }, AFTER_LISTEN_MS).unref()
   return { app, port }
 }
 

@@ -15,7 +15,8 @@ import { after, before, describe, test } from 'node:test'
 import Fastify from 'fastify'
 import { Counter, Registry } from 'prom-client'
 import { AttemptCounter, attemptsHost, RemoteAttempts } from '../src/access/attempts.ts'
-import { metrics, metricsHost } from '../src/http/metrics.ts'
+import { metrics, metricsHost, recordRequests } from '../src/http/metrics.ts'
+import { RouteMetrics } from '../src/http/route-metrics.ts'
 import { engineUnderTest, testDatabase, type TestDatabase } from './helpers/db.ts'
 import { run, runToEnd, type Running } from './helpers/process.ts'
 
@@ -439,7 +440,9 @@ describe('the cluster’s metrics, in parts', () => {
 
   test('a worker whose primary does not answer reports its own metrics, and the gauges say so', async () => {
     const app = Fastify()
-    metrics(app, { workers: 3 }) // in this process there is no primary to ask
+    const routes = new RouteMetrics()
+    recordRequests(app, routes)
+    metrics(app, routes, { workers: 3 }) // in this process there is no primary to ask
     try {
       await app.inject('/metrics')
       const response = await app.inject('/metrics')

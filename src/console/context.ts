@@ -15,7 +15,7 @@ import type { LookupCache } from '../lookups/cache.ts'
 import type { ServerKeys } from '../keys.ts'
 import type { SessionLimits } from '../sessions/service.ts'
 import { tenantOfHost, type HostTenant } from '../http/host.ts'
-import { listeningPort, mailBase } from '../http/public-url.ts'
+import { mailBase } from '../http/public-url.ts'
 
 export interface ConsoleDeps {
   config: Readonly<Config>
@@ -25,6 +25,11 @@ export interface ConsoleDeps {
   lookups: LookupCache
   attempts: AttemptCounter
   limits: SessionLimits
+  /**
+   * The port the service listens on, if it listens: the console's own app never does (it is mounted on the
+   * service's, http/mount.ts), so it asks the service's.
+   */
+  listeningPort(): number | undefined
 }
 
 /** The console's routes, typed by their TypeBox schemas (params, query and form bodies). */
@@ -109,5 +114,5 @@ export const safeNext = (next: unknown) =>
     : '/console/'
 
 /** Where the links of e-mail (and redirects) for tenant `domain` start: its console's origin. */
-export const mailBaseOf = (deps: ConsoleDeps, request: FastifyRequest, domain: string): string =>
-  mailBase(deps.config, domain, listeningPort(request.server.server))
+export const mailBaseOf = (deps: ConsoleDeps, domain: string): string =>
+  mailBase(deps.config, domain, deps.listeningPort())

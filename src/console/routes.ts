@@ -117,11 +117,13 @@ export const consoleRoutes =
     database,
     keys,
     lookups,
+    listeningPort,
   }: {
     config: Readonly<Config>
     database: Database
     keys: ServerKeys
     lookups: LookupCache
+    listeningPort: () => number | undefined
   }): FastifyPluginAsync =>
   async (app: FastifyInstance) => {
     const deps: ConsoleDeps = {
@@ -131,6 +133,7 @@ export const consoleRoutes =
       lookups,
       attempts: attemptCounterFrom(config, 'sign-in'),
       limits: { idleMinutes: config.SESSION_IDLE_MINUTES, maxHours: config.SESSION_MAX_HOURS },
+      listeningPort,
     }
     await app.register(cookie)
     await app.register(formbody, { bodyLimit: 16_384 })

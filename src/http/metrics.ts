@@ -22,7 +22,8 @@
 import type { FastifyInstance } from 'fastify'
 import { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry, type PrometheusContentType } from 'prom-client'
 import { answerGathers, askPrimary, type Workers } from '../core/ipc.ts'
-import { RouteMetrics } from './route-metrics.ts'
+import { handedOff } from './mount.ts'
+import type { RouteMetrics } from './route-metrics.ts'
 
 /** A worker's question to the primary, and the primary's gather topic to the workers. */
 const METRICS = 'procurement:metrics'
@@ -36,16 +37,28 @@ export interface ClusterMetrics {
   workers: number
 }
 
-/** `extend` adds metrics of the modules (e.g. webhooks) to the registry. */
-export function metrics(app: FastifyInstance, cluster?: ClusterMetrics, extend?: (registry: Registry) => void): void {
+/** Counts every request `app` answers in `routes`; one handed to a mounted app (http/mount.ts) is that app's to count. */
+export function recordRequests(app: FastifyInstance, routes: RouteMetrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    if (handedOff(request)) return
+    routes.record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000)
+  })
+}
+
+/**
+ * GET /metrics on `app`: `routes` (as `recordRequests` counts them, on this app and those mounted on it) and the
+ * default metrics; `extend` adds metrics of the modules (e.g. webhooks) to the registry.
+ */
+export function metrics(
+  app: FastifyInstance,
+  routes: RouteMetrics,
+  cluster?: ClusterMetrics,
+  extend?: (registry: Registry) => void,
+): void {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   extend?.(registry)
-  const routes = new RouteMetrics()
   routes.register(registry)
-  app.addHook('onResponse', async (request, reply) => {
-    routes.record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000)
-  })
 
   let scrape = () => registry.metrics()
   if (cluster !== undefined) {

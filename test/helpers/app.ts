@@ -42,6 +42,9 @@ export async function testApp(env: Record<string, string> = {}): Promise<TestCon
   })
   const app = await buildApp({ config, database, keys, logStream, checkResponses: true })
   await app.ready()
+  // The console, which a server builds after it listens (http/mount.ts), at once: its routes are then in
+  // app.routeTable for the tests that go through every route.
+  await app.prepareMounts()
   return {
     app,
     database,

@@ -126,7 +126,7 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
       return sendPage(reply, await decisionPage(request.session, id, form), 400)
     }
     try {
-      const base = mailBaseOf(deps, request, actor.domain)
+      const base = mailBaseOf(deps, actor.domain)
       if (request.body.decision === 'approve') await approve(db, actor, id, comment.trim(), base)
       else await reject(db, actor, id, comment, base)
     } catch (error) {

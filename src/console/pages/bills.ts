@@ -100,8 +100,7 @@ export function billPages(app: ConsoleApp, deps: ConsoleDeps): void {
       act(
         request.session,
         request.params.id,
-        () =>
-          run(db, request.session.actor, request.params.id, mailBaseOf(deps, request, request.session.actor.domain)),
+        () => run(db, request.session.actor, request.params.id, mailBaseOf(deps, request.session.actor.domain)),
         action,
         reply,
       ),

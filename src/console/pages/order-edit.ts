@@ -141,7 +141,7 @@ export function orderEditPages(app: ConsoleApp, deps: ConsoleDeps): void {
           current.id,
           input,
           current.status === 'issued' ? `"${version ?? ''}"` : undefined,
-          mailBaseOf(deps, request, actor.domain),
+          mailBaseOf(deps, actor.domain),
         ),
       current,
     )

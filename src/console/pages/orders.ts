@@ -115,8 +115,7 @@ export function orderPages(app: ConsoleApp, deps: ConsoleDeps): void {
         await act(
           request.session,
           request.params.id,
-          () =>
-            run(db, request.session.actor, request.params.id, mailBaseOf(deps, request, request.session.actor.domain)),
+          () => run(db, request.session.actor, request.params.id, mailBaseOf(deps, request.session.actor.domain)),
           action,
         ),
       ),

@@ -224,7 +224,7 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
     app.post(`/requests/:id/${action}`, { schema: { hide: true, params: Id } }, async (request, reply) => {
       const { actor } = request.session
       try {
-        await run(db, actor, request.params.id, mailBaseOf(deps, request, actor.domain))
+        await run(db, actor, request.params.id, mailBaseOf(deps, actor.domain))
       } catch (error) {
         // A refusal of the action (wrong state, no approver for a step, not the requester) is said on the
         // request's page; a request the user may not see stays a 404 page.

@@ -93,7 +93,7 @@ export function ssoPages(app: ConsoleApp, deps: ConsoleDeps): void {
       const tenant = await ssoTenantOf(db, hostOf(config, request))
       if (tenant === undefined) return refused(reply, request, 'Single sign-on is not set up for this company.', 404)
       try {
-        const redirectUri = `${mailBaseOf(deps, request, tenant.domain)}/console/sso/callback`
+        const redirectUri = `${mailBaseOf(deps, tenant.domain)}/console/sso/callback`
         const next = safeNext(request.query.next)
         const started = await beginSignIn(db, keys, allowHttp, tenant, redirectUri, next)
         reply.setCookie(FLOW_COOKIE, started.cookie, { ...flowCookie(request), maxAge: FLOW_MINUTES * 60 })
@@ -113,7 +113,7 @@ export function ssoPages(app: ConsoleApp, deps: ConsoleDeps): void {
       if (tenant === undefined) return refused(reply, request, 'Single sign-on is not set up for this company.', 404)
       // The URL the provider redirected to is our registered redirect URI, never one built from the Host header.
       const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : ''
-      const callbackUrl = new URL(`${mailBaseOf(deps, request, tenant.domain)}/console/sso/callback${query}`)
+      const callbackUrl = new URL(`${mailBaseOf(deps, tenant.domain)}/console/sso/callback${query}`)
       try {
         const done = await completeSignIn(
           db,
@@ -160,7 +160,7 @@ export function ssoPages(app: ConsoleApp, deps: ConsoleDeps): void {
     top: ReturnType<typeof notice> | string,
     newToken?: string,
   ) => {
-    const origin = mailBaseOf(deps, request, session.actor.domain)
+    const origin = mailBaseOf(deps, session.actor.domain)
     const refs = await references(session)
     let current: SsoConfig | undefined
     try {
@@ -230,7 +230,7 @@ export function ssoPages(app: ConsoleApp, deps: ConsoleDeps): void {
       return sendPage(reply, await show(request, request.session, form, ''), 400)
     }
     const checked = checkInput(body)
-    const origin = mailBaseOf(deps, request, request.session.actor.domain)
+    const origin = mailBaseOf(deps, request.session.actor.domain)
     const result = checked.ok
       ? await attempt(kept, FIELDS, () =>
           sso.saveConfig(db, request.session.actor, keys, { allowHttpIssuer: allowHttp }, checked.value, origin),
@@ -249,7 +249,7 @@ export function ssoPages(app: ConsoleApp, deps: ConsoleDeps): void {
   })
 
   app.post('/settings/sso/tokens', { schema: { hide: true, body: FormBody } }, async (request, reply) => {
-    const origin = mailBaseOf(deps, request, request.session.actor.domain)
+    const origin = mailBaseOf(deps, request.session.actor.domain)
     const description = (request.body.description ?? '').slice(0, 200)
     const made = await scimTokens.createToken(db, request.session.actor, keys.pepper, { description }, origin)
     sealFlash(keys, request, reply, SSO_BASE, { token: made.token })

@@ -111,7 +111,7 @@ export function userEditPages(app: ConsoleApp, deps: ConsoleDeps): void {
     return reply.redirect(`/console/users/${id}?done=saved`, 303)
   })
 
-  const base = (request: FastifyRequest) => mailBaseOf(deps, request, request.session.actor.domain)
+  const base = (request: FastifyRequest) => mailBaseOf(deps, request.session.actor.domain)
 
   app.post('/users/:id/invitation', { schema: { hide: true, params: Id } }, async (request, reply) => {
     await resendInvitation(db, request.session.actor, request.params.id, base(request))

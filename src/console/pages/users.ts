@@ -108,7 +108,7 @@ export function userPages(app: ConsoleApp, deps: ConsoleDeps): void {
           ...(location === undefined ? {} : { home_location: location, locations: [location] }),
         },
       ],
-      mailBaseOf(deps, request, request.session.actor.domain),
+      mailBaseOf(deps, request.session.actor.domain),
     )
     return reply.redirect(`/console/users?invited=${encodeURIComponent(body.email)}`, 303)
   })
