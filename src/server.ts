@@ -38,7 +38,7 @@ import { setupPath } from './invitations/service.ts'
 import { openDatabase, openDatabaseInBackground, type Database } from './db/database.ts'
 import { MAINTENANCE_INTERVAL_MS, startMaintenance } from './db/maintenance.ts'
 import { serverKeys, type ServerKeys } from './keys.ts'
-import { demoCredentialsToShow, markDemoCredentialsShown } from './seed/demo-credentials.ts'
+import { demoCredentialsPending, demoCredentialsToShow, markDemoCredentialsShown } from './seed/demo-credentials.ts'
 import { DEMO_DOMAIN } from './seed/demo.ts'
 import { prepareDatabase } from './seed/prepare.ts'
 import { countTenants } from './tenants/service.ts'
@@ -119,6 +119,9 @@ async function serveOne(config: Readonly<Config>, out: (line: string) => void): 
   const prepared = ready.then(() => checkTenancy(database, config))
   // Awaited by `run` once the app is built; until then a failure is not an unhandled rejection.
   prepared.catch(() => undefined)
+  // Asked while the app is built, so that a restart announces itself as soon as it listens (see `announce`).
+  const demoPending = prepared.then(() => demoCredentialsPending(database.db))
+  demoPending.catch(() => undefined)
   const { app, port } = await run(config, database, keys, ref, { prepared })
   if (config.DATABASE_URL !== undefined) setTimeout(keepAllocatorThresholds, AFTER_LISTEN_MS).unref()
   if (config.DATABASE_URL === undefined) {
@@ -127,7 +130,7 @@ async function serveOne(config: Readonly<Config>, out: (line: string) => void): 
       app.log.warn({ err: error }, 'control socket unavailable: CLI commands need the server stopped'),
     )
   }
-  await announce(config, database, keys, port, out)
+  await announce(config, database, keys, port, out, '', demoPending)
   return app
 }
 
@@ -246,7 +249,12 @@ async function run(
   return { app, port }
 }
 
-/** Everything the operator must see goes out in one write, the secret at most once. */
+/**
+ * Everything the operator must see goes out in one write, the secret at most once. `pending` is what
+ * `demoCredentialsPending` said, if the caller asked it earlier: when it says there is nothing to show, the
+ * locking transaction that would find that out is skipped (if it failed, that transaction decides, as it
+ * always does).
+ */
 async function announce(
   config: Readonly<Config>,
   database: Database,
@@ -254,9 +262,11 @@ async function announce(
   port: number,
   out: (line: string) => void,
   suffix = '',
+  pending: Promise<boolean> = Promise.resolve(true),
 ): Promise<void> {
   const host = ['0.0.0.0', '::'].includes(config.HOST) ? '127.0.0.1' : config.HOST
-  const demo = await demoCredentialsToShow(database.db, keys.pepper)
+  const worthAsking = await pending.catch(() => true)
+  const demo = worthAsking ? await demoCredentialsToShow(database.db, keys.pepper) : undefined
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
   const lines = [`Procurement service listening on ${origin}${suffix}`]
   if (demo !== undefined) {

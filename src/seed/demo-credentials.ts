@@ -19,7 +19,33 @@ interface State {
   shown: boolean
 }
 
-/** Credentials to print now, or undefined when they were already shown (or there is no demo tenant). */
+/**
+ * Whether `demoCredentialsToShow` may have something to print: one read, with no transaction and no lock, that
+ * a start makes while it builds the app, so that once the credentials were shown it says so at once (a
+ * restart does not wait on a locking transaction to learn that it has nothing to print). True on a copy of
+ * the build's demo template, and while the demo tenant's credentials were not shown.
+ */
+export async function demoCredentialsPending(db: Kysely<DB>): Promise<boolean> {
+  const found = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('system_state').select('value').where('key', '=', KEY).as('state'),
+      eb.exists(eb.selectFrom('system_state').select('key').where('key', '=', BUILT_DEMO_KEY)).as('built'),
+      eb
+        .exists(
+          eb
+            .selectFrom('users as u')
+            .innerJoin('tenants as t', 't.id', 'u.tenant_id')
+            .select('u.id')
+            .where('t.domain', '=', DEMO_DOMAIN)
+            .where('u.email', '=', DEMO_ADMIN_EMAIL),
+        )
+        .as('owner'),
+    ])
+    .executeTakeFirstOrThrow()
+  const state = found.state as State | null
+  return found.built === true || (found.owner === true && state?.shown !== true)
+}
+
 /**
  * Credentials and a console set-up link for admin@example.com to print now, or undefined when they were
  * already shown (or there is no demo tenant). The link is new each time this returns something.
