@@ -69,13 +69,11 @@ async function upToDate(db: Kysely<any>): Promise<boolean> {
   }
   // Names are compared by code unit, as `known` is sorted: for these ASCII names the migrator's order, without
   // the first localeCompare's loading ICU's collator (about 5 ms of every start).
+  // Each time stamp is read once, not at every comparison (a sort of 60 rows read them some 700 times).
   const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
   const executed = rows
-    .sort((a, b) =>
-      a.timestamp === b.timestamp
-        ? byName(a.name, b.name)
-        : new Date(a.timestamp).getTime() - new Date(b.timestamp).getTime(),
-    )
+    .map((row) => ({ name: row.name, at: new Date(row.timestamp).getTime() }))
+    .sort((a, b) => (a.at === b.at ? byName(a.name, b.name) : a.at - b.at))
     .map((row) => row.name)
   const known = Object.keys(migrations).sort()
   return executed.length === known.length && executed.every((name, i) => name === known[i])
