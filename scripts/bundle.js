@@ -8,6 +8,7 @@
 import fs from 'node:fs'
 import { fileURLToPath, URL } from 'node:url'
 import { build } from 'esbuild'
+import { MODULE_WRAPPER } from '../dist/core/code-cache.js'
 
 const dist = new URL('../dist/', import.meta.url)
 
@@ -144,10 +145,14 @@ const script = {
       "const __import_meta_resolve = (specifier) => require('node:url').pathToFileURL(require.resolve(specifier)).href;",
   },
 }
+// The server bundle is written already wrapped in the function Node's loader would wrap it in, so that a start
+// compiles the file's text as it is (core/code-cache.ts, MODULE_WRAPPER): `require` of it returns nothing.
 await build({
   ...script,
   entryPoints: [fileURLToPath(new URL('cli/serve-entry.js', dist))],
   outfile: fileURLToPath(new URL('server.cjs', dist)),
+  banner: { js: MODULE_WRAPPER + script.banner.js },
+  footer: { js: '})' },
 })
 
 // A bare `procurement serve` (src/cli/serve-main.ts) as a small script of its own, dist/serve.cjs, which

@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { after, test } from 'node:test'
-import { CACHE_HEADER_BYTES } from '../src/core/code-cache.ts'
+import { CACHE_HEADER_BYTES, MODULE_WRAPPER } from '../src/core/code-cache.ts'
 
 const codeCache = path.resolve(import.meta.dirname, '../src/core/code-cache.ts')
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-cache-'))
@@ -91,4 +91,16 @@ test('a cache made for other code, or damaged, is rejected and the bundle runs a
   }
   fs.writeFileSync(cache, made)
   assert.equal((await load()).cache, 'accepted')
+})
+
+test('a bundle the build wrote already wrapped runs as it is, with its cache and its own line numbers', async () => {
+  // As scripts/bundle.js writes dist/server.cjs: the wrapper on the first line, `})` on the last.
+  fs.writeFileSync(bundle, `${MODULE_WRAPPER}${source(5)}})\n`)
+  fs.rmSync(cache, { force: true })
+  const first = await load({ PROCUREMENT_WRITE_CODE_CACHE: '1' })
+  assert.deepEqual({ cache: first.cache, answer: first.answer }, { cache: 'absent', answer: 5 })
+  const second = await load()
+  assert.deepEqual({ cache: second.cache, answer: second.answer }, { cache: 'accepted', answer: 5 })
+  assert.equal(second.text, 'café · naïve — ok')
+  assert.match(second.thrown, new RegExp(`bundle\\.cjs:5:`))
 })
