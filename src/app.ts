@@ -25,7 +25,7 @@ import { ACCESS_CHANNEL, LiveAccessCache } from './oauth/access-cache.ts'
 import { oauthRoutes } from './oauth/routes.ts'
 import { registerWebhookMetrics } from './webhooks/metrics.service.ts'
 import { scimRoutes } from './scim/routes.ts'
-import { buildConsoleApp } from './console/app.ts'
+import { buildConsoleApp, type ConsoleAppDeps } from './console/app.ts'
 
 export interface AppDeps {
   config: Readonly<Config>
@@ -41,8 +41,9 @@ export interface AppDeps {
   subscribers?: Subscribers
 }
 
-/** Where the console is served: an app of its own, mounted here and built when first needed (http/mount.ts). */
+/** Where the console and SCIM are served: apps of their own, mounted here and built when first needed (http/mount.ts). */
 const CONSOLE = '/console'
+const SCIM = '/scim/v2'
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps
@@ -59,18 +60,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       if (isUnder(CONSOLE, request.url)) console.handOff(request, reply)
       else void sendProblem(reply, badRequest(detail))
     },
-    // Built with its first request (or `prepareMounts`): a start does not register its hundred routes.
+    // Built with their first request (or `prepareMounts`): a start registers none of their routes.
     first: (app) => {
-      console = mount(app, CONSOLE, async () =>
-        buildConsoleApp({
-          ...deps,
-          lookups,
-          logger: app.log,
-          routes,
-          changes,
-          listeningPort: () => listeningPort(app.server),
-        }),
-      )
+      // Read when they are built: `changes` is made below.
+      const shared = () => ({
+        ...deps,
+        lookups,
+        logger: app.log,
+        routes,
+        changes,
+        listeningPort: () => listeningPort(app.server),
+      })
+      console = mount(app, CONSOLE, () => buildConsoleApp(shared()))
+      mount(app, SCIM, () => buildScimApp(shared()))
     },
   })
   // The caches the database's notifications keep true; subscribed before the routes, so that the fence's
@@ -89,6 +91,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(oauthRoutes(deps))
   await app.register(invitationRoutes(deps.database, config))
   await app.register(apiRoutes({ ...deps, access, lookups }), { prefix: '/api' })
-  await app.register(scimRoutes(deps), { prefix: '/scim/v2' })
+  return app
+}
+
+/** SCIM for the tenants' identity providers, as an app of its own with the service's edges (http/shell.ts). */
+// What it shares with the service's app is what the console shares, but for the look-ups.
+async function buildScimApp(deps: Omit<ConsoleAppDeps, 'lookups'>): Promise<FastifyInstance> {
+  const app = await shell({
+    config: deps.config,
+    log: { logger: deps.logger },
+    routes: deps.routes,
+    checkResponses: deps.checkResponses,
+    badPath: (_request, reply, detail) => void sendProblem(reply, badRequest(detail)),
+  })
+  fenceWrites(app, deps.changes)
+  await app.register(scimRoutes(deps), { prefix: SCIM })
   return app
 }

@@ -1,6 +1,6 @@
 /**
  * The console is an app of its own, mounted at /console and built on first use (http/mount.ts): a start
- * does not register its routes. These tests build the service's app the way `serve` does — without
+ * does not register its routes. So is SCIM, at /scim/v2. These tests build the service's app the way `serve` does — without
  * building the console — and check that its first requests, and everything around them, answer as the
  * console always has: one build however many requests come at once, the edges (headers, HEAD, bad paths,
  * forged hosts), one log line and one count per request, bodies read by the console, and closing.
@@ -146,6 +146,23 @@ describe('the console, built on first use', () => {
     assert.equal((await app.inject({ url: '/console/sign-in' })).statusCode, 200)
     await app.close()
     await assert.rejects(app.prepareMounts(), /closed/)
+  })
+})
+
+describe('SCIM, built on first use too', () => {
+  test('a start registers none of its routes; its first request is answered as SCIM answers, and counted once', async () => {
+    const { app } = await servedApp()
+    after(() => app.close())
+    const scimRoutes = () => app.routeTable.filter((route) => route.url.startsWith('/scim/v2')).length
+    assert.equal(scimRoutes(), 0, 'not built by the start')
+    const refused = await app.inject({ url: '/scim/v2/Users', headers: { authorization: 'Bearer not-a-token' } })
+    assert.equal(refused.statusCode, 401)
+    assert.match(refused.headers['content-type'] as string, /^application\/scim\+json/)
+    assert.equal(refused.headers['www-authenticate'], 'Bearer realm="scim"')
+    assert.deepEqual(refused.json<{ schemas: string[] }>().schemas, ['urn:ietf:params:scim:api:messages:2.0:Error'])
+    assert.ok(scimRoutes() > 5, 'its routes join the table')
+    const metrics = (await app.inject({ url: '/metrics' })).body
+    assert.match(metrics, /http_requests_total\{method="GET",route="\/scim\/v2\/Users",status="401"\} 1/)
   })
 })
 

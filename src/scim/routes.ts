@@ -9,7 +9,7 @@ import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { tenantOfHost } from '../http/host.ts'
 import { allowedMethods } from '../http/not-found.ts'
-import { listeningPort, mailBase } from '../http/public-url.ts'
+import { mailBase } from '../http/public-url.ts'
 import type { ServerKeys } from '../keys.ts'
 import { discovery, listOf, MAX_COUNT, serviceProviderConfig } from './discovery.ts'
 import { scimError } from './error-handler.ts'
@@ -61,7 +61,13 @@ const objectBody = (body: unknown): Record<string, unknown> => {
 }
 
 export const scimRoutes =
-  (deps: { config: Readonly<Config>; database: Database; keys: ServerKeys }): FastifyPluginAsync =>
+  (deps: {
+    config: Readonly<Config>
+    database: Database
+    keys: ServerKeys
+    /** The port the service listens on, if it listens (SCIM's app is mounted on the service's: http/mount.ts). */
+    listeningPort: () => number | undefined
+  }): FastifyPluginAsync =>
   async (app: FastifyInstance) => {
     const { config, database, keys } = deps
     const db = database.db
@@ -91,7 +97,7 @@ export const scimRoutes =
       request.scimActor = providerActor({ id: caller.tenantId, domain: caller.domain }, 'scim', request.id)
     })
     const baseOf = (request: FastifyRequest) =>
-      `${mailBase(config, request.scimActor.domain, listeningPort(request.server.server))}/scim/v2`
+      `${mailBase(config, request.scimActor.domain, deps.listeningPort())}/scim/v2`
 
     app.get('/ServiceProviderConfig', hide, async (request, reply) =>
       sendScim(reply, 200, serviceProviderConfig(baseOf(request))),
