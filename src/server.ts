@@ -240,11 +240,13 @@ async function run(
   worker?.stopWhen(() => {
     if (!closing) shutdown('primary')
   })
-  // The console is built a moment after the port opens, or by its first request if that comes sooner
-  // (http/mount.ts): the API is served without waiting for it.
+  // The console and SCIM are built a moment after the port opens, or by their first requests if those come
+  // sooner (http/mount.ts): the API is served without waiting for them.
   setTimeout(() => {
     if (!closing)
-      app.prepareMounts().catch((error: unknown) => app.log.error({ err: error }, 'the console failed to start'))
+      app
+        .prepareMounts()
+        .catch((error: unknown) => app.log.error({ err: error }, 'the console or SCIM failed to start'))
   }, AFTER_LISTEN_MS).unref()
   return { app, port }
 }
