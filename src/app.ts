@@ -16,7 +16,7 @@ import { fenceWrites, subscribeToChanges } from './http/changes.ts'
 import { isUnder, mount, type Mount } from './http/mount.ts'
 import { listeningPort } from './http/public-url.ts'
 import { RouteMetrics } from './http/route-metrics.ts'
-import { shell } from './http/shell.ts'
+import { shell, shellWith } from './http/shell.ts'
 import type { ServerKeys } from './keys.ts'
 import { apiRoutes } from './api.ts'
 import { invitationRoutes } from './invitations/routes.ts'
@@ -50,14 +50,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const routes = new RouteMetrics()
   const access = new LiveAccessCache()
   const lookups = new LookupCache()
-  let console!: Mount
+  let consoleMount!: Mount
   const app = await shell({
     config,
     log: { stream: deps.logStream },
     routes,
     checkResponses: deps.checkResponses,
     badPath: (request, reply, detail) => {
-      if (isUnder(CONSOLE, request.url)) console.handOff(request, reply)
+      if (isUnder(CONSOLE, request.url)) consoleMount.handOff(request, reply)
       else void sendProblem(reply, badRequest(detail))
     },
     // Built with their first request (or `prepareMounts`): a start registers none of their routes.
@@ -71,7 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         changes,
         listeningPort: () => listeningPort(app.server),
       })
-      console = mount(app, CONSOLE, () => buildConsoleApp(shared()))
+      consoleMount = mount(app, CONSOLE, () => buildConsoleApp(shared()))
       mount(app, SCIM, () => buildScimApp(shared()))
     },
   })
@@ -96,15 +96,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
 /** SCIM for the tenants' identity providers, as an app of its own with the service's edges (http/shell.ts). */
 // What it shares with the service's app is what the console shares, but for the look-ups.
-async function buildScimApp(deps: Omit<ConsoleAppDeps, 'lookups'>): Promise<FastifyInstance> {
-  const app = await shell({
-    config: deps.config,
-    log: { logger: deps.logger },
-    routes: deps.routes,
-    checkResponses: deps.checkResponses,
-    badPath: (_request, reply, detail) => void sendProblem(reply, badRequest(detail)),
-  })
-  fenceWrites(app, deps.changes)
-  await app.register(scimRoutes(deps), { prefix: SCIM })
-  return app
-}
+const buildScimApp = (deps: Omit<ConsoleAppDeps, 'lookups'>): Promise<FastifyInstance> =>
+  shellWith(
+    {
+      config: deps.config,
+      log: { logger: deps.logger },
+      routes: deps.routes,
+      checkResponses: deps.checkResponses,
+      badPath: (_request, reply, detail) => void sendProblem(reply, badRequest(detail)),
+    },
+    async (app) => {
+      fenceWrites(app, deps.changes)
+      await app.register(scimRoutes(deps), { prefix: SCIM })
+    },
+  )

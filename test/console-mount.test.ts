@@ -6,12 +6,14 @@
  * forged hosts), one log line and one count per request, bodies read by the console, and closing.
  */
 import assert from 'node:assert/strict'
+import net from 'node:net'
 import { Writable } from 'node:stream'
 import { after, describe, test } from 'node:test'
-import Fastify from 'fastify'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { mount } from '../src/http/mount.ts'
+import { RouteMetrics } from '../src/http/route-metrics.ts'
+import { shell } from '../src/http/shell.ts'
 import { TEST_AUDIENCE, testKeys, useTestApp } from './helpers/app.ts'
 
 const ctx = useTestApp()
@@ -29,6 +31,17 @@ async function servedApp(env: Record<string, string> = {}) {
   const app = await buildApp({ config, database: ctx.database, keys: testKeys(), logStream })
   await app.ready()
   return { app, logs }
+}
+
+/** What the server answers to `text`, written as it is on a socket (no client normalizes the target). */
+function rawRequest(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(text))
+    let answer = ''
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()))
+    socket.on('end', () => resolve(answer))
+    socket.on('error', reject)
+  })
 }
 
 const consoleRoutes = (app: Awaited<ReturnType<typeof servedApp>>['app']) =>
@@ -125,6 +138,24 @@ describe('the console, built on first use', () => {
     assert.equal(head.headers.get('content-length'), get.headers.get('content-length'))
   })
 
+  test('a target in absolute form, or with its path percent-encoded, reaches the console as the router reads it', async () => {
+    const { app } = await servedApp()
+    after(() => app.close())
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = app.server.address() as { port: number }
+    const get = (target: string) =>
+      rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`)
+    for (const target of [
+      `http://127.0.0.1:${port}/console/sign-in`,
+      '/%63onsole/sign-in',
+      '/console/sign-in?next=x',
+    ]) {
+      const answer = await get(target)
+      assert.match(answer, /^HTTP\/1\.1 200 /, target)
+      assert.match(answer, /content-type: text\/html/i, target)
+    }
+  })
+
   test('one log line and one count per console request, under its own route', async () => {
     const { app, logs } = await servedApp()
     after(() => app.close())
@@ -167,35 +198,36 @@ describe('SCIM, built on first use too', () => {
 })
 
 describe('a mounted app that fails to build', () => {
-  test('its requests get 503 and the error is logged; the next request tries again; the rest is served', async () => {
-    const logged: string[] = []
-    const app = Fastify({
-      logger: {
-        level: 'error',
-        stream: {
-          write: (line: string) => {
-            logged.push(line)
-          },
-        },
-      },
-    })
-    app.decorate('routeTable', [])
+  test('its requests get a 503 problem from the app it is mounted on, logged and counted there; the next request tries again', async () => {
+    const logs: string[] = []
+    const config = loadConfig({ API_AUDIENCE: TEST_AUDIENCE, DEMO_SEED: 'false', LOG_LEVEL: 'info' })
+    const routes = new RouteMetrics()
     let attempts = 0
-    mount(app, '/part', async () => {
-      attempts++
-      if (attempts === 1) throw new Error('the part cannot start')
-      const part = Fastify()
-      part.decorate('routeTable', [])
-      part.get('/part/hello', async () => ({ hello: 'there' }))
-      return part
+    const app = await shell({
+      config,
+      log: { stream: { write: (line: string) => void logs.push(line) } },
+      routes,
+      badPath: () => undefined,
+      first: (app) =>
+        void mount(app, '/part', async () => {
+          attempts++
+          if (attempts === 1) throw new Error('the part cannot start')
+          const part = await shell({ config, log: { logger: app.log }, routes, badPath: () => undefined })
+          part.get('/part/hello', async () => ({ hello: 'there' }))
+          return part
+        }),
     })
     app.get('/elsewhere', async () => ({ ok: true }))
     after(() => app.close())
     const failed = await app.inject({ url: '/part/hello' })
     assert.equal(failed.statusCode, 503)
+    assert.match(failed.headers['content-type'] as string, /^application\/problem\+json/)
     assert.equal(failed.headers['retry-after'], '1')
-    assert.match(failed.body, /Try again in a moment/)
-    assert.match(logged.join(''), /the part cannot start/)
+    assert.ok(failed.headers['x-request-id'], 'the edges of the app it is mounted on')
+    assert.match(failed.json<{ detail: string }>().detail, /Try again in a moment/)
+    const lines = logs.join('')
+    assert.match(lines, /the part cannot start/)
+    assert.match(lines, /"status":503[^\n]*"msg":"request"/, 'a request line, as for any other request')
     assert.equal((await app.inject({ url: '/elsewhere' })).statusCode, 200)
     const retried = await app.inject({ url: '/part/hello' })
     assert.equal(retried.statusCode, 200)

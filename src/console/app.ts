@@ -9,7 +9,7 @@ import type { Database } from '../db/database.ts'
 import type { Subscription } from '../db/listener.ts'
 import { fenceWrites } from '../http/changes.ts'
 import type { RouteMetrics } from '../http/route-metrics.ts'
-import { shell } from '../http/shell.ts'
+import { shellWith } from '../http/shell.ts'
 import type { ServerKeys } from '../keys.ts'
 import type { LookupCache } from '../lookups/cache.ts'
 import { consoleRequestError, consoleRoutes } from './routes.ts'
@@ -30,15 +30,17 @@ export interface ConsoleAppDeps {
   checkResponses?: boolean | undefined
 }
 
-export async function buildConsoleApp(deps: ConsoleAppDeps): Promise<FastifyInstance> {
-  const app = await shell({
-    config: deps.config,
-    log: { logger: deps.logger },
-    routes: deps.routes,
-    checkResponses: deps.checkResponses,
-    badPath: (_request, reply, detail) => void consoleRequestError(reply, detail),
-  })
-  fenceWrites(app, deps.changes)
-  await app.register(consoleRoutes(deps), { prefix: '/console' })
-  return app
-}
+export const buildConsoleApp = (deps: ConsoleAppDeps): Promise<FastifyInstance> =>
+  shellWith(
+    {
+      config: deps.config,
+      log: { logger: deps.logger },
+      routes: deps.routes,
+      checkResponses: deps.checkResponses,
+      badPath: (_request, reply, detail) => void consoleRequestError(reply, detail),
+    },
+    async (app) => {
+      fenceWrites(app, deps.changes)
+      await app.register(consoleRoutes(deps), { prefix: '/console' })
+    },
+  )

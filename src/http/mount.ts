@@ -1,22 +1,25 @@
 /**
  * A part of the service served by a Fastify app of its own, built when it is first needed rather than at
- * start (app.ts mounts the console this way: its hundred routes and their modules cost a start on PostgreSQL
- * about 15 ms, and a service that only answers the API never needs them).
+ * start. app.ts mounts the console and SCIM this way: registering their routes cost a start on PostgreSQL
+ * about 20 ms (their modules are still loaded at start), and a service that only answers the API never needs
+ * them.
  *
- * Every request whose path is `prefix` or below it is handed, by this app's first `onRequest` hook and before
- * any other, to the mounted app: the raw request and response, body unread, as if the mounted app had
- * received them from the server. The mounted app has the same edges as this one (http/shell.ts), so it
- * answers exactly as it would as part of this app. This app only counts the request as handed off: its own
- * metrics and request log leave it to the mounted app (`handedOff`). A path this app's router refuses before
- * any hook (one that is not valid percent-encoding) is handed off the same way by its `frameworkErrors`.
+ * Every request whose path is `prefix` or below it (as the router reads the path: see `pathOf`) is handed, by
+ * this app's first `onRequest` hook and before any other, to the mounted app: the raw request and response,
+ * body unread, as if the mounted app had received them from the server. The mounted app has the same edges as
+ * this one (http/shell.ts), so it answers as it would as part of this app. This app only notes the hand-off:
+ * its own metrics and request log leave the request to the mounted app (`handedOff`). A path this app's router
+ * refuses before any hook (one that is not valid percent-encoding) is handed off the same way by its
+ * `frameworkErrors`.
  *
  * The mounted app is built by `prepareMounts()` (the server calls it a moment after it listens; tests at
  * once) or by its first request, whichever comes first; its routes then join this app's `routeTable`. If
- * building it fails, its requests get 503 and the error is logged; the next request tries again. It is
- * closed with this app.
+ * building it fails, this app answers the request with a 503 problem (and logs the error, and the request as
+ * any other); the next request tries again. It is closed with this app.
  */
-import type { ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { serviceUnavailable, type Problem } from '../core/problem.ts'
+import { sendProblem } from './errors.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,9 +33,25 @@ const HANDED_OFF = Symbol('handed off to a mounted app')
 /** This app's request object (not the raw request, which the mounted app's request shares) carries the mark. */
 type Marked = FastifyRequest & { [HANDED_OFF]?: true }
 
-/** Whether `path` (a request target, query and all) is `prefix` or below it. */
-export const isUnder = (prefix: string, path: string): boolean =>
-  path.startsWith(prefix) && ['', '/', '?'].includes(path.charAt(prefix.length))
+/**
+ * The path a request target names, as the router reads it: without the scheme and authority of an
+ * absolute-form target (`GET http://host/console/`), without the query, percent-escapes of characters
+ * other than reserved ones decoded (`/%63onsole/` is `/console/`). Not valid percent-encoding: as it is.
+ */
+function pathOf(target: string): string {
+  const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split('?')[0]!
+  try {
+    return decodeURI(path)
+  } catch {
+    return path
+  }
+}
+
+/** Whether the request target `target` names `prefix` or a path below it. */
+export const isUnder = (prefix: string, target: string): boolean => {
+  const path = pathOf(target)
+  return path === prefix || path.startsWith(`${prefix}/`)
+}
 
 /** Whether this request was handed to a mounted app, which answers, logs and counts it. */
 export const handedOff = (request: FastifyRequest): boolean => (request as Marked)[HANDED_OFF] === true
@@ -45,8 +64,7 @@ export interface Mount {
 /** Each app's mounted apps, by their `prepare`. */
 const mounted = new WeakMap<FastifyInstance, Array<() => Promise<FastifyInstance>>>()
 
-const UNAVAILABLE =
-  'This part of the service could not start. Try again in a moment; if it keeps happening, tell your administrator.'
+class Closed extends Error {}
 
 /**
  * Mounts the app `build` makes at `prefix`. Call it before adding any other `onRequest` hook: the hand-off
@@ -56,7 +74,7 @@ export function mount(app: FastifyInstance, prefix: string, build: () => Promise
   let built: Promise<FastifyInstance> | undefined
   let closed = false
   const prepare = (): Promise<FastifyInstance> => {
-    if (closed) return Promise.reject(new Error(`the app mounted at ${prefix} is closed`))
+    if (closed) return Promise.reject(new Closed(`the app mounted at ${prefix} is closed`))
     built ??= (async () => {
       const sub = await build()
       try {
@@ -74,21 +92,34 @@ export function mount(app: FastifyInstance, prefix: string, build: () => Promise
     return built
   }
 
-  const handOff = (request: FastifyRequest, reply: FastifyReply): void => {
-    const marked: Marked = request
-    marked[HANDED_OFF] = true
-    reply.hijack()
-    prepare().then(
-      (sub) => sub.routing(request.raw, reply.raw),
-      (error: unknown) => {
-        request.log.error({ err: error }, `the app mounted at ${prefix} failed to start`)
-        unavailable(reply.raw)
-      },
-    )
+  /**
+   * Hands the request over once the mounted app is ready. If it cannot be built, `refuse` answers from this
+   * app — a 503 problem, with this app's headers, log line and count — and the error is logged.
+   */
+  const handOff = (request: FastifyRequest, reply: FastifyReply, refuse: (problem: Problem) => void): void => {
+    prepare()
+      .then(
+        (sub) => {
+          const marked: Marked = request
+          marked[HANDED_OFF] = true
+          reply.hijack()
+          sub.routing(request.raw, reply.raw)
+        },
+        (error: unknown) => {
+          if (!(error instanceof Closed))
+            request.log.error({ err: error }, `the app mounted at ${prefix} failed to start`)
+          refuse(
+            serviceUnavailable(
+              'This part of the service could not start. Try again in a moment; if it keeps happening, tell your administrator.',
+            ),
+          )
+        },
+      )
+      .catch((error: unknown) => request.log.error({ err: error }, `the app mounted at ${prefix} failed`))
   }
 
   app.addHook('onRequest', (request, reply, done) => {
-    if (isUnder(prefix, request.url)) handOff(request, reply)
+    if (isUnder(prefix, request.url)) handOff(request, reply, (problem) => done(problem))
     else done()
   })
   const preparers = mounted.get(app)
@@ -102,10 +133,5 @@ export function mount(app: FastifyInstance, prefix: string, build: () => Promise
     closed = true
     await (await built?.catch(() => undefined))?.close()
   })
-  return { handOff }
-}
-
-function unavailable(response: ServerResponse): void {
-  if (response.headersSent) return
-  response.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1' }).end(UNAVAILABLE)
+  return { handOff: (request, reply) => handOff(request, reply, (problem) => void sendProblem(reply, problem)) }
 }

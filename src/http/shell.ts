@@ -123,3 +123,18 @@ export async function shell(options: ShellOptions): Promise<FastifyInstance> {
   recordRequests(app, options.routes)
   return app
 }
+
+/** A shell with `register` run on it, for an app to mount (http/mount.ts); closed again if `register` fails. */
+export async function shellWith(
+  options: ShellOptions,
+  register: (app: FastifyInstance) => Promise<void>,
+): Promise<FastifyInstance> {
+  const app = await shell(options)
+  try {
+    await register(app)
+  } catch (error) {
+    await app.close().catch(() => undefined)
+    throw error
+  }
+  return app
+}
