@@ -6,7 +6,6 @@
  * forged hosts), one log line and one count per request, bodies read by the console, and closing.
  */
 import assert from 'node:assert/strict'
-import net from 'node:net'
 import { Writable } from 'node:stream'
 import { after, describe, test } from 'node:test'
 import { buildApp } from '../src/app.ts'
@@ -15,6 +14,7 @@ import { mount } from '../src/http/mount.ts'
 import { RouteMetrics } from '../src/http/route-metrics.ts'
 import { shell } from '../src/http/shell.ts'
 import { TEST_AUDIENCE, testKeys, useTestApp } from './helpers/app.ts'
+import { rawRequest } from './helpers/raw-http.ts'
 
 const ctx = useTestApp()
 
@@ -31,17 +31,6 @@ async function servedApp(env: Record<string, string> = {}) {
   const app = await buildApp({ config, database: ctx.database, keys: testKeys(), logStream })
   await app.ready()
   return { app, logs }
-}
-
-/** What the server answers to `text`, written as it is on a socket (no client normalizes the target). */
-function rawRequest(port: number, text: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(text))
-    let answer = ''
-    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()))
-    socket.on('end', () => resolve(answer))
-    socket.on('error', reject)
-  })
 }
 
 const consoleRoutes = (app: Awaited<ReturnType<typeof servedApp>>['app']) =>

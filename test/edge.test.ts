@@ -3,9 +3,9 @@
  * forged X-Forwarded-Proto; one Host header; canonical path ids; security headers on every response.
  */
 import assert from 'node:assert/strict'
-import net from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { signedIn, testApp, type TestContext } from './helpers/app.ts'
+import { rawRequest } from './helpers/raw-http.ts'
 
 let ctx: TestContext
 let proxied: TestContext
@@ -20,17 +20,6 @@ after(async () => {
   await proxied.close()
   await configured.close()
 })
-
-/** Sends bytes as they are (no client library normalises the request line or headers) and reads the whole answer. */
-function rawRequest(port: number, text: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(text))
-    let answer = ''
-    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()))
-    socket.on('end', () => resolve(answer))
-    socket.on('error', reject)
-  })
-}
 
 const EVIL = /evil\.example|javascript:|6666/i
 const everything = (response: { body: string; headers: Record<string, unknown> }) =>
