@@ -47,8 +47,13 @@ function pathOf(target: string): string {
   }
 }
 
-/** Whether the request target `target` names `prefix` or a path below it. */
+/**
+ * Whether the request target `target` names `prefix` or a path below it. Every request of the app asks this
+ * of each mount: a plain path (no escapes, not absolute-form) is answered without `pathOf`.
+ */
 export const isUnder = (prefix: string, target: string): boolean => {
+  if (target.startsWith('/') && !target.includes('%'))
+    return target.startsWith(prefix) && ['', '/', '?'].includes(target.charAt(prefix.length))
   const path = pathOf(target)
   return path === prefix || path.startsWith(`${prefix}/`)
 }
