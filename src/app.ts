@@ -24,7 +24,7 @@ import { LOOKUPS_CHANNEL, LookupCache } from './lookups/cache.ts'
 import { ACCESS_CHANNEL, LiveAccessCache } from './oauth/access-cache.ts'
 import { oauthRoutes } from './oauth/routes.ts'
 import { registerWebhookMetrics } from './webhooks/metrics.service.ts'
-import { scimRoutes } from './scim/routes.ts'
+import { scimRequestError, scimRoutes } from './scim/routes.ts'
 import { buildConsoleApp, type ConsoleAppDeps } from './console/app.ts'
 
 export interface AppDeps {
@@ -51,6 +51,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const access = new LiveAccessCache()
   const lookups = new LookupCache()
   let consoleMount!: Mount
+  let scimMount!: Mount
   const app = await shell({
     config,
     log: { stream: deps.logStream },
@@ -58,6 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     checkResponses: deps.checkResponses,
     badPath: (request, reply, detail) => {
       if (isUnder(CONSOLE, request.url)) consoleMount.handOff(request, reply)
+      else if (isUnder(SCIM, request.url)) scimMount.handOff(request, reply)
       else void sendProblem(reply, badRequest(detail))
     },
     // Built with their first request (or `prepareMounts`): a start registers none of their routes.
@@ -72,7 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         listeningPort: () => listeningPort(app.server),
       })
       consoleMount = mount(app, CONSOLE, () => buildConsoleApp(shared()))
-      mount(app, SCIM, () => buildScimApp(shared()))
+      scimMount = mount(app, SCIM, () => buildScimApp(shared()))
     },
   })
   // The caches the database's notifications keep true; subscribed before the routes, so that the fence's
@@ -103,7 +105,7 @@ const buildScimApp = (deps: Omit<ConsoleAppDeps, 'lookups'>): Promise<FastifyIns
       log: { logger: deps.logger },
       routes: deps.routes,
       checkResponses: deps.checkResponses,
-      badPath: (_request, reply, detail) => void sendProblem(reply, badRequest(detail)),
+      badPath: (_request, reply, detail) => void scimRequestError(reply, detail),
     },
     async (app) => {
       fenceWrites(app, deps.changes)

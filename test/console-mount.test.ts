@@ -183,6 +183,12 @@ describe('SCIM, built on first use too', () => {
     assert.ok(scimRoutes() > 5, 'its routes join the table')
     const metrics = (await app.inject({ url: '/metrics' })).body
     assert.match(metrics, /http_requests_total\{method="GET",route="\/scim\/v2\/Users",status="401"\} 1/)
+    // A path that is not valid percent-encoding: refused in SCIM's error schema (DECISIONS), not as a problem.
+    const badPath = await app.inject({ url: '/scim/v2/%E0%A4%A' })
+    assert.equal(badPath.statusCode, 400)
+    assert.match(badPath.headers['content-type'] as string, /^application\/scim\+json/)
+    assert.deepEqual(badPath.json<{ schemas: string[]; status: string }>().status, '400')
+    assert.match(badPath.json<{ detail: string }>().detail, /request path is not valid/)
   })
 })
 

@@ -3,7 +3,7 @@
  * application/scim+json (plain JSON accepted too), and every refusal in the SCIM error schema. Discovery
  * (ServiceProviderConfig, ResourceTypes, Schemas), Users and Groups; writes act for the tenant's owner.
  */
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { providerActor, type Actor } from '../access/actor.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
@@ -59,6 +59,10 @@ const objectBody = (body: unknown): Record<string, unknown> => {
     throw new ScimError(400, 'The body must be a JSON object.', 'invalidSyntax')
   return body as Record<string, unknown>
 }
+
+/** A request the HTTP layer refused before any route (a path that is not valid percent-encoding), in SCIM's error schema. */
+export const scimRequestError = (reply: FastifyReply, detail: string) =>
+  sendScim(reply, 400, errorBody(new ScimError(400, detail)))
 
 export const scimRoutes =
   (deps: {
