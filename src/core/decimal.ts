@@ -82,3 +82,13 @@ export function subtractDecimal(a: string, b: string): string {
 /** a + b, as a decimal string without trailing zeros. */
 export const addDecimal = (a: string, b: string): string =>
   trimDecimal(format(parseDecimal(a) + parseDecimal(b), SCALE, SCALE))
+
+/**
+ * The largest value a quantity column (`numeric(20, 4)`: 16 integer digits) holds. Every counter the service
+ * keeps of quantities — received, rejected, billed — is checked against it before it is written, so a sum
+ * that would overflow the column is refused with a problem naming the line, never a 500.
+ */
+export const QUANTITY_MAX = '9999999999999999.9999'
+
+/** Whether a decimal string fits a quantity column (at most {@link QUANTITY_MAX}). */
+export const fitsQuantity = (value: string): boolean => parseDecimal(value) <= parseDecimal(QUANTITY_MAX)
