@@ -26,6 +26,8 @@ import * as m0016 from './migrations/0016_bills.ts'
 import * as m0017 from './migrations/0017_order_counts.ts'
 import * as m0018 from './migrations/0018_delegated_bills.ts'
 import * as m0021 from './migrations/0021_lookup_updated_at.ts'
+import * as m0022 from './migrations/0022_order_notes.ts'
+import * as m0030 from './migrations/0030_bill_number_key.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -47,6 +49,8 @@ const migrations: Record<string, Migration> = {
   '0017_order_counts': m0017,
   '0018_delegated_bills': m0018,
   '0021_lookup_updated_at': m0021,
+  '0022_order_notes': m0022,
+  '0030_bill_number_key': m0030,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

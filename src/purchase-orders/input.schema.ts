@@ -38,7 +38,7 @@ export const OrderInput = named(
       department: Type.Optional(Type.Union([IdOrRef, Type.Null()])),
       currency: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'Default: the location’s.' })),
       promise_date: Type.Optional(Type.Union([Type.String({ format: 'date' }), Type.Null()])),
-      notes: Type.Optional(Type.String({ maxLength: 4000 })),
+      notes: Type.Optional(Type.String({ maxLength: 10000 })),
       lines: Type.Array(LineInput, { minItems: 1, maxItems: MAX_ORDER_LINES }),
     },
     { additionalProperties: true, description: 'Read-only fields of a GET body are accepted and ignored.' },

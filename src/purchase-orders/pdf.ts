@@ -1,7 +1,8 @@
 /**
  * An order as a PDF (pdf-lib, with the standard Helvetica font): number, version, vendor, ship-to, bill-to,
- * lines, totals and currency, on as many A4 pages as the lines need. Text outside the font's Latin-1 range
- * is shown as "?" (the standard fonts have no other glyphs).
+ * lines, totals and currency, on as many A4 pages as the lines need. Nothing is cut: descriptions, notes
+ * and addresses wrap across lines (a word wider than its column across several) and pages. Text outside the
+ * font's Latin-1 range is shown as "?" (the standard fonts have no other glyphs).
  */
 import { PDFDocument, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib'
 import type { PurchaseOrder } from './schema.ts'
@@ -9,6 +10,37 @@ import type { PurchaseOrder } from './schema.ts'
 const latin1 = (text: string) => text.replace(/[^\x20-\x7e\xa0-\xff]/g, '?')
 const A4: [number, number] = [595.28, 841.89]
 const MARGIN = 50
+/** The description column, left of the right-aligned quantities (room for 21 digits at 10 pt). */
+const DESCRIPTION_WIDTH = 175
+
+/**
+ * `text` broken into lines no wider than `width` at `size`: at spaces where it can, inside a word where the
+ * word alone is wider. Runs of white space count as one space; an empty text is one empty line.
+ */
+export function wrapText(text: string, font: PDFFont, size: number, width: number): string[] {
+  const fits = (t: string) => font.widthOfTextAtSize(t, size) <= width
+  const lines: string[] = []
+  let current = ''
+  for (const word of text.split(/\s+/).filter(Boolean).map(latin1)) {
+    const joined = current === '' ? word : `${current} ${word}`
+    if (fits(joined)) {
+      current = joined
+      continue
+    }
+    if (current !== '') lines.push(current)
+    current = ''
+    let rest = word
+    while (!fits(rest)) {
+      let cut = 1
+      while (cut < rest.length && fits(rest.slice(0, cut + 1))) cut++
+      lines.push(rest.slice(0, cut))
+      rest = rest.slice(cut)
+    }
+    current = rest
+  }
+  lines.push(current)
+  return lines
+}
 
 type Address = PurchaseOrder['ship_to']
 const addressLines = (a: Address) =>
@@ -30,7 +62,7 @@ export async function renderOrderPdf(order: PurchaseOrder, vendorName: string): 
   let page: PDFPage = doc.addPage(A4)
   let y = A4[1] - MARGIN
   const text = (value: string, x: number, size = 10, f: PDFFont = font) =>
-    page.drawText(latin1(value).slice(0, 120), { x, y, size, font: f })
+    page.drawText(latin1(value), { x, y, size, font: f })
   const right = (value: string, x: number, size = 10, f: PDFFont = font) =>
     page.drawText(latin1(value), { x: x - f.widthOfTextAtSize(latin1(value), size), y, size, font: f })
   const newline = (step = 14) => {
@@ -52,8 +84,9 @@ export async function renderOrderPdf(order: PurchaseOrder, vendorName: string): 
   newline(22)
   text('Ship to', MARGIN, 10, bold)
   text('Bill to', 310, 10, bold)
-  const ship = addressLines(order.ship_to)
-  const bill = addressLines(order.bill_to)
+  const column = (lines: string[]) => lines.flatMap((l) => wrapText(l, font, 10, 250))
+  const ship = column(addressLines(order.ship_to))
+  const bill = column(addressLines(order.bill_to))
   for (let i = 0; i < Math.max(ship.length, bill.length); i++) {
     newline()
     text(ship[i] ?? '', MARGIN)
@@ -68,11 +101,16 @@ export async function renderOrderPdf(order: PurchaseOrder, vendorName: string): 
   right('Amount', cols.amount, 10, bold)
   for (const line of order.lines) {
     newline(16)
-    text(line.description.slice(0, 48) + (line.closed ? ' (closed)' : ''), cols.description)
+    const description = wrapText(line.description + (line.closed ? ' (closed)' : ''), font, 10, DESCRIPTION_WIDTH)
+    text(description[0]!, cols.description)
     right(line.quantity, cols.quantity)
     right(line.unit_price, cols.price)
     right(line.tax_rate, cols.tax)
     right(line.amount, cols.amount)
+    for (const more of description.slice(1)) {
+      newline(12)
+      text(more, cols.description)
+    }
   }
   newline(24)
   for (const [label, value] of [
@@ -86,7 +124,12 @@ export async function renderOrderPdf(order: PurchaseOrder, vendorName: string): 
   }
   if (order.notes !== '') {
     newline(10)
-    text(`Notes: ${order.notes.replace(/\s+/g, ' ')}`, MARGIN)
+    text('Notes', MARGIN, 10, bold)
+    for (const paragraph of order.notes.split(/\r?\n/))
+      for (const line of wrapText(paragraph, font, 10, A4[0] - 2 * MARGIN)) {
+        newline()
+        text(line, MARGIN)
+      }
   }
   return doc.save()
 }

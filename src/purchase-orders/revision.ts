@@ -80,6 +80,23 @@ export function requireAboveReceived(row: repo.OrderRow, next: Resolved) {
   if (problems.length > 0) throw conflict(`The revision is refused: ${problems.join('; ')}.`)
 }
 
+/**
+ * 409 naming each of vendor, currency and location that the revision would change: an issued order's stay
+ * what was approved and sent (a bill is matched against them), whatever the total.
+ */
+function requireSameTerms(row: repo.OrderRow, next: Resolved) {
+  const changed = [
+    next.values.vendor_id !== row.vendor_id ? 'vendor' : undefined,
+    next.values.currency_id !== row.currency_id ? 'currency' : undefined,
+    next.values.location_id !== row.location_id ? 'location' : undefined,
+  ].filter((f) => f !== undefined)
+  if (changed.length > 0)
+    throw conflict(
+      `Purchase order ${row.number} is issued: its ${changed.join(' and ')} cannot change. ` +
+        'Cancel it and make another order, or revise only its lines, dates and notes.',
+    )
+}
+
 /** Applies a revision: the new values and lines, `version` + 1, its record and `purchase_order.revised`. */
 export async function applyRevision(
   tx: Kysely<DB>,
@@ -125,8 +142,9 @@ export async function reviseIssued(
   if (row.pending_revision !== null)
     throw conflict(`A revision of ${row.number} is pending approval; it must be decided before another.`)
   const next = await valuesOf(tx, actor, access, input, new Map(row.lines.map((l) => [l.id, l])))
-  if (next.values.vendor_id !== row.vendor_id || next.values.location_id !== row.location_id)
-    throw conflict('The vendor and location of an issued order do not change; cancel it and make another.')
+  // A revision that names no currency keeps the order's (not the location's, as a new draft would take).
+  if (input.currency === undefined) next.values.currency_id = row.currency_id
+  requireSameTerms(row, next)
   requireAboveReceived(row, next)
   const changes = changesOf(row, next)
   if (changes.length === 0) return orderView(tx, actor.tenantId, row.id)

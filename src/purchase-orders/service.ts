@@ -9,7 +9,7 @@ import './approval.service.ts'
 import type { Kysely } from 'kysely'
 import type { MailBase } from '../approvals/notify.service.ts'
 import { actingUser, type Actor } from '../access/actor.ts'
-import { actorLocationAccess } from '../access/location-permissions.ts'
+import { actorLocationAccess, requireAnyAt } from '../access/location-permissions.ts'
 import { audit } from '../audit/service.ts'
 import type { Page } from '../core/list-query.ts'
 import { conflict, preconditionRequired } from '../core/problem.ts'
@@ -95,6 +95,8 @@ export async function putOrder(
   const scope = scopeOf(actor, access)
   return inTransaction(db, async (tx) => {
     const row = await visibleOrder(tx, actor, scope, id, true)
+    // The location it is at (and, in valuesOf, the one the body names): a move needs nav_purchase at both.
+    requireAnyAt(access, row.location_id, 'nav_purchase')
     const existing = new Map(row.lines.map((l) => [l.id, l]))
     if (row.status === 'issued') {
       if (ifMatch === undefined)

@@ -1,13 +1,15 @@
 /**
  * The quantities rules of receipts, returns and voids (DECISIONS, "A receipt"), on an order's lines as read
  * with the order locked: which lines a receipt may name, and each line's received and rejected quantities
- * afterwards — refused (409) beyond the over-receipt tolerance, below zero, or below what is billed under
- * `three_way` when a receipt is voided.
+ * afterwards. Every change of received quantity is held to the same rules, whichever way it comes — a
+ * receipt, a return, or voiding either: refused (409 naming the line) beyond the over-receipt tolerance,
+ * below zero, below what is billed under `three_way`, or past what the quantity columns hold.
  */
 import {
   addDecimal,
   compareDecimal,
   exceedsByPercent,
+  fitsQuantity,
   parseDecimal,
   subtractDecimal,
   trimDecimal,
@@ -19,6 +21,36 @@ import type { ReceiptRow } from './repository.ts'
 import type { ReceiptInput } from './schema.ts'
 
 type OrderLine = ReceivingOrder['lines'][number]
+/** The procurement settings the quantity rules apply. */
+export interface QuantitySettings {
+  over_receipt_tolerance_percent: string
+  match_mode: 'two_way' | 'three_way'
+}
+const QUANTITY_TEXT = 'at most 9999999999999999.9999'
+
+/** What is wrong with a line's received quantity becoming `received` (none, or one sentence). */
+function beyondTolerance(line: OrderLine, received: string, settings: QuantitySettings, what: string): string[] {
+  const tolerance = settings.over_receipt_tolerance_percent
+  if (!fitsQuantity(received))
+    return [`line ${line.id}: ${received} received in all is more than a quantity can be (${QUANTITY_TEXT}); ${what}`]
+  if (!exceedsByPercent(received, line.quantity, tolerance)) return []
+  const before = trimDecimal(line.received_quantity)
+  const limit = withPercent(line.quantity, tolerance)
+  return [
+    `line ${line.id}: ordered ${trimDecimal(line.quantity)}, received ${before}, still open ` +
+      `${subtractDecimal(line.quantity, before)} (at most ${subtractDecimal(limit, before)} more with the ` +
+      `${tolerance} % tolerance); ${what}`,
+  ]
+}
+
+/** Under `three_way`, a line may not be left with less received than billed: what a return or void would break. */
+function belowBilled(line: OrderLine, received: string, settings: QuantitySettings, what: 'return' | 'void'): string[] {
+  if (settings.match_mode !== 'three_way' || compareDecimal(received, line.billed_quantity) >= 0) return []
+  const billed = trimDecimal(line.billed_quantity)
+  return what === 'void'
+    ? [`line ${line.id} would have ${received} received but ${billed} billed`]
+    : [`line ${line.id} would have ${received} received after the return but ${billed} billed (three-way matching)`]
+}
 export interface ReceiptLineValues {
   po_line_id: number
   accepted_quantity: string
@@ -61,7 +93,7 @@ export function receiptCounters(
   type: 'receipt' | 'return',
   lines: readonly ReceiptLineValues[],
   orderLines: readonly OrderLine[],
-  tolerance: string,
+  settings: QuantitySettings,
 ): Counters[] {
   const byId = new Map(orderLines.map((l) => [l.id, l]))
   const problems: string[] = []
@@ -72,6 +104,7 @@ export function receiptCounters(
     if (type === 'return') {
       if (compareDecimal(l.accepted_quantity, received) > 0)
         problems.push(`line ${line.id}: ${l.accepted_quantity} returned but only ${received} accepted`)
+      else problems.push(...belowBilled(line, subtractDecimal(received, l.accepted_quantity), settings, 'return'))
       return {
         id: line.id,
         received_quantity: subtractDecimal(received, l.accepted_quantity),
@@ -79,19 +112,11 @@ export function receiptCounters(
       }
     }
     const total = addDecimal(received, l.accepted_quantity)
-    if (exceedsByPercent(total, line.quantity, tolerance)) {
-      const limit = withPercent(line.quantity, tolerance)
-      problems.push(
-        `line ${line.id}: ordered ${trimDecimal(line.quantity)}, received ${received}, still open ` +
-          `${subtractDecimal(line.quantity, received)} (at most ${subtractDecimal(limit, received)} more with the ` +
-          `${tolerance} % tolerance); this receipt accepts ${l.accepted_quantity}`,
-      )
-    }
-    return {
-      id: line.id,
-      received_quantity: total,
-      rejected_quantity: addDecimal(line.rejected_quantity, l.rejected_quantity),
-    }
+    const rejected = addDecimal(line.rejected_quantity, l.rejected_quantity)
+    problems.push(...beyondTolerance(line, total, settings, `this receipt accepts ${l.accepted_quantity}`))
+    if (!fitsQuantity(rejected))
+      problems.push(`line ${line.id}: ${rejected} rejected in all is more than a quantity can be (${QUANTITY_TEXT})`)
+    return { id: line.id, received_quantity: total, rejected_quantity: rejected }
   })
   if (problems.length > 0) throw conflict(`The ${type} is refused: ${problems.join('; ')}.`)
   return counters
@@ -101,26 +126,25 @@ export function receiptCounters(
 export function voidCounters(
   receipt: ReceiptRow,
   orderLines: readonly OrderLine[],
-  matchMode: 'two_way' | 'three_way',
+  settings: QuantitySettings,
 ): Counters[] {
   const byId = new Map(orderLines.map((l) => [l.id, l]))
   const problems: string[] = []
   const counters = receipt.lines.map((rl) => {
     const line = byId.get(rl.po_line)!
     const accepted = trimDecimal(rl.accepted_quantity)
-    if (receipt.type === 'return')
-      return {
-        id: line.id,
-        received_quantity: addDecimal(line.received_quantity, accepted),
-        rejected_quantity: line.rejected_quantity,
-      }
+    if (receipt.type === 'return') {
+      // Voiding a return receives its quantity again: the same tolerance as a receipt.
+      const again = addDecimal(line.received_quantity, accepted)
+      problems.push(...beyondTolerance(line, again, settings, `voiding the return receives ${accepted} again`))
+      return { id: line.id, received_quantity: again, rejected_quantity: line.rejected_quantity }
+    }
     if (compareDecimal(line.received_quantity, accepted) < 0)
       problems.push(
         `line ${line.id} has ${trimDecimal(line.received_quantity)} received now (returns since), less than ${accepted}`,
       )
     const received = subtractDecimal(line.received_quantity, accepted)
-    if (matchMode === 'three_way' && compareDecimal(received, line.billed_quantity) < 0)
-      problems.push(`line ${line.id} would have ${received} received but ${trimDecimal(line.billed_quantity)} billed`)
+    problems.push(...belowBilled(line, received, settings, 'void'))
     return {
       id: line.id,
       received_quantity: received,

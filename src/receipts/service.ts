@@ -79,7 +79,7 @@ export async function createReceipt(db: Kysely<DB>, actor: Actor, input: Receipt
       throw conflict(`Purchase order ${order.number} is ${order.status}; only an issued order can be received against.`)
     const lines = receiptLines(input, type, order)
     const settings = await procurementSettings(tx, actor.tenantId)
-    const counters = receiptCounters(type, lines, order.lines, settings.over_receipt_tolerance_percent)
+    const counters = receiptCounters(type, lines, order.lines, settings)
     const number = await nextReceiptNumber(tx, actor.tenantId)
     const id = await repo.insertReceipt(
       tx,
@@ -116,7 +116,7 @@ export async function voidReceipt(db: Kysely<DB>, actor: Actor, id: number): Pro
     const receipt = (await repo.findReceipt(tx, actor.tenantId, id))!
     if (receipt.status !== 'posted') throw conflict(`Receipt ${receipt.number} is already voided.`)
     const settings = await procurementSettings(tx, actor.tenantId)
-    const counters = voidCounters(receipt, order.lines, settings.match_mode)
+    const counters = voidCounters(receipt, order.lines, settings)
     await repo.voidReceipt(tx, actor.tenantId, id)
     await setReceived(tx, actor.tenantId, order.id, counters)
     await audit(tx, actor, { action: 'receipt.void', resourceType: 'receipt', resourceId: id })

@@ -147,6 +147,8 @@ export async function updateRequest(
     const row = await visibleRequest(tx, actor, id, true)
     requireOwner(actor, row, 'edit')
     requireStatus(row, ['draft'], 'edited')
+    // The location it is at (and, in valuesOf, the one it moves to): a move needs nav_request at both.
+    requireAnyAt(access, row.location_id, 'nav_request')
     // Another location: the department and currency chosen for the old one do not carry over.
     const moved = patch.location !== undefined && idOf(patch.location) !== row.location_id
     const merged = {

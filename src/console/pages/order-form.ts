@@ -10,7 +10,7 @@ import { activeVendors, placeChoices } from './request-shared.ts'
 import { idOrText, readLineEditor } from './forms.ts'
 
 /** The editor's form: text fields only; up to MAX_ORDER_LINES lines of six fields, and the order's own. */
-export const OrderForm = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 4000 }), {
+export const OrderForm = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 10000 }), {
   maxProperties: MAX_ORDER_LINES * 6 + 20,
 })
 
