@@ -9,10 +9,10 @@
  * its repositories and routes are its own. Nothing imports `cli/`; only app.ts registers the console.
  */
 const RESOURCES =
-  '(applications|approvals|audit|bills|events|health|invitations|locations|lookups|mail|oauth|purchase-orders|receipts|requests|roles|scim|sessions|sso|tenants|users|vendors|webhooks)'
+  '(applications|approvals|audit|bills|events|health|invitations|locations|lookups|mail|oauth|procurement-settings|purchase-orders|receipts|requests|roles|scim|sessions|sso|tenants|users|vendors|webhooks)'
 /** What one resource may import of another: its services and its schema. */
 const PUBLIC_FACE = `^src/${RESOURCES}/[a-z.-]*(service|schema|cache)\\.ts$`
-const ENTRY_POINTS = '^src/(app|api|server|cluster|control|control-client)\\.ts$|^src/(seed|cli|console)/'
+const ENTRY_POINTS = '^src/(app|api|server|cluster|control|control-client|documents)\\.ts$|^src/(seed|cli|console)/'
 
 /** A rule that keeps `layer` (a path pattern) from importing anything but `allowed` (path patterns) in src/. */
 const onlyImports = (name, layer, allowed, comment) => ({

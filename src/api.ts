@@ -18,6 +18,7 @@ import type { LookupCache } from './lookups/cache.ts'
 import type { LiveAccessCache } from './oauth/access-cache.ts'
 import { bearerAuth } from './oauth/bearer.plugin.ts'
 import { purchaseOrderRoutes } from './purchase-orders/routes.ts'
+import { procurementSettingsRoutes } from './procurement-settings/routes.ts'
 import { receiptRoutes } from './receipts/routes.ts'
 import { billRoutes } from './bills/routes.ts'
 import { requestRoutes } from './requests/routes.ts'
@@ -54,6 +55,7 @@ export const apiRoutes =
     await app.register(requestRoutes)
     await app.register(approvalRoutes)
     await app.register(purchaseOrderRoutes)
+    await app.register(procurementSettingsRoutes)
     await app.register(receiptRoutes)
     await app.register(billRoutes)
     await app.register(applicationRoutes(deps.keys.pepper))

@@ -2,6 +2,7 @@
  * buildApp: the whole HTTP service as a Fastify instance, ready for `listen` (server.ts) or `inject` (tests).
  * Nothing here opens sockets or databases; the caller hands them in.
  */
+import { registerAllDocuments } from './documents.ts'
 import type { FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import type { Config } from './config.ts'
@@ -47,6 +48,7 @@ const SCIM = '/scim/v2'
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps
+  registerAllDocuments()
   const routes = new RouteMetrics()
   const access = new LiveAccessCache()
   const lookups = new LookupCache()

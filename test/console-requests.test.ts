@@ -174,7 +174,7 @@ describe('requests and approvals in the console', () => {
     // Submitting again is a clear message on the request's page.
     const again = await requester.b.post(`${detail}/submit`, { _csrf: token })
     assert.equal(again.statusCode, 409)
-    assert.match(again.body, /only a request that is draft can be submitted/)
+    assert.match(again.body, /only a draft request can be submitted/)
     assert.match(again.body, /Request #\d+/)
 
     const inbox = await approver.b.get('/console/approvals')

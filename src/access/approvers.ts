@@ -6,6 +6,7 @@
  * delegation does not pass the away user's approvals further on.
  */
 import { sql, type RawBuilder } from 'kysely'
+import type { ApprovalKind } from '../db/schema.ts'
 
 /** Whether the delegation row aliased `alias` is in force now. */
 export const delegationActive = (alias: string): RawBuilder<boolean> =>
@@ -31,55 +32,28 @@ const away = (user: RawBuilder<number>) =>
   sql<boolean>`exists (select 1 from delegations dw where dw.user_id = ${user} and ${delegationActive('dw')})`
 
 /**
- * The count of pending order approvals the user `user` (users.id expression) of tenant `tenant` may decide
- * (exactly `decidesFor`), in two disjoint parts. Their own: the kept count of pending approvals naming them
- * as a candidate and not as the requester (migration 0009, kept by triggers), 0 while they are away. Through
- * delegation, counted live and only when someone's delegation to them is in force now: the delegators'
- * pending approvals that the own part did not count and that are not the user's own requests (the function
- * `pending_delegated_orders`, migrations 0009 and 0011: one generic plan per session, using the partial GIN
- * index). Neither part reads every pending approval of a busy approver.
+ * The count of pending approvals of `kind` (DECISIONS: `pending_approvals_count`, one kind per document:
+ * `order` for requests and purchase orders, `bill` for bills, …) the user `user` (users.id expression) of
+ * tenant `tenant` may decide (exactly `decidesFor`), in two disjoint parts. Their own: the kept count of
+ * pending approvals naming them as a candidate and not as the submitter (migration 0009, kept by triggers),
+ * 0 while they are away. Through delegation, counted live and only when someone's delegation to them is in
+ * force now: the delegators' pending approvals of the kind that the own part did not count and that are not
+ * the user's own documents (`pending_delegated_kind`, migration 0018: one generic plan per session, using the
+ * partial GIN index). Neither part reads every pending approval of a busy approver.
  *
  * `isAway` says whether the user is away now; by default a probe of `delegations`. A query that already
  * joins the user's delegation in force (at most one: `delegations_one_active`) passes a test of that join.
  */
-export const pendingOrderCount = (
+export const pendingCount = (
   user: RawBuilder<number>,
   tenant: RawBuilder<number>,
-  isAway: RawBuilder<boolean> = away(user),
-): RawBuilder<number> =>
-  sql<number>`((case when ${isAway} then 0 else coalesce((select sum(pc.n) from pending_counts pc
-      where pc.tenant_id = ${tenant} and pc.user_id = ${user} and pc.kind = 'order'), 0) end)
-    + (case when exists (select 1 from delegations de where de.delegatee_id = ${user} and ${delegationActive('de')})
-      then pending_delegated_orders(${tenant}, ${user}) else 0 end))::int`
-
-/**
- * A user's pending approvals of another kind (`bill`), counted as `pendingOrderCount` counts orders: their
- * kept count (0 while they are away) plus, while someone's delegation to them is in force, the delegators'
- * pending approvals of that kind (`pending_delegated_kind`, migration 0018).
- */
-export const pendingKindCount = (
-  user: RawBuilder<number>,
-  tenant: RawBuilder<number>,
-  kind: 'bill',
+  kind: ApprovalKind,
   isAway: RawBuilder<boolean> = away(user),
 ): RawBuilder<number> =>
   sql<number>`((case when ${isAway} then 0 else coalesce((select sum(pc.n) from pending_counts pc
       where pc.tenant_id = ${tenant} and pc.user_id = ${user} and pc.kind = ${kind}), 0) end)
     + (case when exists (select 1 from delegations de where de.delegatee_id = ${user} and ${delegationActive('de')})
       then pending_delegated_kind(${tenant}, ${user}, ${kind}) else 0 end))::int`
-
-/**
- * Whether the request aliased `r` is visible to the user `user` whose locations with `nav_approval`,
- * `nav_purchase` or `superuser` are `locations` (int[]): their own, one they are (or were) a candidate for or
- * decide as a delegatee, or any at those locations. A superuser's lists are not scoped at all.
- */
-export const requestVisible = (user: unknown, locations: unknown, r = 'r'): RawBuilder<boolean> => {
-  const u = sql<number>`${user}::int`
-  return sql<boolean>`(${sql.ref(`${r}.requester_id`)} = ${u} or ${sql.ref(`${r}.location_id`)} = any(${locations}::int[])
-    or exists (select 1 from request_approvals va where va.tenant_id = ${sql.ref(`${r}.tenant_id`)}
-      and va.request_id = ${sql.ref(`${r}.id`)} and (va.candidates @> array[${u}]::int[] or va.acted_by = ${u}
-        or (va.status = 'pending' and ${decidesFor(u, 'va')}))))`
-}
 
 /**
  * Whether the approval aliased `a` is visible to the user `user` whose locations with `nav_approval`,

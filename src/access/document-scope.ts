@@ -1,16 +1,19 @@
 /**
- * Who sees a document with approvals (a purchase order, a bill) in its list and on its own: holders of the
- * resource's permissions at the document's location, and the candidates of its approvals. One condition for
- * every such list, with the `updated_since` filter they share; `alias` is the document's table in the query.
+ * Who sees a document with approvals (a request, a purchase order, a bill, …) in its list and on its own —
+ * one rule for every document: holders of the resource's permissions at the document's location, the
+ * candidates and deciders of its approvals, and, where the document has one, its owner (a request's
+ * requester). With the `updated_since` filter the lists share; `alias` is the document's table in the query.
  */
 import { sql } from 'kysely'
+import type { DocumentType } from '../db/schema.ts'
 import { approvalCandidateOf } from './approvers.ts'
 
-export function documentScope(alias: string, type: 'purchase_order' | 'bill') {
+export function documentScope(alias: string, type: DocumentType, owner?: string) {
   const column = (name: string) => sql<number>`${sql.ref(`${alias}.${name}`)}`
-  /** Visible to `user` with the permissions at `locations`: at one of them, or a candidate of its approvals. */
+  /** Visible to `user` with the permissions at `locations`: its owner, at one of them, or of its approvals. */
   const visible = (user: unknown, locations: unknown) =>
-    sql<boolean>`(${column('location_id')} = any(${locations}::int[])
+    sql<boolean>`(${owner === undefined ? sql`false` : sql`${column(owner)} = ${user}::int`}
+      or ${column('location_id')} = any(${locations}::int[])
       or ${approvalCandidateOf(user, type, column('tenant_id'), column('id'))})`
   return {
     visible,

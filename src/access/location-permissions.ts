@@ -98,7 +98,7 @@ export async function holdersAt(
 /**
  * What the actor may see of requests and approvals, as a list scope (db/list.ts): undefined (everything)
  * for a superuser or the operator; else their user id and the locations where they hold `nav_approval`,
- * `nav_purchase` or `superuser` (see `requestVisible` in approvers.ts).
+ * `nav_purchase` or `superuser` (see `documentScope` in document-scope.ts).
  */
 export async function requestScope(db: Kysely<DB>, actor: Actor): Promise<[number, number[]] | undefined> {
   const access = await actorLocationAccess(db, actor)

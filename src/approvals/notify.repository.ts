@@ -7,52 +7,13 @@ export interface Told {
   email: string
 }
 
-/** The request and its pending approval (if any), as a message names them. */
-export const requestFacts = (db: Kysely<DB>, tenantId: number, requestId: number) =>
-  db
-    .selectFrom('purchase_requests as r')
-    .innerJoin('currencies as c', 'c.id', 'r.currency_id')
-    .innerJoin('locations as l', 'l.id', 'r.location_id')
-    .innerJoin('users as u', 'u.id', 'r.requester_id')
-    .leftJoin('request_approvals as a', (join) =>
-      join.onRef('a.request_id', '=', 'r.id').onRef('a.tenant_id', '=', 'r.tenant_id').on('a.status', '=', 'pending'),
-    )
-    .select([
-      'r.id',
-      'r.description',
-      'r.total',
-      'r.requester_id',
-      'c.name as currency',
-      'l.name as location',
-      'u.email as requester_email',
-      'u.approval_emails as requester_wants',
-      'u.is_active as requester_active',
-      'a.id as approval_id',
-      'a.candidates',
-    ])
-    .where('r.tenant_id', '=', tenantId)
-    .where('r.id', '=', requestId)
-    .executeTakeFirstOrThrow()
-
 /** A pending approval's candidates, submitter and document, as a message names them. */
 export const approvalFacts = (db: Kysely<DB>, tenantId: number, approvalId: number) =>
   db
     .selectFrom('request_approvals as a')
-    .innerJoin('locations as l', 'l.id', 'a.location_id')
-    .innerJoin('users as u', 'u.id', 'a.submitter_id')
-    .leftJoin('purchase_orders as po', (join) =>
-      join
-        .onRef('po.tenant_id', '=', 'a.tenant_id')
-        .onRef('po.id', '=', 'a.document_id')
-        .on('a.document_type', '=', 'purchase_order'),
-    )
-    .leftJoin('bills as b', (join) =>
-      join
-        .onRef('b.tenant_id', '=', 'a.tenant_id')
-        .onRef('b.id', '=', 'a.document_id')
-        .on('a.document_type', '=', 'bill'),
-    )
-    .select((eb) => [
+    .innerJoin('locations as l', (join) => join.onRef('l.tenant_id', '=', 'a.tenant_id').onRef('l.id', '=', 'a.location_id'))
+    .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'a.tenant_id').onRef('u.id', '=', 'a.submitter_id'))
+    .select([
       'a.id',
       'a.status',
       'a.candidates',
@@ -61,7 +22,6 @@ export const approvalFacts = (db: Kysely<DB>, tenantId: number, approvalId: numb
       'a.document_id',
       'l.name as location',
       'u.email as submitter_email',
-      eb.fn.coalesce('po.number', 'b.number').as('label'),
     ])
     .where('a.tenant_id', '=', tenantId)
     .where('a.id', '=', approvalId)

@@ -1,16 +1,15 @@
 /** SQL for approval records (`request_approvals`). Every query is scoped to one tenant. */
 import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { personOrNull } from '../db/joins.ts'
 import { approvalVisible, decidesFor, delegationActive } from '../access/approvers.ts'
 import { filtersOf, pageRequest, type Page } from '../core/list-query.ts'
 import { listSql } from '../db/list.ts'
-import type { DB, DocumentType, PlannedStep } from '../db/schema.ts'
+import type { ApprovalKind, DB, DocumentType, PlannedStep } from '../db/schema.ts'
 import type { DocumentRef } from './schema.ts'
 import { ApprovalListSql, type Person } from './schema.ts'
 
-/** The person (profile id, names, e-mail) of the user id `user`, as JSON; null for null. */
-const person = (user: RawBuilder<number | null>) =>
-  sql<Person | null>`(select json_build_object('id', pp.id, 'first_name', pp.first_name, 'last_name', pp.last_name,
-    'email', pu.email) from user_profiles pp join users pu on pu.id = pp.user_id where pp.user_id = ${user})`
+/** The person (profile id, names, e-mail) of the user id `user` of the approval's tenant, as JSON; null for null. */
+const person = (user: RawBuilder<number | null>) => personOrNull(user, sql.ref('a.tenant_id'))
 
 function selectApprovals(db: Kysely<DB>) {
   return db.selectFrom('request_approvals as a').select([
@@ -177,11 +176,15 @@ export async function decide(
   return result.rows[0]
 }
 
-/** Opens the step `planned` of the chain `plan` for the document: one pending approval. Returns its id. */
+/**
+ * Opens the step `planned` of the chain `plan` for the document: one pending approval, counted in `kind`.
+ * `request_id` is kept for requests (the pending-count triggers of migration 0009 read it). Returns its id.
+ */
 export async function insertApproval(
   db: Kysely<DB>,
   tenantId: number,
   doc: DocumentRef,
+  kind: ApprovalKind,
   plan: PlannedStep[],
   planned: PlannedStep,
 ) {
@@ -194,7 +197,7 @@ export async function insertApproval(
       document_id: doc.id,
       location_id: doc.locationId,
       submitter_id: doc.submitterId,
-      kind: doc.type === 'bill' ? 'bill' : 'order',
+      kind,
       plan: JSON.stringify(plan),
       step: planned.step,
       candidates: planned.candidates,

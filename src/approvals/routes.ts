@@ -1,7 +1,8 @@
 /** /api/v3/approvals/ (the inbox) and /api/v3/approval-rules/ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ItemEnvelope, listRoute } from '../http/list.ts'
+import { createRoute, deleteRoute, itemRoute } from '../http/item-routes.ts'
+import { listRoute } from '../http/list.ts'
 import * as rules from './rules.service.ts'
 import {
   Approval,
@@ -17,7 +18,6 @@ import * as service from './service.ts'
 
 export const approvalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['approvals']
-  const config = { accessNeutral: true }
   listRoute(app, '/v3/approvals/', {
     summary: 'List the approvals you may see (approver=me: your inbox)',
     tags,
@@ -25,64 +25,33 @@ export const approvalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     item: Approval,
     list: ({ actor, db, query }) => service.listApprovals(db, actor, query),
   })
-  app.get(
-    '/v3/approvals/:id/',
-    {
-      schema: {
-        summary: 'Get an approval',
-        operationId: 'getApproval',
-        tags,
-        params: IdParams,
-        response: { 200: ItemEnvelope(Approval) },
-      },
-    },
-    async (request) => ({
-      metadata: {},
-      data: await service.getApproval(request.db, request.actor, request.params.id),
-    }),
-  )
-  app.post(
-    '/v3/approvals/:id/approve/',
-    {
-      config,
-      schema: {
-        summary: 'Approve (a candidate, or the delegatee of an away candidate); a second decision is a 409',
-        operationId: 'approveApproval',
-        tags,
-        params: IdParams,
-        body: Type.Union([Decision, Type.Null()]),
-        response: { 200: ItemEnvelope(Approval) },
-      },
-    },
-    async (request) => ({
-      metadata: {},
-      data: await service.approve(
-        request.db,
-        request.actor,
-        request.params.id,
-        request.body?.comment ?? '',
-        request.mailBase,
-      ),
-    }),
-  )
-  app.post(
-    '/v3/approvals/:id/reject/',
-    {
-      config,
-      schema: {
-        summary: 'Reject with a comment (required); the request is rejected and its chain ends',
-        operationId: 'rejectApproval',
-        tags,
-        params: IdParams,
-        body: Rejection,
-        response: { 200: ItemEnvelope(Approval) },
-      },
-    },
-    async (request) => ({
-      metadata: {},
-      data: await service.reject(request.db, request.actor, request.params.id, request.body.comment, request.mailBase),
-    }),
-  )
+  itemRoute(app, 'GET', '/v3/approvals/:id/', {
+    summary: 'Get an approval',
+    operationId: 'getApproval',
+    tags,
+    params: IdParams,
+    item: Approval,
+    run: ({ db, actor, params }) => service.getApproval(db, actor, params.id),
+  })
+  itemRoute(app, 'POST', '/v3/approvals/:id/approve/', {
+    summary: 'Approve (a candidate, or the delegatee of an away candidate); a second decision is a 409',
+    operationId: 'approveApproval',
+    tags,
+    params: IdParams,
+    body: Type.Union([Decision, Type.Null()]),
+    item: Approval,
+    run: ({ db, actor, params, body, mailBase }) =>
+      service.approve(db, actor, params.id, body?.comment ?? '', mailBase),
+  })
+  itemRoute(app, 'POST', '/v3/approvals/:id/reject/', {
+    summary: 'Reject with a comment (required); the request is rejected and its chain ends',
+    operationId: 'rejectApproval',
+    tags,
+    params: IdParams,
+    body: Rejection,
+    item: Approval,
+    run: ({ db, actor, params, body, mailBase }) => service.reject(db, actor, params.id, body.comment, mailBase),
+  })
 
   const ruleTags = ['approval-rules']
   listRoute(app, '/v3/approval-rules/', {
@@ -92,72 +61,36 @@ export const approvalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     item: ApprovalRule,
     list: ({ actor, db, query }) => rules.listRules(db, actor, query),
   })
-  app.post(
-    '/v3/approval-rules/',
-    {
-      config,
-      schema: {
-        summary: 'Create an approval rule (superuser or nav_setting)',
-        operationId: 'createApprovalRule',
-        tags: ruleTags,
-        body: ApprovalRuleInput,
-        response: { 201: ItemEnvelope(ApprovalRule) },
-      },
-    },
-    async (request, reply) => {
-      const rule = await rules.createRule(request.db, request.actor, request.body)
-      return reply
-        .code(201)
-        .header('location', `${request.linkBase}/api/v3/approval-rules/${rule.id}/`)
-        .send({ metadata: {}, data: rule })
-    },
-  )
-  app.get(
-    '/v3/approval-rules/:id/',
-    {
-      schema: {
-        summary: 'Get an approval rule',
-        operationId: 'getApprovalRule',
-        tags: ruleTags,
-        params: IdParams,
-        response: { 200: ItemEnvelope(ApprovalRule) },
-      },
-    },
-    async (request) => ({ metadata: {}, data: await rules.getRule(request.db, request.actor, request.params.id) }),
-  )
-  app.put(
-    '/v3/approval-rules/:id/',
-    {
-      config,
-      schema: {
-        summary: 'Replace an approval rule (superuser or nav_setting); submitted requests keep their chain',
-        operationId: 'replaceApprovalRule',
-        tags: ruleTags,
-        params: IdParams,
-        body: ApprovalRuleInput,
-        response: { 200: ItemEnvelope(ApprovalRule) },
-      },
-    },
-    async (request) => ({
-      metadata: {},
-      data: await rules.replaceRule(request.db, request.actor, request.params.id, request.body),
-    }),
-  )
-  app.delete(
-    '/v3/approval-rules/:id/',
-    {
-      config,
-      schema: {
-        summary: 'Delete an approval rule (superuser or nav_setting)',
-        operationId: 'deleteApprovalRule',
-        tags: ruleTags,
-        params: IdParams,
-        response: { 204: Type.Null() },
-      },
-    },
-    async (request, reply) => {
-      await rules.deleteRule(request.db, request.actor, request.params.id)
-      return reply.code(204).send(null)
-    },
-  )
+  createRoute(app, '/v3/approval-rules/', {
+    summary: 'Create an approval rule (superuser or nav_setting)',
+    operationId: 'createApprovalRule',
+    tags: ruleTags,
+    body: ApprovalRuleInput,
+    item: ApprovalRule,
+    create: ({ db, actor, body }) => rules.createRule(db, actor, body),
+  })
+  itemRoute(app, 'GET', '/v3/approval-rules/:id/', {
+    summary: 'Get an approval rule',
+    operationId: 'getApprovalRule',
+    tags: ruleTags,
+    params: IdParams,
+    item: ApprovalRule,
+    run: ({ db, actor, params }) => rules.getRule(db, actor, params.id),
+  })
+  itemRoute(app, 'PUT', '/v3/approval-rules/:id/', {
+    summary: 'Replace an approval rule (superuser or nav_setting); submitted requests keep their chain',
+    operationId: 'replaceApprovalRule',
+    tags: ruleTags,
+    params: IdParams,
+    body: ApprovalRuleInput,
+    item: ApprovalRule,
+    run: ({ db, actor, params, body }) => rules.replaceRule(db, actor, params.id, body),
+  })
+  deleteRoute(app, '/v3/approval-rules/:id/', {
+    summary: 'Delete an approval rule (superuser or nav_setting)',
+    operationId: 'deleteApprovalRule',
+    tags: ruleTags,
+    params: IdParams,
+    run: ({ db, actor, params }) => rules.deleteRule(db, actor, params.id),
+  })
 }

@@ -48,7 +48,7 @@ export async function startChain(
   chain: PlannedStep[],
   base: MailBase,
 ): Promise<number> {
-  const first = await repo.insertApproval(tx, actor.tenantId, doc, chain, chain[0]!)
+  const first = await repo.insertApproval(tx, actor.tenantId, doc, documentHandler(doc.type).kind, chain, chain[0]!)
   await notifyPending(tx, actor.tenantId, first, base)
   return first
 }
@@ -101,7 +101,7 @@ async function decide(
     let sequel: DocumentEvent[] = []
     if (outcome === 'rejected') sequel = await handler.rejected(tx, actor, doc.id, comment)
     else if (next === undefined) sequel = await handler.approved(tx, actor, doc.id)
-    else nextId = await repo.insertApproval(tx, actor.tenantId, doc, decided.plan, next)
+    else nextId = await repo.insertApproval(tx, actor.tenantId, doc, handler.kind, decided.plan, next)
     // The decided approval's event first, then what it led to: the next step's approval, or the document's.
     const approval = await approvalView(tx, actor.tenantId, id)
     await recordEvent(tx, actor.tenantId, outcome === 'approved' ? 'approval.approved' : 'approval.rejected', approval)
@@ -109,7 +109,7 @@ async function decide(
       await recordEvent(tx, actor.tenantId, 'approval.created', await approvalView(tx, actor.tenantId, nextId))
     for (const event of sequel) await recordEvent(tx, actor.tenantId, event.type, event.object as never)
     if (nextId !== undefined) await notifyPending(tx, actor.tenantId, nextId, base)
-    else if (doc.type === 'request') await notifyDecision(tx, actor.tenantId, doc.id, outcome, comment, base)
+    else await notifyDecision(tx, actor.tenantId, doc.type, doc.id, outcome, comment, base)
     await audit(tx, actor, {
       action: outcome === 'approved' ? 'approval.approve' : 'approval.reject',
       resourceType: 'approval',

@@ -3,13 +3,21 @@
  * rejected by any step → back to `draft` (the comment stays in its approvals) and its lines no longer count
  * as billed on the order.
  */
-import { registerDocument } from '../approvals/documents.service.ts'
-import { lockOrderLines, refreshBilled } from '../purchase-orders/receiving.service.ts'
+import type { DocumentHandler } from '../approvals/documents.service.ts'
+import { lockOrderLines } from '../purchase-orders/receiving.service.ts'
+import { refreshBilled } from './billed.service.ts'
 import * as repo from './repository.ts'
 import { billView } from './view.service.ts'
 
-registerDocument('bill', {
+export const billDocument: DocumentHandler = {
+  type: 'bill',
+  kind: 'bill',
   lock: async (tx, tenantId, id) => (await repo.lockBill(tx, tenantId, id)) !== undefined,
+  async describe(tx, tenantId, id) {
+    const bill = await billView(tx, tenantId, id)
+    const label = `bill ${bill.number}`
+    return { label, title: `${label} (${bill.location.name})`, path: `/console/bills/${id}` }
+  },
   async approved(tx, actor, id) {
     await repo.updateBill(tx, actor.tenantId, id, { status: 'approved' })
     return [{ type: 'bill.approved', object: await billView(tx, actor.tenantId, id) }]
@@ -21,4 +29,4 @@ registerDocument('bill', {
     if (row.order_id !== null) await refreshBilled(tx, actor.tenantId, row.order_id)
     return [{ type: 'bill.rejected', object: await billView(tx, actor.tenantId, id) }]
   },
-})
+}

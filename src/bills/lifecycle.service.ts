@@ -5,6 +5,7 @@
  * order and the order's lines, so two bills on one line take turns: the second is matched against what the
  * first has billed.
  */
+import { requireStatus } from '../core/lifecycle.ts'
 import type { Kysely } from 'kysely'
 import { actingUser, type Actor } from '../access/actor.ts'
 import { holdersAt, requireAnyAt } from '../access/location-permissions.ts'
@@ -12,27 +13,23 @@ import { planChain } from '../approvals/rules.service.ts'
 import type { MailBase } from '../approvals/notify.service.ts'
 import { cancelChain, startChain } from '../approvals/service.ts'
 import { audit } from '../audit/service.ts'
-import { conflict } from '../core/problem.ts'
+import { QUANTITY_MAX } from '../core/decimal.ts'
+import { conflict, Problem, validationFailed } from '../core/problem.ts'
 import type { DB, PlannedStep } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
-import { lockOrderLines, refreshBilled } from '../purchase-orders/receiving.service.ts'
-import { procurementSettings } from '../purchase-orders/settings.service.ts'
-import { matchBill } from './match.ts'
+import { lockOrderLines } from '../purchase-orders/receiving.service.ts'
+import { refreshBilled } from './billed.service.ts'
+import { procurementSettings } from '../procurement-settings/service.ts'
+import { instantFault } from './instant.ts'
+import { matchBill, overbilled } from './match.ts'
 import * as repo from './repository.ts'
 import type { Bill, PayInput } from './schema.ts'
 import { accessOf, billView, visibleBill } from './view.service.ts'
 
 type Status = repo.BillStatus
-const ARTICLE: Record<string, string> = { draft: 'a draft', approved: 'an approved', pending_approval: 'a pending' }
-
-function requireStatus(row: repo.BillRow, allowed: readonly Status[], action: string) {
-  if (!allowed.includes(row.status))
-    throw conflict(
-      `Bill ${row.number} is ${row.status}; only ${allowed.map((s) => ARTICLE[s] ?? `a ${s}`).join(' or ')} bill ` +
-        `can be ${action}.`,
-    )
-}
+const requireBillStatus = (row: repo.BillRow, allowed: readonly Status[], action: string) =>
+  requireStatus({ subject: `Bill ${row.number}`, noun: 'bill' }, row.status, allowed, action)
 
 type Step = (
   tx: Kysely<DB>,
@@ -67,10 +64,31 @@ async function payables(tx: Kysely<DB>, row: repo.BillRow, submitter: number): P
   return candidates
 }
 
+/** 409 naming each line that would carry its order line's billed quantity past what a quantity can be. */
+function tooMuchBilled(row: repo.BillRow, over: ReturnType<typeof overbilled>): Problem {
+  const errors = Object.fromEntries(
+    over.map((o) => [
+      `lines.${o.index}.quantity`,
+      [
+        `would make order line ${o.poLine} billed ${o.billed} in all (${o.earlier} on other bills), more than ` +
+          `the ${QUANTITY_MAX} a quantity can be`,
+      ],
+    ]),
+  )
+  const named = over.map((o) => `line ${o.index + 1} (order line ${o.poLine}: ${o.billed} billed in all)`)
+  return new Problem(
+    409,
+    'Conflict',
+    `Bill ${row.number} cannot be submitted: ${named.join(', ')} would be billed beyond ${QUANTITY_MAX}, the most ` +
+      'an order line can count. Lower the quantity, or cancel another bill on the order line. The bill stays a draft.',
+    { errors },
+  )
+}
+
 /** `base`: where the approval e-mail's link starts, when the bill waits for approval (none without it). */
 export const submitBill = (db: Kysely<DB>, actor: Actor, id: number, base?: MailBase) =>
   transition(db, actor, id, 'submit', async (tx, row) => {
-    requireStatus(row, ['draft'], 'submitted')
+    requireBillStatus(row, ['draft'], 'submitted')
     const userId = actingUser(actor)
     let match: 'not_required' | 'matched' | 'exception' = 'not_required'
     let exceptions: repo.BillException[] = []
@@ -80,6 +98,8 @@ export const submitBill = (db: Kysely<DB>, actor: Actor, id: number, base?: Mail
         throw conflict(
           `Purchase order ${order.number} is ${order.status}; only an issued or closed order can be billed.`,
         )
+      const over = overbilled(row.lines, order.lines)
+      if (over.length > 0) throw tooMuchBilled(row, over)
       exceptions = matchBill(row.lines, order.lines, await procurementSettings(tx, actor.tenantId))
       match = exceptions.length === 0 ? 'matched' : 'exception'
     }
@@ -119,7 +139,9 @@ export const submitBill = (db: Kysely<DB>, actor: Actor, id: number, base?: Mail
 
 export const payBill = (db: Kysely<DB>, actor: Actor, id: number, input: PayInput) =>
   transition(db, actor, id, 'pay', async (tx, row) => {
-    requireStatus(row, ['approved'], 'paid')
+    requireBillStatus(row, ['approved'], 'paid')
+    const fault = input.paid_at === undefined ? undefined : instantFault(input.paid_at)
+    if (fault !== undefined) throw validationFailed({ paid_at: [fault] })
     await repo.updateBill(tx, actor.tenantId, row.id, {
       status: 'paid',
       paid_at: input.paid_at ?? new Date(),
@@ -130,7 +152,7 @@ export const payBill = (db: Kysely<DB>, actor: Actor, id: number, input: PayInpu
 
 export const cancelBill = (db: Kysely<DB>, actor: Actor, id: number) =>
   transition(db, actor, id, 'cancel', async (tx, row) => {
-    requireStatus(row, ['draft', 'pending_approval', 'approved'], 'cancelled')
+    requireBillStatus(row, ['draft', 'pending_approval', 'approved'], 'cancelled')
     if (row.order_id !== null) await lockOrderLines(tx, actor.tenantId, row.order_id)
     await cancelChain(tx, actor, 'bill', row.id)
     await repo.updateBill(tx, actor.tenantId, row.id, { status: 'cancelled' })

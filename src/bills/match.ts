@@ -5,7 +5,14 @@
  * (billed > accepted received, `three_way` only), `price_over_tolerance` (unit price above the order's by
  * more than `price_tolerance_percent`), `line_closed`. Messages say what a person needs to resolve it.
  */
-import { addDecimal, compareDecimal, exceedsByPercent, trimDecimal, withPercent } from '../core/decimal.ts'
+import {
+  addDecimal,
+  compareDecimal,
+  exceedsByPercent,
+  fitsQuantity,
+  trimDecimal,
+  withPercent,
+} from '../core/decimal.ts'
 import type { BillException, BillLineRow } from './repository.ts'
 
 export interface OrderLineFacts {
@@ -57,4 +64,29 @@ export function matchBill(
       )
   })
   return exceptions
+}
+
+/** A bill line that would carry its order line's billed quantity past what the column holds. */
+export interface Overbilled {
+  /** The line's index in the bill (0-based, as in field names). */
+  index: number
+  poLine: number
+  /** Already billed on the order line by other bills, and what it would be with this one. */
+  earlier: string
+  billed: string
+}
+
+/**
+ * The lines whose order line's `billed_quantity` — what other bills have billed plus this line — would not fit
+ * its column (`QUANTITY_MAX`). Checked before the counter is written, so submit refuses them with a 409 naming
+ * each line rather than failing in the database.
+ */
+export function overbilled(lines: readonly BillLineRow[], orderLines: readonly OrderLineFacts[]): Overbilled[] {
+  const byId = new Map(orderLines.map((l) => [l.id, l]))
+  return lines.flatMap((line, index) => {
+    const po = line.po_line === null ? undefined : byId.get(line.po_line)
+    if (po === undefined) return []
+    const billed = addDecimal(po.billed_quantity, line.quantity)
+    return fitsQuantity(billed) ? [] : [{ index, poLine: po.id, earlier: trimDecimal(po.billed_quantity), billed }]
+  })
 }

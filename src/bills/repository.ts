@@ -1,9 +1,9 @@
 /** SQL for bills and their lines. Every query is scoped to one tenant. */
 import { sql, type Kysely } from 'kysely'
 import { documentScope } from '../access/document-scope.ts'
+import { byTenant, personJson } from '../db/joins.ts'
 import { listSql } from '../db/list.ts'
 import type { DB } from '../db/schema.ts'
-import type { Person } from '../approvals/schema.ts'
 import { BillListQuery } from './schema.ts'
 
 export interface BillLineRow {
@@ -21,15 +21,13 @@ export interface BillException {
   message: string
 }
 export type BillStatus = 'draft' | 'pending_approval' | 'approved' | 'paid' | 'cancelled'
-/** Bills whose lines count as billed on their order (DECISIONS). */
-export const COUNTED: BillStatus[] = ['pending_approval', 'approved', 'paid']
 
 function selectBills(db: Kysely<DB>) {
   return db
     .selectFrom('bills as b')
-    .innerJoin('vendors as v', 'v.id', 'b.vendor_id')
-    .innerJoin('locations as l', 'l.id', 'b.location_id')
-    .innerJoin('currencies as c', 'c.id', 'b.currency_id')
+    .innerJoin('vendors as v', byTenant('v', 'b.vendor_id'))
+    .innerJoin('locations as l', byTenant('l', 'b.location_id'))
+    .innerJoin('currencies as c', byTenant('c', 'b.currency_id'))
     .select([
       'b.id',
       'b.tenant_id',
@@ -51,10 +49,7 @@ function selectBills(db: Kysely<DB>) {
       'b.paid_at',
       'b.payment_reference',
       'b.created_by as created_by_id',
-      sql<Person>`(select json_build_object('id', pp.id, 'first_name', pp.first_name, 'last_name', pp.last_name,
-        'email', pu.email) from user_profiles pp join users pu on pu.id = pp.user_id where pp.user_id = b.created_by)`.as(
-        'created_by',
-      ),
+      personJson(sql.ref('b.created_by'), sql.ref('b.tenant_id')).as('created_by'),
       'b.created_at',
       'b.updated_at',
       sql<BillLineRow[]>`coalesce((select json_agg(json_build_object('id', bl.id, 'po_line', bl.po_line_id,
@@ -102,6 +97,7 @@ export const lockBill = (db: Kysely<DB>, tenantId: number, id: number) =>
 
 export interface BillValues {
   number: string
+  number_key: string
   vendor_id: number
   location_id: number
   currency_id: number
@@ -159,14 +155,17 @@ export async function updateBill(
     .execute()
 }
 
-/** Another bill of this vendor with this number (the unique index decides races; this names it first). */
-export const sameNumber = (db: Kysely<DB>, tenantId: number, vendorId: number, number: string, except = 0) =>
+/**
+ * The bill of this vendor whose number has this key (bills/number-key.ts), other than `except`: what a new or
+ * edited bill's number meets. The unique index on the key decides races; this names the bill first.
+ */
+export const sameKey = (db: Kysely<DB>, tenantId: number, vendorId: number, key: string, except = 0) =>
   db
     .selectFrom('bills')
-    .select('id')
+    .select(['id', 'number'])
     .where('tenant_id', '=', tenantId)
     .where('vendor_id', '=', vendorId)
-    .where('number', '=', number)
+    .where('number_key', '=', key)
     .where('id', '<>', except)
     .executeTakeFirst()
 
@@ -196,3 +195,20 @@ export const tenantUsers = async (db: Kysely<DB>, tenantId: number) =>
   (
     await db.selectFrom('users').select('id').where('tenant_id', '=', tenantId).where('is_active', '=', true).execute()
   ).map((r) => r.id)
+
+/**
+ * What is billed of each line of the order (DECISIONS: submitted, approved and paid bills count): the lines
+ * that any counted bill names, with the sum of its quantities.
+ */
+export const billedByLine = (db: Kysely<DB>, tenantId: number, orderId: number) =>
+  db
+    .selectFrom('bill_lines as bl')
+    .innerJoin('bills as b', byTenant('b', 'bl.bill_id'))
+    .select(['bl.po_line_id as id', sql<string>`sum(bl.quantity)::text`.as('billed_quantity')])
+    .where('bl.tenant_id', '=', tenantId)
+    .where('b.order_id', '=', orderId)
+    .where('b.status', 'in', ['pending_approval', 'approved', 'paid'])
+    .where('bl.po_line_id', 'is not', null)
+    .groupBy('bl.po_line_id')
+    .$narrowType<{ id: number }>()
+    .execute()

@@ -92,3 +92,28 @@ export const QUANTITY_MAX = '9999999999999999.9999'
 
 /** Whether a decimal string fits a quantity column (at most {@link QUANTITY_MAX}). */
 export const fitsQuantity = (value: string): boolean => parseDecimal(value) <= parseDecimal(QUANTITY_MAX)
+
+/** Exchange rates carry 6 decimals (`"1.350000"`): held as integer millionths, never as a float. */
+const RATE = /^\d{1,9}(\.\d{1,6})?$/
+
+/** `"0.92"` → 920000n (millionths). Throws on anything but an unsigned decimal with up to 6 decimals. */
+export function parseRate(text: string): bigint {
+  if (!RATE.test(text)) throw new RangeError(`not a rate: ${JSON.stringify(text)}`)
+  const [whole, fraction = ''] = text.split('.')
+  return BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0'))
+}
+
+/** Whether two rates are the same number (`"1.50"` and `"1.5"`), compared exactly. */
+export const sameRate = (a: string, b: string): boolean => parseRate(a) === parseRate(b)
+
+/**
+ * An amount in a currency whose rate is `rate` (units of it per one unit of the base currency) in the base
+ * currency: amount ÷ rate, rounded half-up to 2 decimals, exactly.
+ */
+export function toBase(amount: string, rate: string): string {
+  const r = parseRate(rate)
+  if (r === 0n) throw new RangeError('a rate of 0 converts nothing')
+  // amount = A / 10^4, rate = r / 10^6: amount ÷ rate in cents = A × 10^4 / r, rounded half-up.
+  const cents = (2n * parseDecimal(amount) * 10_000n + r) / (2n * r)
+  return format(cents, 2, 2)
+}

@@ -694,6 +694,8 @@ export interface BillTable {
   id: Generated<number>
   tenant_id: number
   number: string
+  /** The number's key, unique per vendor (migration 0030; bills/number-key.ts). */
+  number_key: string
   vendor_id: number
   location_id: number
   currency_id: number

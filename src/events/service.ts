@@ -12,8 +12,6 @@ import { EVENT_ID_PATTERN, type Event, type EventListQuery, type EventObjects, t
 
 export const DEFAULT_PAGE_SIZE = 100
 export const MAX_PAGE_SIZE = 1000
-/** How long the feed keeps events (db/maintenance.ts deletes older ones). */
-export const RETENTION_DAYS = 30
 
 /** The id of the tenant's event number `n`: `evt_` and 32 hex digits. */
 export const eventId = (n: string | bigint): string => `evt_${BigInt(n).toString(16).padStart(32, '0')}`

@@ -1,5 +1,6 @@
 /** SQL for locations and their addresses. Every query is scoped to one tenant; the caller owns transactions. */
 import { sql, type Kysely, type Selectable } from 'kysely'
+import { byTenant } from '../db/joins.ts'
 import type { AddressKind, AddressTable, DB } from '../db/schema.ts'
 import { listSql } from '../db/list.ts'
 import { LocationListQuery } from './schema.ts'
@@ -19,8 +20,8 @@ const headquarterId = (tenantId: number) =>
 function selectViews(db: Kysely<DB>, tenantId: number) {
   return db
     .selectFrom('locations as l')
-    .innerJoin('currencies as c', 'c.id', 'l.currency_id')
-    .leftJoin('legal_entities as le', 'le.id', 'l.legal_entity_id')
+    .innerJoin('currencies as c', byTenant('c', 'l.currency_id'))
+    .leftJoin('legal_entities as le', byTenant('le', 'l.legal_entity_id'))
     .selectAll('l')
     .select([
       'c.id as c_id',

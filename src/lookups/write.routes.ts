@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { Id } from '../core/schema.ts'
-import { ItemEnvelope } from '../http/list.ts'
+import { createRoute, itemRoute } from '../http/item-routes.ts'
 import { VENDOR_LOOKUPS } from './routes.ts'
 import { Currency, CurrencyInput, Department, DepartmentInput, VendorLookup, VendorLookupInput } from './schema.ts'
 import * as service from './write.service.ts'
@@ -21,114 +21,65 @@ const pascal = (path: string) =>
 
 export const lookupWriteRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['look-ups']
-  app.post(
-    '/v3/departments/',
-    {
-      schema: {
-        summary: 'Create a department at a location (superuser or nav_setting)',
-        operationId: 'createDepartment',
-        tags,
-        body: DepartmentInput,
-        response: { 201: ItemEnvelope(Department) },
-      },
-    },
-    async (request, reply) => {
-      const data = await service.createDepartment(request.db, request.actor, request.body)
-      return reply
-        .code(201)
-        .header('location', `${request.linkBase}/api/v3/departments/${data.id}/`)
-        .send({ metadata: {}, data })
-    },
-  )
-  app.put(
-    '/v3/departments/:id/',
-    {
-      schema: {
-        summary: 'Replace a department (superuser or nav_setting); active false deactivates it',
-        operationId: 'replaceDepartment',
-        tags,
-        params: IdParams,
-        body: DepartmentInput,
-        response: { 200: ItemEnvelope(Department) },
-      },
-    },
-    async (request) => ({
-      metadata: {},
-      data: await service.replaceDepartment(request.db, request.actor, request.params.id, request.body),
-    }),
-  )
-  app.post(
-    '/v2/currencies/',
-    {
-      schema: {
-        summary: 'Add a currency (superuser or nav_setting)',
-        operationId: 'createCurrency',
-        tags,
-        body: CurrencyInput,
-        response: { 201: ItemEnvelope(Currency) },
-      },
-    },
-    async (request, reply) => {
-      const data = await service.createCurrency(request.db, request.actor, request.body)
-      return reply
-        .code(201)
-        .header('location', `${request.linkBase}/api/v2/currencies/${data.id}/`)
-        .send({ metadata: {}, data })
-    },
-  )
-  app.put(
-    '/v2/currencies/:id/',
-    {
-      schema: {
-        summary: 'Replace a currency (superuser or nav_setting); the base currency cannot be deactivated or re-rated',
-        operationId: 'replaceCurrency',
-        tags,
-        params: IdParams,
-        body: CurrencyInput,
-        response: { 200: ItemEnvelope(Currency) },
-      },
-    },
-    async (request) => ({
-      metadata: {},
-      data: await service.replaceCurrency(request.db, request.actor, request.params.id, request.body),
-    }),
-  )
+  // Look-ups are cached (lookups/cache.ts): their writes wait for the change fence.
+  const accessNeutral = false
+  createRoute(app, '/v3/departments/', {
+    summary: 'Create a department at a location (superuser or nav_setting)',
+    operationId: 'createDepartment',
+    tags,
+    accessNeutral,
+    body: DepartmentInput,
+    item: Department,
+    create: ({ db, actor, body }) => service.createDepartment(db, actor, body),
+  })
+  itemRoute(app, 'PUT', '/v3/departments/:id/', {
+    summary: 'Replace a department (superuser or nav_setting); active false deactivates it',
+    operationId: 'replaceDepartment',
+    tags,
+    accessNeutral,
+    params: IdParams,
+    body: DepartmentInput,
+    item: Department,
+    run: ({ db, actor, params, body }) => service.replaceDepartment(db, actor, params.id, body),
+  })
+  createRoute(app, '/v2/currencies/', {
+    summary: 'Add a currency (superuser or nav_setting)',
+    operationId: 'createCurrency',
+    tags,
+    accessNeutral,
+    body: CurrencyInput,
+    item: Currency,
+    create: ({ db, actor, body }) => service.createCurrency(db, actor, body),
+  })
+  itemRoute(app, 'PUT', '/v2/currencies/:id/', {
+    summary: 'Replace a currency (superuser or nav_setting); the base currency cannot be deactivated or re-rated',
+    operationId: 'replaceCurrency',
+    tags,
+    accessNeutral,
+    params: IdParams,
+    body: CurrencyInput,
+    item: Currency,
+    run: ({ db, actor, params, body }) => service.replaceCurrency(db, actor, params.id, body),
+  })
   for (const { path, table, what } of VENDOR_LOOKUPS) {
-    app.post(
-      `/v3/${path}/`,
-      {
-        schema: {
-          summary: `Create one of the ${what} (superuser or nav_setting)`,
-          operationId: `create${pascal(path)}`,
-          tags,
-          body: VendorLookupInput,
-          response: { 201: ItemEnvelope(VendorLookup) },
-        },
-      },
-      async (request, reply) => {
-        const data = await service.createVendorLookup(request.db, table, request.actor, request.body)
-        return reply
-          .code(201)
-          .header('location', `${request.linkBase}/api/v3/${path}/${data.id}/`)
-          .send({ metadata: {}, data })
-      },
-    )
-    app.put(
-      `/v3/${path}/:id/`,
-      {
-        schema: {
-          summary: `Replace one of the ${what} (superuser or nav_setting); active false deactivates it`,
-          operationId: `replace${pascal(path)}`,
-          tags,
-          params: IdParams,
-          body: VendorLookupInput,
-          response: { 200: ItemEnvelope(VendorLookup) },
-        },
-      },
-      async (request) => ({
-        metadata: {},
-        data: await service.replaceVendorLookup(request.db, table, request.actor, request.params.id, request.body),
-      }),
-    )
+    createRoute(app, `/v3/${path}/`, {
+      summary: `Create one of the ${what} (superuser or nav_setting)`,
+      operationId: `create${pascal(path)}`,
+      tags,
+      accessNeutral,
+      body: VendorLookupInput,
+      item: VendorLookup,
+      create: ({ db, actor, body }) => service.createVendorLookup(db, table, actor, body),
+    })
+    itemRoute(app, 'PUT', `/v3/${path}/:id/`, {
+      summary: `Replace one of the ${what} (superuser or nav_setting); active false deactivates it`,
+      operationId: `replace${pascal(path)}`,
+      tags,
+      accessNeutral,
+      params: IdParams,
+      body: VendorLookupInput,
+      item: VendorLookup,
+      run: ({ db, actor, params, body }) => service.replaceVendorLookup(db, table, actor, params.id, body),
+    })
   }
 }

@@ -5,6 +5,7 @@
  * the base currency cannot be deactivated, re-rated or given another code. A PUT is a full replacement: omitted fields take
  * their defaults. Nothing is deleted: `active: false` retires a row and keeps what refers to it.
  */
+import { parseRate, sameRate } from '../core/decimal.ts'
 import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
@@ -62,15 +63,12 @@ export async function replaceDepartment(
   })
 }
 
-/** The rate with no trailing zeros beyond what was typed ("1.50" and "1.5" are the same rate). */
-const sameRate = (a: string, b: string) => Number(a) === Number(b)
-
 async function currencyOf(db: Kysely<DB>, tenantId: number, id: number): Promise<Currency> {
   return (await repo.findCurrency(db, tenantId, id))!
 }
 
 async function currencyValues(db: Kysely<DB>, actor: Actor, input: CurrencyInput, id = 0) {
-  if (Number(input.rate) <= 0) throw validationFailed({ rate: ['must be more than 0'] })
+  if (parseRate(input.rate) === 0n) throw validationFailed({ rate: ['must be more than 0'] })
   if (await repo.currencyCodeTaken(db, actor.tenantId, input.name, id))
     throw conflict(
       `The tenant already has the currency ${input.name}; each code is listed once, so change that one instead.`,

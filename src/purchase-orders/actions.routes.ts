@@ -6,7 +6,8 @@ import type { MailBase } from '../approvals/notify.service.ts'
 import type { DB } from '../db/schema.ts'
 import { Type } from 'typebox'
 import { PagingQuery, pageOfAll } from '../core/list-query.ts'
-import { ItemEnvelope, listEnvelope, ListEnvelope } from '../http/list.ts'
+import { itemRoute } from '../http/item-routes.ts'
+import { listEnvelope, ListEnvelope } from '../http/list.ts'
 import * as lifecycle from './lifecycle.service.ts'
 import { orderPdf, sendOrder } from './send.service.ts'
 import { SendInput } from './input.schema.ts'
@@ -19,8 +20,6 @@ type Transition = (db: Kysely<DB>, actor: Actor, id: number, base?: MailBase) =>
 
 export function orderActionRoutes(app: App) {
   const tags = ['purchase-orders']
-  const one = { 200: ItemEnvelope(PurchaseOrder) }
-  const config = { accessNeutral: true }
   const transitions = [
     [
       'issue',
@@ -33,49 +32,31 @@ export function orderActionRoutes(app: App) {
     ['cancel', 'cancelPurchaseOrder', 'Cancel a draft, pending or untouched issued order', lifecycle.cancelOrder],
   ] as const satisfies readonly (readonly [string, string, string, Transition])[]
   for (const [action, operationId, summary, run] of transitions)
-    app.post(
-      `/v3/purchase-orders/:id/${action}/`,
-      { config, schema: { summary, operationId, tags, params: OrderParams, response: one } },
-      async (request) => ({
-        metadata: {},
-        data: await run(request.db, request.actor, request.params.id, request.mailBase),
-      }),
-    )
-  app.post(
-    '/v3/purchase-orders/:id/lines/:line_id/close/',
-    {
-      config,
-      schema: {
-        summary: 'Close a line short: nothing more is received against it',
-        operationId: 'closePurchaseOrderLine',
-        tags,
-        params: LineParams,
-        response: one,
-      },
-    },
-    async (request) => ({
-      metadata: {},
-      data: await lifecycle.closeLine(request.db, request.actor, request.params.id, request.params.line_id),
-    }),
-  )
-  app.post(
-    '/v3/purchase-orders/:id/send/',
-    {
-      config,
-      schema: {
-        summary: 'E-mail the order’s PDF to the vendor (or `to`) through the outbox; sets sent_at',
-        operationId: 'sendPurchaseOrder',
-        tags,
-        params: OrderParams,
-        body: SendInput,
-        response: one,
-      },
-    },
-    async (request) => ({
-      metadata: {},
-      data: await sendOrder(request.db, request.actor, request.params.id, request.body ?? {}),
-    }),
-  )
+    itemRoute(app, 'POST', `/v3/purchase-orders/:id/${action}/`, {
+      summary,
+      operationId,
+      tags,
+      params: OrderParams,
+      item: PurchaseOrder,
+      run: ({ db, actor, params, mailBase }) => run(db, actor, params.id, mailBase),
+    })
+  itemRoute(app, 'POST', '/v3/purchase-orders/:id/lines/:line_id/close/', {
+    summary: 'Close a line short: nothing more is received against it',
+    operationId: 'closePurchaseOrderLine',
+    tags,
+    params: LineParams,
+    item: PurchaseOrder,
+    run: ({ db, actor, params }) => lifecycle.closeLine(db, actor, params.id, params.line_id),
+  })
+  itemRoute(app, 'POST', '/v3/purchase-orders/:id/send/', {
+    summary: 'E-mail the order’s PDF to the vendor (or `to`) through the outbox; sets sent_at',
+    operationId: 'sendPurchaseOrder',
+    tags,
+    params: OrderParams,
+    body: SendInput,
+    item: PurchaseOrder,
+    run: ({ db, actor, params, body }) => sendOrder(db, actor, params.id, body ?? {}),
+  })
   app.get(
     '/v3/purchase-orders/:id/pdf/',
     {

@@ -2,17 +2,24 @@
  * Purchase orders as an approval document (approvals/documents.service.ts). A chain runs either for the
  * issue of an order (status `pending_approval`) or for a revision held as `pending_revision`. Approved after
  * the last step: the order is issued, or the revision applied; rejected: the order goes back to `draft`, or
- * the revision is dropped.
+ * the revision is dropped — either way `purchase_order.rejected` records it.
  */
-import { registerDocument } from '../approvals/documents.service.ts'
+import type { DocumentHandler } from '../approvals/documents.service.ts'
 import { markIssued } from './lifecycle.service.ts'
 import * as orderWrites from './write-repository.ts'
 import * as repo from './repository.ts'
-import { applyRevision } from './revision.ts'
+import { applyRevision } from './revision.service.ts'
 import { orderView, type StoredRevision } from './view.service.ts'
 
-registerDocument('purchase_order', {
+export const orderDocument: DocumentHandler = {
+  type: 'purchase_order',
+  kind: 'order',
   lock: async (tx, tenantId, id) => (await orderWrites.lockOrder(tx, tenantId, id)) !== undefined,
+  async describe(tx, tenantId, id) {
+    const row = (await repo.findOrder(tx, tenantId, id))!
+    const label = `purchase order ${row.number}`
+    return { label, title: `${label} (${row.location_name})`, path: `/console/orders/${id}` }
+  },
   async approved(tx, actor, id) {
     const row = (await repo.findOrder(tx, actor.tenantId, id))!
     if (row.status === 'pending_approval') {
@@ -36,6 +43,6 @@ registerDocument('purchase_order', {
     const row = (await repo.findOrder(tx, actor.tenantId, id))!
     if (row.status === 'pending_approval') await orderWrites.updateOrder(tx, actor.tenantId, id, { status: 'draft' })
     else await orderWrites.updateOrder(tx, actor.tenantId, id, { pending_revision: null })
-    return []
+    return [{ type: 'purchase_order.rejected', object: await orderView(tx, actor.tenantId, id) }]
   },
-})
+}

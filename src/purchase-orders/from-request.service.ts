@@ -5,6 +5,8 @@
  * the lines). An order copies the request's location, department, currency, descriptions, quantities and
  * prices; `request` and `request_line` link back. Needs `nav_purchase` at the request's location.
  */
+import { nextNumber } from '../db/numbering.ts'
+import { requireStatus } from '../core/lifecycle.ts'
 import type { Kysely } from 'kysely'
 import { actingUser, type Actor } from '../access/actor.ts'
 import { actorLocationAccess, requireAnyAt } from '../access/location-permissions.ts'
@@ -18,7 +20,7 @@ import * as lineWrites from './lines-repository.ts'
 import * as orderWrites from './write-repository.ts'
 import * as references from './references-repository.ts'
 import type { PurchaseOrder } from './schema.ts'
-import { lineValues, totalsOf } from './values.ts'
+import { lineValues, totalsOf } from './values.service.ts'
 import { orderView } from './view.service.ts'
 
 export interface FromRequest {
@@ -36,8 +38,7 @@ export async function ordersFromRequest(
   return inTransaction(db, async (tx) => {
     const request = await requestForOrdering(tx, actor, requestId)
     requireAnyAt(access, request.location.id, 'nav_purchase')
-    if (request.status !== 'approved')
-      throw conflict(`The request is ${request.status}; only an approved request can be ordered.`)
+    requireStatus({ subject: 'The request', noun: 'request' }, request.status, ['approved'], 'ordered')
     const lineIds = new Set(request.lines.map((l) => l.id))
     const ordered = await references.orderedRequestLines(tx, actor.tenantId, [...lineIds])
     if (ordered.size > 0)
@@ -77,7 +78,7 @@ export async function ordersFromRequest(
         new Map(),
         () => undefined,
       ).map((v, i) => ({ ...v, request_line_id: lines[i]!.id }))
-      const number = await orderWrites.nextNumber(tx, actor.tenantId, 'purchase_order', 'PO')
+      const number = await nextNumber(tx, actor.tenantId, 'purchase_order')
       const id = await orderWrites.insertOrder(tx, actor.tenantId, {
         vendor_id: vendor,
         location_id: request.location.id,

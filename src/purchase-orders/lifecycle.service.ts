@@ -4,6 +4,7 @@
  * pending_approval, or issued with nothing received or billed; a line closed short. Any other transition →
  * 409 naming the current status. Each needs `nav_purchase` at the order's location.
  */
+import { requireStatus } from '../core/lifecycle.ts'
 import type { Kysely } from 'kysely'
 import { actingUser, type Actor } from '../access/actor.ts'
 import { actorLocationAccess, requireAnyAt } from '../access/location-permissions.ts'
@@ -18,23 +19,16 @@ import { inTransaction } from '../db/transaction.ts'
 import type { EventType } from '../events/schema.ts'
 import { recordEvent } from '../events/service.ts'
 import { requestTotal } from '../requests/service.ts'
-import { scopeOf, visibleOrder } from './order-access.ts'
+import { scopeOf, visibleOrder } from './access.service.ts'
 import * as lineWrites from './lines-repository.ts'
 import * as orderWrites from './write-repository.ts'
 import type * as repo from './repository.ts'
 import type { PurchaseOrder } from './schema.ts'
-import { procurementSettings } from './settings.service.ts'
+import { procurementSettings } from '../procurement-settings/service.ts'
 import { orderView } from './view.service.ts'
 
-const ARTICLE: Record<string, string> = { draft: 'a draft', issued: 'an issued', closed: 'a closed' }
-
-function requireStatus(row: repo.OrderRow, allowed: readonly OrderStatus[], action: string) {
-  if (!allowed.includes(row.status))
-    throw conflict(
-      `The purchase order is ${row.status}; only ${allowed.map((s) => ARTICLE[s] ?? `a ${s}`).join(' or ')} ` +
-        `order can be ${action}.`,
-    )
-}
+const requireOrderStatus = (row: repo.OrderRow, allowed: readonly OrderStatus[], action: string) =>
+  requireStatus({ subject: 'The purchase order', noun: 'order' }, row.status, allowed, action)
 
 type Step = (tx: Kysely<DB>, actor: Actor, row: repo.OrderRow) => Promise<EventType | undefined>
 
@@ -65,7 +59,7 @@ export async function markIssued(tx: Kysely<DB>, tenantId: number, row: { id: nu
 /** `base`: where the approval e-mail's link starts, when the order waits for approval (none without it). */
 export const issueOrder = (db: Kysely<DB>, actor: Actor, id: number, base?: MailBase): Promise<PurchaseOrder> =>
   transition(db, actor, id, 'issue', async (tx, actor, row) => {
-    requireStatus(row, ['draft'], 'issued')
+    requireOrderStatus(row, ['draft'], 'issued')
     const userId = actingUser(actor)
     const settings = await procurementSettings(tx, actor.tenantId)
     const approved = row.request_id === null ? undefined : await requestTotal(tx, actor.tenantId, row.request_id)
@@ -98,7 +92,7 @@ export const issueOrder = (db: Kysely<DB>, actor: Actor, id: number, base?: Mail
 
 export const closeOrder = (db: Kysely<DB>, actor: Actor, id: number) =>
   transition(db, actor, id, 'close', async (tx, actor, row) => {
-    requireStatus(row, ['issued'], 'closed')
+    requireOrderStatus(row, ['issued'], 'closed')
     if (row.pending_revision !== null)
       throw conflict(`A revision of ${row.number} is pending approval; decide it before closing the order.`)
     await orderWrites.updateOrder(tx, actor.tenantId, row.id, { status: 'closed', closed_at: new Date() })
@@ -107,14 +101,14 @@ export const closeOrder = (db: Kysely<DB>, actor: Actor, id: number) =>
 
 export const reopenOrder = (db: Kysely<DB>, actor: Actor, id: number) =>
   transition(db, actor, id, 'reopen', async (tx, actor, row) => {
-    requireStatus(row, ['closed'], 'reopened')
+    requireOrderStatus(row, ['closed'], 'reopened')
     await orderWrites.updateOrder(tx, actor.tenantId, row.id, { status: 'issued', closed_at: null })
     return 'purchase_order.reopened'
   })
 
 export const cancelOrder = (db: Kysely<DB>, actor: Actor, id: number) =>
   transition(db, actor, id, 'cancel', async (tx, actor, row) => {
-    requireStatus(row, ['draft', 'pending_approval', 'issued'], 'cancelled')
+    requireOrderStatus(row, ['draft', 'pending_approval', 'issued'], 'cancelled')
     if (row.status === 'issued') {
       const touched = row.lines.find(
         (l) =>
@@ -136,7 +130,7 @@ export const closeLine = (db: Kysely<DB>, actor: Actor, id: number, lineId: numb
   transition(db, actor, id, 'close_line', async (tx, actor, row) => {
     const line = row.lines.find((l) => l.id === lineId)
     if (line === undefined) throw notFound(`No line ${lineId} on purchase order ${row.number}.`)
-    requireStatus(row, ['issued'], 'have a line closed')
+    requireOrderStatus(row, ['issued'], 'have a line closed')
     if (line.closed) throw conflict(`Line ${lineId} of ${row.number} is already closed.`)
     await lineWrites.closeLine(tx, actor.tenantId, row.id, lineId)
     await lineWrites.refreshStatuses(tx, actor.tenantId, row.id)

@@ -61,15 +61,27 @@ export async function setQuantities(
     where li.tenant_id = ${tenantId} and li.order_id = ${orderId} and li.id = v.id`.execute(db)
 }
 
-/**
- * Each line's `billed_quantity` recomputed from the submitted, approved and paid bills on it (one statement
- * for the whole order).
- */
-export async function refreshBilledQuantities(db: Kysely<DB>, tenantId: number, orderId: number) {
-  await sql`update purchase_order_lines li set billed_quantity = coalesce((select sum(bl.quantity) from bill_lines bl
-      join bills b on b.tenant_id = bl.tenant_id and b.id = bl.bill_id
-      where bl.tenant_id = li.tenant_id and bl.po_line_id = li.id
-        and b.status in ('pending_approval', 'approved', 'paid')), 0)
+/** Locks the order's lines (after the order itself): receipts, returns, voids and bills on it take turns. */
+export async function lockLines(db: Kysely<DB>, tenantId: number, orderId: number) {
+  await db
+    .selectFrom('purchase_order_lines')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('order_id', '=', orderId)
+    .forUpdate()
+    .execute()
+}
+
+/** Sets the order's lines' `billed_quantity`: as given, 0 for a line not given (the bills resource counts it). */
+export async function setBilledQuantities(
+  db: Kysely<DB>,
+  tenantId: number,
+  orderId: number,
+  lines: readonly { id: number; billed_quantity: string }[],
+) {
+  await sql`update purchase_order_lines li set billed_quantity = coalesce((select v.billed
+      from unnest(${lines.map((l) => l.id)}::int[], ${lines.map((l) => l.billed_quantity)}::numeric[]) as v (id, billed)
+      where v.id = li.id), 0)
     where li.tenant_id = ${tenantId} and li.order_id = ${orderId}`.execute(db)
 }
 

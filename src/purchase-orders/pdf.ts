@@ -28,7 +28,6 @@ export function wrapText(text: string, font: PDFFont, size: number, width: numbe
       continue
     }
     if (current !== '') lines.push(current)
-    current = ''
     let rest = word
     while (!fits(rest)) {
       let cut = 1

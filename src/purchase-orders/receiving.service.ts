@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
 import type { LocationAccess } from '../access/location-permissions.ts'
 import type { DB } from '../db/schema.ts'
-import { scopeOf } from './order-access.ts'
+import { scopeOf, type OrderScope } from './access.service.ts'
 import * as lineWrites from './lines-repository.ts'
 import * as orderWrites from './write-repository.ts'
 import * as repo from './repository.ts'
@@ -19,15 +19,7 @@ export const receivingScope = (actor: Actor, access: LocationAccess) => scopeOf(
 
 /** Locks the order and its lines and reads them; undefined when the actor may not see it (or it is not there). */
 export async function lockForReceiving(tx: Kysely<DB>, actor: Actor, access: LocationAccess, orderId: number) {
-  if ((await orderWrites.lockOrder(tx, actor.tenantId, orderId)) === undefined) return undefined
-  await tx
-    .selectFrom('purchase_order_lines')
-    .select('id')
-    .where('tenant_id', '=', actor.tenantId)
-    .where('order_id', '=', orderId)
-    .forUpdate()
-    .execute()
-  return repo.findOrder(tx, actor.tenantId, orderId, scopeOf(actor, access))
+  return lockOrderLines(tx, actor.tenantId, orderId, scopeOf(actor, access))
 }
 
 /** Sets lines' received and rejected quantities, then the order's derived statuses and `updated_at`. */
@@ -42,29 +34,27 @@ export async function setReceived(
   await orderWrites.updateOrder(tx, tenantId, orderId, {})
 }
 
-/** The next receipt number of the tenant (`GR-000001`), from the same never-reused counters as orders. */
-export const nextReceiptNumber = (tx: Kysely<DB>, tenantId: number) =>
-  orderWrites.nextNumber(tx, tenantId, 'receipt', 'GR')
-
 /**
- * Billing (the bills resource): each line's `billed_quantity` recomputed from the submitted, approved and paid
- * bills on it, then the order's derived statuses — in the bill's transaction, the order locked first.
+ * Billing (the bills resource, which counts what is billed): sets each line's `billed_quantity`, then the
+ * order's derived statuses — in the bill's transaction, the order locked first (`lockOrderLines`).
  */
-export async function refreshBilled(tx: Kysely<DB>, tenantId: number, orderId: number) {
-  await lineWrites.refreshBilledQuantities(tx, tenantId, orderId)
+export async function setBilled(
+  tx: Kysely<DB>,
+  tenantId: number,
+  orderId: number,
+  lines: readonly { id: number; billed_quantity: string }[],
+) {
+  await lineWrites.setBilledQuantities(tx, tenantId, orderId, lines)
   await lineWrites.refreshStatuses(tx, tenantId, orderId)
   await orderWrites.updateOrder(tx, tenantId, orderId, {})
 }
 
-/** Locks the order and its lines and reads them, whoever acts (a bill's approval decision). */
-export async function lockOrderLines(tx: Kysely<DB>, tenantId: number, orderId: number) {
+/**
+ * Locks the order and its lines and reads them (undefined when it is not there, or `scope` hides it): a
+ * receipt, a bill, a bill's approval decision — whoever acts, they take turns on the order.
+ */
+export async function lockOrderLines(tx: Kysely<DB>, tenantId: number, orderId: number, scope?: OrderScope) {
   if ((await orderWrites.lockOrder(tx, tenantId, orderId)) === undefined) return undefined
-  await tx
-    .selectFrom('purchase_order_lines')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('order_id', '=', orderId)
-    .forUpdate()
-    .execute()
-  return repo.findOrder(tx, tenantId, orderId)
+  await lineWrites.lockLines(tx, tenantId, orderId)
+  return repo.findOrder(tx, tenantId, orderId, scope)
 }

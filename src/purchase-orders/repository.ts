@@ -4,10 +4,10 @@
  * an order refers to). Every query is scoped to one tenant.
  */
 import { sql, type Kysely } from 'kysely'
+import { byTenant, personJson } from '../db/joins.ts'
 import { documentScope } from '../access/document-scope.ts'
 import { listSql } from '../db/list.ts'
 import type { DB } from '../db/schema.ts'
-import type { Person } from '../approvals/schema.ts'
 import { OrderListQuery } from './schema.ts'
 
 export interface LineRow {
@@ -25,9 +25,7 @@ export interface LineRow {
   closed: boolean
 }
 
-const person = (user: string) =>
-  sql<Person>`(select json_build_object('id', pp.id, 'first_name', pp.first_name, 'last_name', pp.last_name,
-    'email', pu.email) from user_profiles pp join users pu on pu.id = pp.user_id where pp.user_id = ${sql.ref(user)})`
+const person = (user: string) => personJson(sql.ref(user), sql.ref(`${user.slice(0, user.indexOf('.'))}.tenant_id`))
 
 export const linesOf = (tenant: string, order: string) =>
   sql<LineRow[]>`coalesce((select json_agg(json_build_object('id', li.id, 'request_line', li.request_line_id,
@@ -41,9 +39,9 @@ function selectOrders(db: Kysely<DB>) {
   return db
     .selectFrom('purchase_orders as po')
     .innerJoin('vendors as v', (j) => j.onRef('v.tenant_id', '=', 'po.tenant_id').onRef('v.id', '=', 'po.vendor_id'))
-    .innerJoin('locations as l', 'l.id', 'po.location_id')
-    .innerJoin('currencies as c', 'c.id', 'po.currency_id')
-    .leftJoin('departments as d', 'd.id', 'po.department_id')
+    .innerJoin('locations as l', byTenant('l', 'po.location_id'))
+    .innerJoin('currencies as c', byTenant('c', 'po.currency_id'))
+    .leftJoin('departments as d', byTenant('d', 'po.department_id'))
     .select([
       'po.id',
       'po.tenant_id',

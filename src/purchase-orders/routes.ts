@@ -1,16 +1,17 @@
 /**
  * /api/v3/purchase-orders/ (list, create, get, replace), /api/v3/requests/{id}/purchase-orders/, and the
- * order's actions (actions.routes.ts) and /api/v3/procurement-settings/ (settings.routes.ts).
+ * order's actions (actions.routes.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ItemEnvelope, listRoute } from '../http/list.ts'
+import type { FastifyReply } from 'fastify'
+import { createRoute, itemRoute } from '../http/item-routes.ts'
+import { listRoute } from '../http/list.ts'
 import { orderActionRoutes } from './actions.routes.ts'
 import { ordersFromRequest } from './from-request.service.ts'
 import { FromRequestInput, OrderInput } from './input.schema.ts'
 import { OrderListQuery, OrderParams, PurchaseOrder } from './schema.ts'
 import * as service from './service.ts'
-import { settingsRoutes } from './settings.routes.ts'
 import { etagOf } from './view.service.ts'
 
 const IfMatch = Type.Object({
@@ -23,9 +24,14 @@ const IfMatch = Type.Object({
   ),
 })
 
+/** Sets the order's version as the response's ETag; returns the order. */
+function withEtag(reply: FastifyReply, order: PurchaseOrder): PurchaseOrder {
+  reply.header('etag', etagOf(order))
+  return order
+}
+
 export const purchaseOrderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['purchase-orders']
-  const one = { 200: ItemEnvelope(PurchaseOrder) }
   const config = { accessNeutral: true }
   listRoute(app, '/v3/purchase-orders/', {
     summary: 'List the purchase orders you may see (search: number and vendor name)',
@@ -34,26 +40,14 @@ export const purchaseOrderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     item: PurchaseOrder,
     list: ({ actor, db, query }) => service.listOrders(db, actor, query),
   })
-  app.post(
-    '/v3/purchase-orders/',
-    {
-      config,
-      schema: {
-        summary: 'Create a draft purchase order by hand (nav_purchase at its location)',
-        operationId: 'createPurchaseOrder',
-        tags,
-        body: OrderInput,
-        response: { 201: ItemEnvelope(PurchaseOrder) },
-      },
-    },
-    async (request, reply) => {
-      const order = await service.createOrder(request.db, request.actor, request.body)
-      return reply
-        .code(201)
-        .header('location', `${request.linkBase}/api/v3/purchase-orders/${order.id}/`)
-        .send({ metadata: {}, data: order })
-    },
-  )
+  createRoute(app, '/v3/purchase-orders/', {
+    summary: 'Create a draft purchase order by hand (nav_purchase at its location)',
+    operationId: 'createPurchaseOrder',
+    tags,
+    body: OrderInput,
+    item: PurchaseOrder,
+    create: ({ db, actor, body }) => service.createOrder(db, actor, body),
+  })
   app.post(
     '/v3/requests/:id/purchase-orders/',
     {
@@ -72,48 +66,25 @@ export const purchaseOrderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(201).send({ metadata: {}, data: orders })
     },
   )
-  app.get(
-    '/v3/purchase-orders/:id/',
-    {
-      schema: {
-        summary: 'Get a purchase order (ETag: its version)',
-        operationId: 'getPurchaseOrder',
-        tags,
-        params: OrderParams,
-        response: one,
-      },
-    },
-    async (request, reply) => {
-      const order = await service.getOrder(request.db, request.actor, request.params.id)
-      return reply.header('etag', etagOf(order)).send({ metadata: {}, data: order })
-    },
-  )
-  app.put(
-    '/v3/purchase-orders/:id/',
-    {
-      config,
-      schema: {
-        summary: 'Replace a draft, or revise an issued order (If-Match; beyond the tolerance it needs approval)',
-        operationId: 'replacePurchaseOrder',
-        tags,
-        params: OrderParams,
-        headers: IfMatch,
-        body: OrderInput,
-        response: one,
-      },
-    },
-    async (request, reply) => {
-      const order = await service.putOrder(
-        request.db,
-        request.actor,
-        request.params.id,
-        request.body,
-        request.headers['if-match'],
-        request.mailBase,
-      )
-      return reply.header('etag', etagOf(order)).send({ metadata: {}, data: order })
-    },
-  )
+  // Both answer with the order's version as its ETag (the If-Match of a revision).
+  itemRoute(app, 'GET', '/v3/purchase-orders/:id/', {
+    summary: 'Get a purchase order (ETag: its version)',
+    operationId: 'getPurchaseOrder',
+    tags,
+    params: OrderParams,
+    item: PurchaseOrder,
+    run: async ({ db, actor, params, reply }) => withEtag(reply, await service.getOrder(db, actor, params.id)),
+  })
+  itemRoute(app, 'PUT', '/v3/purchase-orders/:id/', {
+    summary: 'Replace a draft, or revise an issued order (If-Match; beyond the tolerance it needs approval)',
+    operationId: 'replacePurchaseOrder',
+    tags,
+    params: OrderParams,
+    headers: IfMatch,
+    body: OrderInput,
+    item: PurchaseOrder,
+    run: async ({ db, actor, params, body, headers, mailBase, reply }) =>
+      withEtag(reply, await service.putOrder(db, actor, params.id, body, headers['if-match'], mailBase)),
+  })
   orderActionRoutes(app)
-  settingsRoutes(app)
 }

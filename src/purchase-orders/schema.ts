@@ -156,5 +156,7 @@ declare module '../events/schema.ts' {
     'purchase_order.reopened': PurchaseOrder
     'purchase_order.cancelled': PurchaseOrder
     'purchase_order.line_closed': PurchaseOrder
+    /** Its issue's approval was rejected (back to `draft`), or its held revision's (the revision dropped). */
+    'purchase_order.rejected': PurchaseOrder
   }
 }

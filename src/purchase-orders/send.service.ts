@@ -3,16 +3,17 @@
  * the vendor's e-mail addresses, and `sent_at` set — only for `issued` orders, with `nav_purchase` at the
  * order's location. The e-mail is queued in the same transaction as `sent_at` and `purchase_order.sent`.
  */
+import { requireStatus } from '../core/lifecycle.ts'
 import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
 import { actorLocationAccess, requireAnyAt } from '../access/location-permissions.ts'
 import { audit } from '../audit/service.ts'
-import { conflict, validationFailed } from '../core/problem.ts'
+import { validationFailed } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
 import { queueMail } from '../mail/service.ts'
-import { orderScope, scopeOf, visibleOrder } from './order-access.ts'
+import { orderScope, scopeOf, visibleOrder } from './access.service.ts'
 import * as orderWrites from './write-repository.ts'
 import * as references from './references-repository.ts'
 import type { PurchaseOrder } from './schema.ts'
@@ -39,8 +40,7 @@ export async function sendOrder(
   return inTransaction(db, async (tx) => {
     const row = await visibleOrder(tx, actor, scopeOf(actor, access), id, true)
     requireAnyAt(access, row.location_id, 'nav_purchase')
-    if (row.status !== 'issued')
-      throw conflict(`The purchase order is ${row.status}; only an issued order can be sent.`)
+    requireStatus({ subject: 'The purchase order', noun: 'order' }, row.status, ['issued'], 'sent')
     const to = input.to ?? (await references.vendorEmails(tx, actor.tenantId, row.vendor_id))
     if (to.length === 0)
       throw validationFailed({ to: [`vendor ${row.vendor_id} has no e-mail address: name the recipients in to`] })

@@ -5,7 +5,7 @@
  * it it is held as `pending_revision` and goes through the `purchase_order` rules). Issue, close, reopen,
  * cancel and closing a line are in lifecycle.service.ts; orders from a request in from-request.service.ts.
  */
-import './approval.service.ts'
+import { nextNumber } from '../db/numbering.ts'
 import type { Kysely } from 'kysely'
 import type { MailBase } from '../approvals/notify.service.ts'
 import { actingUser, type Actor } from '../access/actor.ts'
@@ -16,14 +16,14 @@ import { conflict, preconditionRequired } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
-import { orderScope, scopeOf, visibleOrder } from './order-access.ts'
+import { orderScope, scopeOf, visibleOrder } from './access.service.ts'
 import * as lineWrites from './lines-repository.ts'
 import * as orderWrites from './write-repository.ts'
 import * as repo from './repository.ts'
-import { reviseIssued } from './revision.ts'
+import { reviseIssued } from './revision.service.ts'
 import type { OrderInput } from './input.schema.ts'
 import type { OrderListQuery, PurchaseOrder, Revision } from './schema.ts'
-import { valuesOf } from './values.ts'
+import { valuesOf } from './values.service.ts'
 import { orderView, toOrders } from './view.service.ts'
 
 export async function listOrders(db: Kysely<DB>, actor: Actor, query: OrderListQuery): Promise<Page<PurchaseOrder>> {
@@ -62,7 +62,7 @@ export async function createOrder(db: Kysely<DB>, actor: Actor, input: OrderInpu
   const access = await actorLocationAccess(db, actor)
   return inTransaction(db, async (tx) => {
     const { values, lines } = await valuesOf(tx, actor, access, input)
-    const number = await orderWrites.nextNumber(tx, actor.tenantId, 'purchase_order', 'PO')
+    const number = await nextNumber(tx, actor.tenantId, 'purchase_order')
     const id = await orderWrites.insertOrder(tx, actor.tenantId, {
       ...values,
       number,

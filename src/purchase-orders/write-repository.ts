@@ -14,18 +14,6 @@ export async function lockOrder(db: Kysely<DB>, tenantId: number, id: number) {
   return row
 }
 
-/** The next number of this kind for the tenant (`PO-000001`): one row per tenant and kind, bumped in the write. */
-export async function nextNumber(db: Kysely<DB>, tenantId: number, kind: string, prefix: string) {
-  // Formatted here, so the statement's answer is the number itself (at least six digits, never cut).
-  const row = await sql<{ number: string }>`insert into document_numbers as n (tenant_id, kind, last)
-    values (${tenantId}, ${kind}, 1)
-    on conflict (tenant_id, kind) do update set last = n.last + 1
-    returning ${prefix}::text || '-' || lpad(n.last::text, greatest(6, length(n.last::text)), '0') as number`.execute(
-    db,
-  )
-  return row.rows[0]!.number
-}
-
 export interface OrderValues {
   vendor_id: number
   location_id: number

@@ -1,14 +1,14 @@
 /** SQL for receipts and their lines. Every query is scoped to one tenant. */
 import { sql, type Kysely } from 'kysely'
+import { byTenant, personJson } from '../db/joins.ts'
 import { listSql } from '../db/list.ts'
 import type { DB } from '../db/schema.ts'
-import type { Person } from '../approvals/schema.ts'
 import { ReceiptListQuery } from './schema.ts'
 
 function selectReceipts(db: Kysely<DB>) {
   return db
     .selectFrom('receipts as r')
-    .innerJoin('locations as l', 'l.id', 'r.location_id')
+    .innerJoin('locations as l', byTenant('l', 'r.location_id'))
     .select([
       'r.id',
       'r.tenant_id',
@@ -23,10 +23,7 @@ function selectReceipts(db: Kysely<DB>) {
       'r.notes',
       'r.created_at',
       'r.voided_at',
-      sql<Person>`(select json_build_object('id', pp.id, 'first_name', pp.first_name, 'last_name', pp.last_name,
-        'email', pu.email) from user_profiles pp join users pu on pu.id = pp.user_id where pp.user_id = r.created_by)`.as(
-        'created_by',
-      ),
+      personJson(sql.ref('r.created_by'), sql.ref('r.tenant_id')).as('created_by'),
       sql<{ po_line: number; accepted_quantity: string; rejected_quantity: string }[]>`coalesce((select json_agg(
         json_build_object('po_line', rl.po_line_id, 'accepted_quantity', rl.accepted_quantity::text,
           'rejected_quantity', rl.rejected_quantity::text) order by rl.position)
@@ -98,14 +95,3 @@ export async function voidReceipt(db: Kysely<DB>, tenantId: number, id: number) 
     .executeTakeFirst()
   return r.numUpdatedRows > 0n
 }
-
-/** The order of a receipt (to lock it before the receipt). */
-export const orderOfReceipt = async (db: Kysely<DB>, tenantId: number, id: number) =>
-  (
-    await db
-      .selectFrom('receipts')
-      .select('order_id')
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id)
-      .executeTakeFirst()
-  )?.order_id

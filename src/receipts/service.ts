@@ -7,6 +7,7 @@
  * change in the receipt's transaction: concurrent receipts on one line take turns and never over-receive.
  * The quantity rules themselves are in quantities.ts.
  */
+import { requireStatus } from '../core/lifecycle.ts'
 import type { Kysely } from 'kysely'
 import { actingUser, type Actor } from '../access/actor.ts'
 import { actorLocationAccess, requireAnyAt } from '../access/location-permissions.ts'
@@ -17,13 +18,9 @@ import { conflict, notFound, validationFailed } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
-import {
-  lockForReceiving,
-  nextReceiptNumber,
-  receivingScope,
-  setReceived,
-} from '../purchase-orders/receiving.service.ts'
-import { procurementSettings } from '../purchase-orders/settings.service.ts'
+import { nextNumber } from '../db/numbering.ts'
+import { lockForReceiving, receivingScope, setReceived } from '../purchase-orders/receiving.service.ts'
+import { procurementSettings } from '../procurement-settings/service.ts'
 import { receiptCounters, receiptLines, voidCounters } from './quantities.ts'
 import * as repo from './repository.ts'
 import type { Receipt, ReceiptInput, ReceiptListQuery } from './schema.ts'
@@ -75,12 +72,12 @@ export async function createReceipt(db: Kysely<DB>, actor: Actor, input: Receipt
     const order = await lockForReceiving(tx, actor, access, input.purchase_order)
     if (order === undefined) throw validationFailed({ purchase_order: [`no purchase order ${input.purchase_order}`] })
     requireAnyAt(access, order.location_id, 'nav_receive')
-    if (order.status !== 'issued')
-      throw conflict(`Purchase order ${order.number} is ${order.status}; only an issued order can be received against.`)
+    const subject = `Purchase order ${order.number}`
+    requireStatus({ subject, noun: 'order' }, order.status, ['issued'], 'received against')
     const lines = receiptLines(input, type, order)
     const settings = await procurementSettings(tx, actor.tenantId)
     const counters = receiptCounters(type, lines, order.lines, settings)
-    const number = await nextReceiptNumber(tx, actor.tenantId)
+    const number = await nextNumber(tx, actor.tenantId, 'receipt')
     const id = await repo.insertReceipt(
       tx,
       actor.tenantId,

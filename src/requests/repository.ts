@@ -1,6 +1,7 @@
 /** SQL for purchase requests and their lines. Every query is scoped to one tenant. */
 import { sql, type Kysely } from 'kysely'
-import { requestVisible } from '../access/approvers.ts'
+import { byTenant } from '../db/joins.ts'
+import { documentScope } from '../access/document-scope.ts'
 import { listSql } from '../db/list.ts'
 import type { DB, PlannedStep, RequestStatus } from '../db/schema.ts'
 import type { Person } from '../approvals/schema.ts'
@@ -17,11 +18,11 @@ export interface LineRow {
 function selectRequests(db: Kysely<DB>) {
   return db
     .selectFrom('purchase_requests as r')
-    .innerJoin('user_profiles as rp', 'rp.user_id', 'r.requester_id')
-    .innerJoin('users as ru', 'ru.id', 'r.requester_id')
-    .innerJoin('locations as l', 'l.id', 'r.location_id')
-    .innerJoin('currencies as c', 'c.id', 'r.currency_id')
-    .leftJoin('departments as d', 'd.id', 'r.department_id')
+    .innerJoin('user_profiles as rp', byTenant('rp', 'r.requester_id', 'user_id'))
+    .innerJoin('users as ru', byTenant('ru', 'r.requester_id'))
+    .innerJoin('locations as l', byTenant('l', 'r.location_id'))
+    .innerJoin('currencies as c', byTenant('c', 'r.currency_id'))
+    .leftJoin('departments as d', byTenant('d', 'r.department_id'))
     .select([
       'r.id',
       'r.tenant_id',
@@ -52,6 +53,10 @@ function selectRequests(db: Kysely<DB>) {
 export type RequestRow = Awaited<ReturnType<ReturnType<typeof selectRequests>['executeTakeFirstOrThrow']>>
 
 /** One page of the requests the caller may see (scope: their user id and locations; none for a superuser). */
+/** Who sees a request: its requester, holders of the permissions at its location, its approvals' candidates. */
+const visibility = documentScope('r', 'request', 'requester_id')
+const requestVisible = visibility.visible
+
 export const pageOfRequests = listSql(RequestListQuery, {
   select: selectRequests,
   tenant: 'r.tenant_id',
@@ -62,9 +67,9 @@ export const pageOfRequests = listSql(RequestListQuery, {
     status: 'r.status',
     location: 'r.location_id',
     requester: 'rp.id',
-    updated_since: (since) => sql<boolean>`r.updated_at >= ${since}`,
+    updated_since: visibility.updatedSince,
   },
-  scope: ([user, locations]) => requestVisible(user, locations),
+  scope: visibility.scope,
 })
 
 export function findRequest(db: Kysely<DB>, tenantId: number, id: number, lock = false) {
@@ -215,3 +220,24 @@ export async function lockRequest(db: Kysely<DB>, tenantId: number, id: number) 
     .executeTakeFirst()
   return row !== undefined
 }
+
+/** How messages name the request: its description, total, currency, location and requester. */
+export const mailFacts = (db: Kysely<DB>, tenantId: number, requestId: number) =>
+  db
+    .selectFrom('purchase_requests as r')
+    .innerJoin('currencies as c', (join) => join.onRef('c.tenant_id', '=', 'r.tenant_id').onRef('c.id', '=', 'r.currency_id'))
+    .innerJoin('locations as l', (join) => join.onRef('l.tenant_id', '=', 'r.tenant_id').onRef('l.id', '=', 'r.location_id'))
+    .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'r.tenant_id').onRef('u.id', '=', 'r.requester_id'))
+    .select([
+      'r.id',
+      'r.description',
+      'r.total',
+      'c.name as currency',
+      'l.name as location',
+      'u.email as requester_email',
+      'u.approval_emails as requester_wants',
+      'u.is_active as requester_active',
+    ])
+    .where('r.tenant_id', '=', tenantId)
+    .where('r.id', '=', requestId)
+    .executeTakeFirstOrThrow()

@@ -5,6 +5,7 @@
  * its requester, its approvals' candidates (and delegatees), and anyone holding `nav_approval`,
  * `nav_purchase` or `superuser` at its location; anyone else gets 404, as for another tenant's.
  */
+import { requireStatus } from '../core/lifecycle.ts'
 import type { Kysely } from 'kysely'
 import { actingUser, type Actor } from '../access/actor.ts'
 import { actorLocationAccess, requestScope, requireAnyAt, type LocationAccess } from '../access/location-permissions.ts'
@@ -14,11 +15,10 @@ import type { MailBase } from '../approvals/notify.service.ts'
 import { audit } from '../audit/service.ts'
 import { lineTotal, parseDecimal } from '../core/decimal.ts'
 import type { Page } from '../core/list-query.ts'
-import { conflict, forbidden, notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
-import type { DB } from '../db/schema.ts'
+import { forbidden, notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
+import type { DB, RequestStatus } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
-import './approval.service.ts'
 import * as repo from './repository.ts'
 import { requestView, toRequests } from './view.service.ts'
 import type { LineInput, PurchaseRequest, RequestInput, RequestListQuery, RequestPatch } from './schema.ts'
@@ -131,10 +131,8 @@ function requireOwner(actor: Actor, row: repo.RequestRow, action: string) {
     throw forbidden(`Only the requester (or a superuser) may ${action} this request.`)
 }
 
-function requireStatus(row: repo.RequestRow, allowed: readonly string[], action: string) {
-  if (!allowed.includes(row.status))
-    throw conflict(`The request is ${row.status}; only a request that is ${allowed.join(' or ')} can be ${action}.`)
-}
+const requireRequestStatus = (row: repo.RequestRow, allowed: readonly RequestStatus[], action: string) =>
+  requireStatus({ subject: 'The request', noun: 'request' }, row.status, allowed, action)
 
 export async function updateRequest(
   db: Kysely<DB>,
@@ -146,7 +144,7 @@ export async function updateRequest(
   return inTransaction(db, async (tx) => {
     const row = await visibleRequest(tx, actor, id, true)
     requireOwner(actor, row, 'edit')
-    requireStatus(row, ['draft'], 'edited')
+    requireRequestStatus(row, ['draft'], 'edited')
     // The location it is at (and, in valuesOf, the one it moves to): a move needs nav_request at both.
     requireAnyAt(access, row.location_id, 'nav_request')
     // Another location: the department and currency chosen for the old one do not carry over.
@@ -180,7 +178,7 @@ export async function submitRequest(
   return inTransaction(db, async (tx) => {
     const row = await visibleRequest(tx, actor, id, true)
     requireOwner(actor, row, 'submit')
-    requireStatus(row, ['draft'], 'submitted')
+    requireRequestStatus(row, ['draft'], 'submitted')
     requireAnyAt(access, row.location_id, 'nav_request')
     const chain = await planChain(tx, actor.tenantId, {
       locationId: row.location_id,
@@ -212,7 +210,7 @@ export async function cancelRequest(db: Kysely<DB>, actor: Actor, id: number): P
   return inTransaction(db, async (tx) => {
     const row = await visibleRequest(tx, actor, id, true)
     requireOwner(actor, row, 'cancel')
-    requireStatus(row, ['draft', 'pending'], 'cancelled')
+    requireRequestStatus(row, ['draft', 'pending'], 'cancelled')
     await repo.setStatus(tx, actor.tenantId, id, 'cancelled')
     await cancelChain(tx, actor, 'request', id)
     await audit(tx, actor, { action: 'request.cancel', resourceType: 'request', resourceId: id })

@@ -7,6 +7,7 @@
  * entity's name, the administrator's access to the later locations) is written directly. Created in one transaction, so it is either whole or absent; running
  * it again when the tenant exists changes nothing.
  */
+import { registerAllDocuments } from '../documents.ts'
 import type { Kysely, Transaction } from 'kysely'
 import { operatorActor, type Actor } from '../access/actor.ts'
 import type { DB } from '../db/schema.ts'
@@ -93,6 +94,7 @@ const VENDOR_NAMES = [
 
 /** Creates the demo tenant unless it exists. Returns whether it created it. */
 export async function seedDemo(db: Kysely<DB>): Promise<boolean> {
+  registerAllDocuments() // the seed decides approvals, and may run before the app is built
   return db.transaction().execute(async (tx) => {
     const existing = await tx.selectFrom('tenants').select('id').where('domain', '=', DEMO_DOMAIN).executeTakeFirst()
     if (existing !== undefined) return false

@@ -1,7 +1,7 @@
 /** SQL for users and their profiles. Every query is scoped to one tenant; the caller owns transactions. */
 import { sql, type Kysely } from 'kysely'
 import type { Static } from 'typebox'
-import { delegationActive, pendingKindCount, pendingOrderCount } from '../access/approvers.ts'
+import { delegationActive, pendingCount } from '../access/approvers.ts'
 import { listSql } from '../db/list.ts'
 import type { DB } from '../db/schema.ts'
 import type { LocationSummary } from '../lookups/schema.ts'
@@ -11,20 +11,18 @@ type Summary = Static<typeof LocationSummary>
 type Department = Static<typeof DepartmentSummary>
 type Counts = Static<typeof PendingApprovals>
 
-/**
- * A profile row's pending order approvals, live (access/approvers.ts). The row already joins the user's
- * delegation in force (`del`), so whether they are away is a test of that join, not another probe.
- * Exported for the benchmark, which takes it out of the page statement for its "no counts" floor.
- */
-export const profilePendingOrders = pendingOrderCount(
-  sql.ref('u.id'),
-  sql.ref('u.tenant_id'),
-  sql<boolean>`(${sql.ref('del.user_id')} is not null)`,
-)
+/** Whether the profile row's user is away: the row already joins their delegation in force (`del`). */
+const rowAway = sql<boolean>`(${sql.ref('del.user_id')} is not null)`
 
-/** Pending approvals per kind: orders (requests and purchase orders) and bills. */
+/**
+ * A profile row's pending order approvals, live (access/approvers.ts), away-ness a test of the row's join, not
+ * another probe. Exported for the benchmark, which takes it out of the page statement for its "no counts" floor.
+ */
+export const profilePendingOrders = pendingCount(sql.ref('u.id'), sql.ref('u.tenant_id'), 'order', rowAway)
+
+/** Pending approvals per kind: orders (requests and purchase orders) and bills; the others have no documents yet. */
 const pendingCounts = sql<Counts>`json_build_object('order', ${profilePendingOrders},
-  'expense', 0, 'travel', 0, 'bill', ${pendingKindCount(sql.ref('u.id'), sql.ref('u.tenant_id'), 'bill', sql<boolean>`(${sql.ref('del.user_id')} is not null)`)}, 'payment', 0)`
+  'expense', 0, 'travel', 0, 'bill', ${pendingCount(sql.ref('u.id'), sql.ref('u.tenant_id'), 'bill', rowAway)}, 'payment', 0)`
 
 function selectProfiles(db: Kysely<DB>, tenantId: number) {
   const hq = sql<number>`(select min(h.id) from locations h where h.tenant_id = ${tenantId})`

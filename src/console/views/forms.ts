@@ -15,8 +15,6 @@ export interface FormState {
   errors: Errors
 }
 
-export const emptyForm: FormState = { values: {}, errors: {} }
-
 /** The id of a field's input: its name with anything but letters, digits and hyphens as hyphens. */
 export const fieldId = (name: string) => `f-${name.replace(/[^A-Za-z0-9-]/g, '-')}`
 

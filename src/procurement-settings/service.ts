@@ -10,8 +10,8 @@ import { parseDecimal, trimDecimal } from '../core/decimal.ts'
 import { validationFailed, type FieldErrors } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
-import type { ProcurementSettings, SettingsInput } from './settings.schema.ts'
-import * as repo from './settings.repository.ts'
+import type { ProcurementSettings, SettingsInput } from './schema.ts'
+import * as repo from './repository.ts'
 
 const toSettings = (row: repo.SettingsRow): ProcurementSettings => ({
   over_receipt_tolerance_percent: trimDecimal(row.over_receipt_tolerance_percent),

@@ -3,16 +3,18 @@
  * amount = quantity × unit_price and tax = amount × tax_rate / 100, each rounded half-up to 2 decimals). With
  * a purchase order, vendor, location and currency are the order's and each `po_line` must be one of its lines
  * (unit price, tax rate and description default to the order line's); without, vendor and location are
- * required. 400 naming each field that is wrong; at a location that exists the caller must hold
- * `accounts_payable` (403) before anything else is judged.
+ * required; the invoice number is checked and keyed (number-key.ts). 400 naming each field that is wrong; at a
+ * location that exists the caller must hold `accounts_payable` (403) before anything else is judged.
  */
+import { requireStatus } from '../core/lifecycle.ts'
 import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
 import { requireAnyAt, type LocationAccess } from '../access/location-permissions.ts'
 import { lineAmount, parseDecimal, percentOf, sumDecimals } from '../core/decimal.ts'
-import { conflict, validationFailed, type FieldErrors } from '../core/problem.ts'
+import { validationFailed, type FieldErrors } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { getOrder } from '../purchase-orders/service.ts'
+import { numberFault, numberKey } from './number-key.ts'
 import * as repo from './repository.ts'
 import type { BillInput } from './schema.ts'
 
@@ -38,6 +40,8 @@ export async function billValues(
 ): Promise<{ values: repo.BillValues; lines: repo.BillLineValues[] }> {
   const errors: FieldErrors = {}
   const add = (field: string, message: string) => (errors[field] ??= []).push(message)
+  const numberProblem = numberFault(input.number)
+  if (numberProblem !== undefined) add('number', numberProblem)
   const orderId = input.purchase_order ?? null
   let vendor = idOf(input.vendor)
   let location = idOf(input.location)
@@ -47,8 +51,8 @@ export async function billValues(
     order = await orderOf(db, actor, orderId)
     if (order === undefined) throw validationFailed({ purchase_order: [`no purchase order ${orderId}`] })
     requireAnyAt(access, order.location.id, 'accounts_payable')
-    if (order.status !== 'issued' && order.status !== 'closed')
-      throw conflict(`Purchase order ${order.number} is ${order.status}; only an issued or closed order can be billed.`)
+    const subject = `Purchase order ${order.number}`
+    requireStatus({ subject, noun: 'order' }, order.status, ['issued', 'closed'], 'billed')
     if (vendor !== undefined && vendor !== order.vendor.id)
       add('vendor', `the bill's vendor is its order's (${order.vendor.id}), not ${vendor}`)
     if (location !== undefined && location !== order.location.id)
@@ -101,6 +105,7 @@ export async function billValues(
   return {
     values: {
       number: input.number.trim(),
+      number_key: numberKey(input.number),
       vendor_id: vendor,
       location_id: location,
       currency_id: refs.currency ?? refs.location_currency!,

@@ -21,8 +21,8 @@ import * as orderWrites from './write-repository.ts'
 import type * as repo from './repository.ts'
 import type { OrderInput } from './input.schema.ts'
 import type { PurchaseOrder } from './schema.ts'
-import { procurementSettings } from './settings.service.ts'
-import { valuesOf } from './values.ts'
+import { procurementSettings } from '../procurement-settings/service.ts'
+import { valuesOf } from './values.service.ts'
 import { orderView, type StoredRevision } from './view.service.ts'
 
 type Resolved = StoredRevision['resolved']
