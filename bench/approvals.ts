@@ -18,42 +18,16 @@ import { publicBase } from '../src/http/public-url.ts'
 import type { ServerKeys } from '../src/keys.ts'
 import { signAccessToken } from '../src/oauth/tokens.ts'
 import { findProfileOfUser, pageOfProfiles, profilePendingOrders } from '../src/users/repository.ts'
-import {
-  apiHeaders,
-  BASE_DOMAIN,
-  captureRequest,
-  configFor,
-  describeMachine,
-  envNumber,
-  fmt,
-  indexOf,
-  main,
-  measure,
-  median,
-  medians,
-  openRecorded,
-  POOL_MAX,
-  request,
-  row,
-  RUNS,
-  scratchDatabase,
-  SECONDS,
-  SECRETS,
-  seedTenant,
-  serverEnv,
-  startFloor,
-  startServer,
-  statementsOf,
-  storeEnv,
-  verdict,
-  WARMUP_SECONDS,
-  writeSpec,
-  type FloorSpec,
-  type Measured,
-  type Running,
-  type Statement,
-  type Tenant,
-} from './lib.ts'
+import type { FloorSpec, Statement } from './floor/spec.ts'
+import { captureRequest, indexOf, statementsOf, writeSpec } from './lib/capture.ts'
+import { main } from './lib/cleanup.ts'
+import { describeMachine, measure, type Measured } from './lib/load.ts'
+import { startFloor, startServer, type Running } from './lib/process.ts'
+import { fmt, median, medians, row, verdict } from './lib/report.ts'
+import { request } from './lib/request.ts'
+import { apiHeaders, seedTenant, type Tenant } from './lib/seed.ts'
+import { BASE_DOMAIN, envNumber, POOL_MAX, RUNS, SECONDS, SECRETS, serverEnv, WARMUP_SECONDS } from './lib/settings.ts'
+import { configFor, openRecorded, scratchDatabase, storeEnv } from './lib/store.ts'
 
 const INBOX = '/api/v3/approvals/?status=pending'
 const ME = '/api/v3/users/me/'

@@ -7,7 +7,9 @@
  * Run: npm run bench -- bills   (BENCH_RUNS=3  BENCH_P2P_REQUESTS=300  BENCH_P2P_CONNECTIONS=8)
  */
 import { sql } from 'kysely'
-import { fmt, main, RUNS } from './lib.ts'
+import { main } from './lib/cleanup.ts'
+import { fmt } from './lib/report.ts'
+import { RUNS } from './lib/settings.ts'
 import {
   captureFresh,
   cloneChildren,

@@ -10,7 +10,10 @@
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
-import { commandOf, envNumber, fmt, main, median, ROOT, scratchDir, serverEnv, startServerAt, verdict } from './lib.ts'
+import { main, scratchDir } from './lib/cleanup.ts'
+import { commandOf, startServerAt } from './lib/process.ts'
+import { fmt, median, verdict } from './lib/report.ts'
+import { envNumber, ROOT, serverEnv } from './lib/settings.ts'
 
 const rounds = envNumber('BENCH_RUNS', 9)
 const base = process.env.BENCH_BASE

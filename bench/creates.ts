@@ -9,38 +9,15 @@
 import { isDeepStrictEqual } from 'node:util'
 import pg from 'pg'
 import { publicBase } from '../src/http/public-url.ts'
-import {
-  apiHeaders,
-  BASE_DOMAIN,
-  captureRequest,
-  configFor,
-  describeMachine,
-  fmt,
-  loadGenerator,
-  main,
-  onCleanup,
-  measure,
-  medians,
-  openRecorded,
-  POOL_MAX,
-  request,
-  row,
-  RUNS,
-  scratchDatabase,
-  SECONDS,
-  SECRETS,
-  seedTenant,
-  serverEnv,
-  startFloor,
-  startServer,
-  storeEnv,
-  verdict,
-  WARMUP_SECONDS,
-  writeSpec,
-  type Measured,
-  type Running,
-  type Store,
-} from './lib.ts'
+import { captureRequest, writeSpec } from './lib/capture.ts'
+import { main, onCleanup } from './lib/cleanup.ts'
+import { describeMachine, loadGenerator, measure, type Measured } from './lib/load.ts'
+import { startFloor, startServer, type Running } from './lib/process.ts'
+import { fmt, medians, row, verdict } from './lib/report.ts'
+import { request } from './lib/request.ts'
+import { apiHeaders, seedTenant } from './lib/seed.ts'
+import { BASE_DOMAIN, POOL_MAX, RUNS, SECONDS, SECRETS, serverEnv, WARMUP_SECONDS } from './lib/settings.ts'
+import { configFor, openRecorded, scratchDatabase, storeEnv, type Store } from './lib/store.ts'
 
 const PATH = '/api/v3/vendors/'
 const BODY = JSON.stringify({ name: 'Bench vendor' })

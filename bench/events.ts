@@ -19,35 +19,13 @@ import { pathToFileURL } from 'node:url'
 import { sql } from 'kysely'
 import { openPostgres } from '../src/db/database.ts'
 import { eventId } from '../src/events/service.ts'
-import {
-  apiHeaders,
-  BASE_DOMAIN,
-  configFor,
-  describeMachine,
-  envNumber,
-  fmt,
-  main,
-  measure,
-  median,
-  medians,
-  onCleanup,
-  openRecorded,
-  ROOT,
-  row,
-  RUNS,
-  scratchDatabase,
-  scratchDir,
-  SECONDS,
-  seedTenant,
-  serverEnv,
-  startServer,
-  startServerAt,
-  storeEnv,
-  verdict,
-  type Measured,
-  type Running,
-  type Store,
-} from './lib.ts'
+import { main, onCleanup, scratchDir } from './lib/cleanup.ts'
+import { describeMachine, measure, type Measured } from './lib/load.ts'
+import { startServer, startServerAt, type Running } from './lib/process.ts'
+import { fmt, median, medians, row, verdict } from './lib/report.ts'
+import { apiHeaders, seedTenant } from './lib/seed.ts'
+import { BASE_DOMAIN, envNumber, ROOT, RUNS, SECONDS, serverEnv } from './lib/settings.ts'
+import { configFor, openRecorded, scratchDatabase, storeEnv, type Store } from './lib/store.ts'
 
 const DELIVERIES = envNumber('BENCH_DELIVERIES', 2000)
 const CONNECTIONS = 32
@@ -86,7 +64,9 @@ async function creates(): Promise<void> {
   const tWith = await seedTenant(recorded.database.db, keys, config, 'evwith', 0)
   // Seeded by the earlier checkout's own code: this one's goes through the services, which record events into
   // a table the earlier schema does not have.
-  const earlier = (await import(pathToFileURL(path.join(base.dir, 'bench/lib.ts')).href)) as {
+  // bench/lib.ts held it before it was split into bench/lib/.
+  const seeding = ['bench/lib/seed.ts', 'bench/lib.ts'].find((file) => fs.existsSync(path.join(base.dir, file)))!
+  const earlier = (await import(pathToFileURL(path.join(base.dir, seeding)).href)) as {
     seedTenant: typeof seedTenant
   }
   const tWithout = await earlier.seedTenant(plain.db, keys, config, 'evwithout', 0)

@@ -11,26 +11,14 @@
  *   BENCH_MEMORY_DETAIL=1 prints where the idle memory is after each start)
  */
 import fs from 'node:fs'
-import {
-  apiHeaders,
-  BASE_DOMAIN,
-  configFor,
-  envNumber,
-  fmt,
-  load,
-  main,
-  median,
-  openRecorded,
-  rssMb,
-  scratchDatabase,
-  scratchDir,
-  seedTenant,
-  serverEnv,
-  startServer,
-  storeEnv,
-  verdict,
-  type Store,
-} from './lib.ts'
+import { main, scratchDir } from './lib/cleanup.ts'
+import { load } from './lib/load.ts'
+import { rssMb } from './lib/machine.ts'
+import { startServer } from './lib/process.ts'
+import { fmt, median, verdict } from './lib/report.ts'
+import { apiHeaders, seedTenant } from './lib/seed.ts'
+import { BASE_DOMAIN, envNumber, serverEnv } from './lib/settings.ts'
+import { configFor, openRecorded, scratchDatabase, storeEnv, type Store } from './lib/store.ts'
 
 const soak = envNumber('BENCH_SOAK_SECONDS', 600)
 const every = envNumber('BENCH_SAMPLE_SECONDS', 5)

@@ -12,27 +12,14 @@ import { sql, type Kysely } from 'kysely'
 import pg from 'pg'
 import { buildApp } from '../src/app.ts'
 import type { DB } from '../src/db/schema.ts'
-import {
-  apiHeaders,
-  awaitQuiet,
-  BASE_DOMAIN,
-  configFor,
-  envNumber,
-  fmt,
-  main,
-  median,
-  openRecorded,
-  request,
-  RUNS,
-  scratchDatabase,
-  seedTenant,
-  serverEnv,
-  startServer,
-  storeEnv,
-  verdict,
-  type Store,
-  type Tenant,
-} from './lib.ts'
+import { main } from './lib/cleanup.ts'
+import { awaitQuiet } from './lib/machine.ts'
+import { startServer } from './lib/process.ts'
+import { fmt, median, verdict } from './lib/report.ts'
+import { request } from './lib/request.ts'
+import { apiHeaders, seedTenant, type Tenant } from './lib/seed.ts'
+import { BASE_DOMAIN, envNumber, RUNS, serverEnv } from './lib/settings.ts'
+import { configFor, openRecorded, scratchDatabase, storeEnv, type Store } from './lib/store.ts'
 
 const SMALL = envNumber('BENCH_SMALL', 10_000)
 const BIG = envNumber('BENCH_BIG', 1_000_000)

@@ -8,7 +8,9 @@
  * BENCH_ORDERS_PARTS=receipts,from-request)
  */
 import { sql } from 'kysely'
-import { fmt, main, RUNS } from './lib.ts'
+import { main } from './lib/cleanup.ts'
+import { fmt } from './lib/report.ts'
+import { RUNS } from './lib/settings.ts'
 import {
   basics,
   captureFresh,

@@ -7,7 +7,7 @@ const dir = import.meta.dirname
 const names = process.argv.slice(2)
 const all = fs
   .readdirSync(dir)
-  .filter((f) => f.endsWith('.ts') && f !== 'run.ts' && f !== 'lib.ts')
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
   .map((f) => f.slice(0, -3))
 for (const name of names) if (!all.includes(name)) throw new Error(`no benchmark ${name}; have ${all.join(', ')}`)
 let failed = false

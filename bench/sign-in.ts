@@ -7,20 +7,13 @@
  * prints a one-time set-password link, which is used over HTTP. Run alone on a quiet machine:
  * npm run bench -- sign-in   (BENCH_PAIRS=101)
  */
-import {
-  awaitQuiet,
-  BASE_DOMAIN,
-  envNumber,
-  main,
-  median,
-  request,
-  runCli,
-  scratchDir,
-  serverEnv,
-  startServer,
-  storeEnv,
-  type Store,
-} from './lib.ts'
+import { main, scratchDir } from './lib/cleanup.ts'
+import { awaitQuiet } from './lib/machine.ts'
+import { runCli, startServer } from './lib/process.ts'
+import { median } from './lib/report.ts'
+import { request } from './lib/request.ts'
+import { BASE_DOMAIN, envNumber, serverEnv } from './lib/settings.ts'
+import { storeEnv, type Store } from './lib/store.ts'
 
 const pairs = envNumber('BENCH_PAIRS', 101)
 const DOMAIN = 'bench'

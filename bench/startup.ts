@@ -20,25 +20,12 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {
-  cpuMs,
-  envNumber,
-  fmt,
-  main,
-  median,
-  onCleanup,
-  peakRssMb,
-  ROOT,
-  scratchDatabase,
-  scratchDir,
-  serverEnv,
-  startScript,
-  startServer,
-  startServerAt,
-  startServerInGroup,
-  verdict,
-  type Running,
-} from './lib.ts'
+import { main, onCleanup, scratchDir } from './lib/cleanup.ts'
+import { cpuMs, peakRssMb } from './lib/machine.ts'
+import { startScript, startServer, startServerAt, startServerInGroup, type Running } from './lib/process.ts'
+import { fmt, median, verdict } from './lib/report.ts'
+import { envNumber, ROOT, serverEnv } from './lib/settings.ts'
+import { scratchDatabase } from './lib/store.ts'
 
 const rounds = envNumber('BENCH_ROUNDS', 5)
 const base = process.env.BENCH_BASE

@@ -6,40 +6,15 @@
  * Run: npm run bench -- token   (BENCH_CONNECTIONS=50  BENCH_SECONDS=10  BENCH_RUNS=3  BENCH_TIMING_SAMPLES=2000)
  */
 import { findByClientId } from '../src/applications/repository.ts'
-import {
-  apiHeaders,
-  BASE_DOMAIN,
-  captureRequest,
-  configFor,
-  describeMachine,
-  envNumber,
-  fmt,
-  indexOf,
-  main,
-  measure,
-  median,
-  medians,
-  openRecorded,
-  POOL_MAX,
-  request,
-  row,
-  RUNS,
-  scratchDatabase,
-  SECONDS,
-  SECRETS,
-  seedTenant,
-  serverEnv,
-  startFloor,
-  startServer,
-  statementsOf,
-  storeEnv,
-  verdict,
-  WARMUP_SECONDS,
-  writeSpec,
-  type Measured,
-  type Running,
-  type Store,
-} from './lib.ts'
+import { captureRequest, indexOf, statementsOf, writeSpec } from './lib/capture.ts'
+import { main } from './lib/cleanup.ts'
+import { describeMachine, measure, type Measured } from './lib/load.ts'
+import { startFloor, startServer, type Running } from './lib/process.ts'
+import { fmt, median, medians, row, verdict } from './lib/report.ts'
+import { request } from './lib/request.ts'
+import { apiHeaders, seedTenant } from './lib/seed.ts'
+import { BASE_DOMAIN, envNumber, POOL_MAX, RUNS, SECONDS, SECRETS, serverEnv, WARMUP_SECONDS } from './lib/settings.ts'
+import { configFor, openRecorded, scratchDatabase, storeEnv, type Store } from './lib/store.ts'
 
 const PATH = '/oauth/token'
 const connections = envNumber('BENCH_CONNECTIONS', 50)

@@ -9,25 +9,14 @@
  */
 import os from 'node:os'
 import { vacuumAnalyze } from '../src/db/maintenance.ts'
-import {
-  apiHeaders,
-  awaitQuiet,
-  BASE_DOMAIN,
-  configFor,
-  envNumber,
-  main,
-  median,
-  openRecorded,
-  request,
-  scratchDatabase,
-  scratchDir,
-  seedTenant,
-  serverEnv,
-  startServer,
-  storeEnv,
-  type Running,
-  type Store,
-} from './lib.ts'
+import { main, scratchDir } from './lib/cleanup.ts'
+import { awaitQuiet } from './lib/machine.ts'
+import { startServer, type Running } from './lib/process.ts'
+import { median } from './lib/report.ts'
+import { request } from './lib/request.ts'
+import { apiHeaders, seedTenant } from './lib/seed.ts'
+import { BASE_DOMAIN, envNumber, serverEnv } from './lib/settings.ts'
+import { configFor, openRecorded, scratchDatabase, storeEnv, type Store } from './lib/store.ts'
 
 const runs = envNumber('BENCH_RUNS', 10)
 const PATH = '/api/v3/users/'

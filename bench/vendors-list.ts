@@ -13,42 +13,16 @@ import { publicBase } from '../src/http/public-url.ts'
 import { LookupCache } from '../src/lookups/cache.ts'
 import { pageOfVendors } from '../src/vendors/repository.ts'
 import { withLookups } from '../src/vendors/service.ts'
-import {
-  apiHeaders,
-  captureRequest,
-  configFor,
-  describeMachine,
-  envNumber,
-  fmt,
-  indexOf,
-  main,
-  measure,
-  medians,
-  openRecorded,
-  POOL_MAX,
-  request,
-  row,
-  RUNS,
-  scratchDatabase,
-  scratchDir,
-  SECONDS,
-  SECRETS,
-  seedTenant,
-  serverEnv,
-  startFloor,
-  startServer,
-  statementsOf,
-  storeEnv,
-  BASE_DOMAIN,
-  verdict,
-  WARMUP_SECONDS,
-  writeSpec,
-  type FloorSpec,
-  type Measured,
-  type Running,
-  type Store,
-  type Tenant,
-} from './lib.ts'
+import type { FloorSpec } from './floor/spec.ts'
+import { captureRequest, indexOf, statementsOf, writeSpec } from './lib/capture.ts'
+import { main, scratchDir } from './lib/cleanup.ts'
+import { describeMachine, measure, type Measured } from './lib/load.ts'
+import { startFloor, startServer, type Running } from './lib/process.ts'
+import { fmt, medians, row, verdict } from './lib/report.ts'
+import { request } from './lib/request.ts'
+import { apiHeaders, seedTenant, type Tenant } from './lib/seed.ts'
+import { BASE_DOMAIN, envNumber, POOL_MAX, RUNS, SECONDS, SECRETS, serverEnv, WARMUP_SECONDS } from './lib/settings.ts'
+import { configFor, openRecorded, scratchDatabase, storeEnv, type Store } from './lib/store.ts'
 
 const PATH = '/api/v3/vendors/'
 const connections = envNumber('BENCH_CONNECTIONS', 50)

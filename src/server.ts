@@ -14,7 +14,6 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { sql } from 'kysely'
 import pino from 'pino'
 import { attemptsHost, shareAttemptsWithPrimary } from './access/attempts.ts'
 import { buildApp } from './app.ts'
@@ -35,7 +34,7 @@ import { serveControl } from './control.ts'
 import { metricsHost } from './http/metrics.ts'
 import { publicBase } from './http/public-url.ts'
 import { setupPath } from './invitations/service.ts'
-import { openDatabase, openDatabaseInBackground, type Database } from './db/database.ts'
+import { openDatabase, openDatabaseInBackground, ping, type Database } from './db/database.ts'
 import { MAINTENANCE_INTERVAL_MS, startMaintenance } from './db/maintenance.ts'
 import { serverKeys, type ServerKeys } from './keys.ts'
 import { demoCredentialsPending, demoCredentialsToShow, markDemoCredentialsShown } from './seed/demo-credentials.ts'
@@ -379,7 +378,7 @@ async function serveWorker(config: Readonly<Config>): Promise<FastifyInstance> {
     const database = await openDatabase(config, {
       command: 'serve',
       prepare: async (db) => {
-        await sql`select 1`.execute(db.db)
+        await ping(db)
       },
       onError: (error) => ref.app?.log.error({ err: { message: error.message } }, 'database connection error'),
     })

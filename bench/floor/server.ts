@@ -5,7 +5,7 @@
  * server's size, or on PGlite), and write the same JSON with JSON.stringify. The rows are mapped with the
  * service's own `toVendor`, their look-ups read once per tenant with the service's statement and then kept
  * in memory, like the service's warm cache; the token endpoint uses the service's HMAC check and signer.
- * Run by the harness: node --import tsx bench/floor/server.ts <spec.json>  (see bench/lib.ts, startFloor).
+ * Run by the harness: node --import tsx bench/floor/server.ts <spec.json>  (see bench/lib/process.ts, startFloor).
  */
 import { createHash, createSecretKey } from 'node:crypto'
 import fs from 'node:fs'

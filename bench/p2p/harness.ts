@@ -11,37 +11,16 @@ import path from 'node:path'
 import { sql, type Kysely } from 'kysely'
 import { buildApp } from '../../src/app.ts'
 import type { DB } from '../../src/db/schema.ts'
-import {
-  apiHeaders,
-  awaitQuiet,
-  BASE_DOMAIN,
-  configFor,
-  cpuMs,
-  envNumber,
-  fmt,
-  median,
-  openRecorded,
-  othersShare,
-  POOL_MAX,
-  request,
-  ROOT,
-  RUNS,
-  runChild,
-  scratchDatabase,
-  scratchDir,
-  SECRETS,
-  seedTenant,
-  serverEnv,
-  snapshot,
-  startFloor,
-  startServer,
-  storeEnv,
-  writeSpec,
-  type Running,
-  type Statement,
-  type Store,
-  type Tenant,
-} from '../lib.ts'
+import type { Statement } from '../floor/spec.ts'
+import { writeSpec } from '../lib/capture.ts'
+import { scratchDir } from '../lib/cleanup.ts'
+import { awaitQuiet, cpuMs, othersShare, snapshot } from '../lib/machine.ts'
+import { runChild, startFloor, startServer, type Running } from '../lib/process.ts'
+import { fmt, median } from '../lib/report.ts'
+import { request } from '../lib/request.ts'
+import { apiHeaders, seedTenant, type Tenant } from '../lib/seed.ts'
+import { BASE_DOMAIN, envNumber, POOL_MAX, ROOT, RUNS, SECRETS, serverEnv } from '../lib/settings.ts'
+import { configFor, openRecorded, scratchDatabase, storeEnv, type Store } from '../lib/store.ts'
 import type { Replay } from '../floor/spec.ts'
 import type { Job, Sent } from './sender.ts'
 

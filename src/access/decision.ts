@@ -6,11 +6,11 @@
  * candidate who still holds it there: a withdrawn grant ends both at once. The API and the console decide
  * through the same service, which calls this inside the deciding transaction, after locking the document.
  */
-import { sql, type Kysely } from 'kysely'
+import * as repo from './permissions.repository.ts'
+import type { Kysely } from 'kysely'
 import { forbidden } from '../core/problem.ts'
 import type { DB, PermissionKey } from '../db/schema.ts'
 import { actingUser, type Actor } from './actor.ts'
-import { delegationActive } from './approvers.ts'
 import { holdersAt } from './location-permissions.ts'
 
 /** The permission deciding an approval needs, at the document's location, unless its step names another. */
@@ -41,26 +41,11 @@ export async function requireMayDecide(db: Kysely<DB>, actor: Actor, subject: De
       `Deciding this approval needs the ${permission} permission at location ${locationId}, which you do not hold there now.`,
     )
   if (candidates.includes(userId)) return
-  const delegators = await awayCandidatesDelegatingTo(db, actor.tenantId, userId, candidates)
+  const delegators = await repo.awayCandidatesDelegatingTo(db, actor.tenantId, userId, candidates)
   // The decision is recorded on behalf of the lowest-numbered of them (approvals/repository.ts): that one
   // must still hold the permission — a refusal, never a decision on behalf of someone who lost it.
   if (delegators.length > 0 && !holders.has(Math.min(...delegators)))
     throw forbidden(
       `The away candidate you decide for no longer holds the ${permission} permission at location ${locationId}.`,
     )
-}
-
-/** Which of `candidates` are away now with a delegation to `delegatee`. */
-async function awayCandidatesDelegatingTo(
-  db: Kysely<DB>,
-  tenantId: number,
-  delegatee: number,
-  candidates: readonly number[],
-): Promise<number[]> {
-  if (candidates.length === 0) return []
-  const result = await sql<{ user_id: number }>`
-    select d.user_id from delegations d
-    where d.tenant_id = ${tenantId} and d.delegatee_id = ${delegatee} and d.user_id = any(${[...candidates]}::int[])
-      and ${delegationActive('d')}`.execute(db)
-  return result.rows.map((r) => r.user_id)
 }

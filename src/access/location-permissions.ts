@@ -6,7 +6,8 @@
  * per-user map (for the acting user, and `me.systemaccess_cache`) and as a SQL test over many users (who
  * among a rule's approvers holds `nav_approval` at L).
  */
-import { sql, type Kysely } from 'kysely'
+import * as repo from './permissions.repository.ts'
+import type { Kysely } from 'kysely'
 import { PERMISSION_KEYS, type DB, type PermissionKey } from '../db/schema.ts'
 import { forbidden } from '../core/problem.ts'
 import type { Actor } from './actor.ts'
@@ -23,18 +24,9 @@ const NOTHING: ReadonlySet<PermissionKey> = new Set()
 
 /** The (location, key) pairs a user holds at locations: grants at L, and the profile role at their locations. */
 export async function locationAccessOf(db: Kysely<DB>, tenantId: number, userId: number, superuser: boolean) {
-  const result = await sql<{ location_id: number; key: PermissionKey }>`
-    select g.location_id, p.key from role_grants g
-      join role_permissions rp on rp.role_id = g.role_id join permissions p on p.id = rp.permission_id
-      where g.tenant_id = ${tenantId} and g.user_id = ${userId} and g.location_id is not null
-    union
-    select l.id, p.key from user_profiles up
-      join role_permissions rp on rp.role_id = up.role_id join permissions p on p.id = rp.permission_id
-      join locations l on l.tenant_id = up.tenant_id and (up.all_locations or exists (
-        select 1 from user_locations ul where ul.user_id = up.user_id and ul.location_id = l.id))
-      where up.tenant_id = ${tenantId} and up.user_id = ${userId}`.execute(db)
+  const result = await repo.locationPermissionRows(db, tenantId, userId)
   const at = new Map<number, Set<PermissionKey>>()
-  for (const row of result.rows) {
+  for (const row of result) {
     const keys = at.get(row.location_id) ?? new Set<PermissionKey>()
     keys.add(row.key)
     at.set(row.location_id, keys)
@@ -79,20 +71,8 @@ export async function holdersAt(
   key: PermissionKey,
 ): Promise<Set<number>> {
   if (userIds.length === 0) return new Set()
-  const roleHas = (role: ReturnType<typeof sql.ref>, k: PermissionKey) =>
-    sql`exists (select 1 from role_permissions rp join permissions p on p.id = rp.permission_id
-      where rp.role_id = ${role} and p.key = ${k})`
-  const result = await sql<{ id: number }>`
-    select u.id from users u join user_profiles up on up.user_id = u.id
-    where u.tenant_id = ${tenantId} and u.is_active and u.id = any(${[...userIds]}::int[]) and (
-      ${roleHas(sql.ref('up.role_id'), 'superuser')}
-      or exists (select 1 from role_grants g where g.user_id = u.id and g.location_id is null
-        and ${roleHas(sql.ref('g.role_id'), 'superuser')})
-      or exists (select 1 from role_grants g where g.user_id = u.id and g.location_id = ${locationId}
-        and ${roleHas(sql.ref('g.role_id'), key)})
-      or (${roleHas(sql.ref('up.role_id'), key)} and (up.all_locations or exists (
-        select 1 from user_locations ul where ul.user_id = u.id and ul.location_id = ${locationId}))))`.execute(db)
-  return new Set(result.rows.map((r) => r.id))
+  const result = await repo.holderRows(db, tenantId, userIds, locationId, key)
+  return new Set(result.map((r) => r.id))
 }
 
 /**

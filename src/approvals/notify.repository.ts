@@ -11,8 +11,12 @@ export interface Told {
 export const approvalFacts = (db: Kysely<DB>, tenantId: number, approvalId: number) =>
   db
     .selectFrom('request_approvals as a')
-    .innerJoin('locations as l', (join) => join.onRef('l.tenant_id', '=', 'a.tenant_id').onRef('l.id', '=', 'a.location_id'))
-    .innerJoin('users as u', (join) => join.onRef('u.tenant_id', '=', 'a.tenant_id').onRef('u.id', '=', 'a.submitter_id'))
+    .innerJoin('locations as l', (join) =>
+      join.onRef('l.tenant_id', '=', 'a.tenant_id').onRef('l.id', '=', 'a.location_id'),
+    )
+    .innerJoin('users as u', (join) =>
+      join.onRef('u.tenant_id', '=', 'a.tenant_id').onRef('u.id', '=', 'a.submitter_id'),
+    )
     .select([
       'a.id',
       'a.status',

@@ -1,7 +1,6 @@
 /** /api/v3/bills/ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { createRoute, itemRoute } from '../http/item-routes.ts'
-import { listRoute } from '../http/list.ts'
+import { collectionRoutes, itemRoute } from '../http/item-routes.ts'
 import { cancelBill, payBill, submitBill } from './lifecycle.service.ts'
 import { Bill, BillInput, BillListQuery, BillParams, PayInput } from './schema.ts'
 import * as service from './service.ts'
@@ -10,28 +9,26 @@ export const billRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['bills']
   const item = Bill
   const params = BillParams
-  listRoute(app, '/v3/bills/', {
-    summary: 'List the bills you may see (accounts_payable, nav_purchase or superuser at their location)',
+  collectionRoutes(app, '/v3/bills/', {
     tags,
+    item,
     query: BillListQuery,
-    item,
-    list: ({ actor, db, query }) => service.listBills(db, actor, query),
-  })
-  createRoute(app, '/v3/bills/', {
-    summary: 'Enter a vendor bill as a draft, against an order or with free lines (accounts_payable)',
-    operationId: 'createBill',
-    tags,
-    body: BillInput,
-    item,
-    create: ({ db, actor, body }) => service.createBill(db, actor, body),
-  })
-  itemRoute(app, 'GET', '/v3/bills/:id/', {
-    summary: 'Get a bill',
-    operationId: 'getBill',
-    tags,
     params,
-    item,
-    run: ({ db, actor, params }) => service.getBill(db, actor, params.id),
+    body: BillInput,
+    list: {
+      summary: 'List the bills you may see (accounts_payable, nav_purchase or superuser at their location)',
+      run: ({ actor, db, query }) => service.listBills(db, actor, query),
+    },
+    create: {
+      summary: 'Enter a vendor bill as a draft, against an order or with free lines (accounts_payable)',
+      operationId: 'createBill',
+      run: ({ db, actor, body }) => service.createBill(db, actor, body),
+    },
+    get: {
+      summary: 'Get a bill',
+      operationId: 'getBill',
+      run: ({ db, actor, params }) => service.getBill(db, actor, params.id),
+    },
   })
   itemRoute(app, 'PUT', '/v3/bills/:id/', {
     summary: 'Replace a draft bill',

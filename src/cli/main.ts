@@ -22,6 +22,7 @@ import {
   TENANTS_HELP,
   TENANTS_OPTIONS,
   UsageError,
+  USERS_HELP,
   USERS_OPTIONS,
 } from './usage.ts'
 
@@ -33,8 +34,6 @@ interface Command {
   positionals?: boolean
   run(config: Readonly<Config>, args: string[], values: Values, positionals: string[]): Promise<unknown> | void
 }
-
-const [TENANTS_ONLY_HELP, USERS_HELP] = TENANTS_HELP.split(/\n(?= {2}users )/) as [string, string]
 
 const COMMANDS: Record<string, Command> = {
   serve: {
@@ -76,7 +75,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   tenants: {
-    help: TENANTS_ONLY_HELP,
+    help: TENANTS_HELP,
     options: TENANTS_OPTIONS,
     positionals: true,
     run: async (c, a) => (await import('./tenants.ts')).tenantsCommand(c, a),

@@ -1,13 +1,17 @@
 /**
- * `procurement tenants …` and `procurement users reset-password`: the operator onboards companies and hands
- * their people one-time set-password links (printed, never e-mailed: the operator passes them on).
+ * `procurement tenants …` and `procurement users reset-password|activate`: the operator onboards companies,
+ * hands their people one-time set-password links (printed, never e-mailed: the operator passes them on), and
+ * re-activates a user nobody left in the company can (its last superuser, say).
  */
 import { parseArgs } from 'node:util'
+import { operatorActor } from '../access/actor.ts'
 import type { Config } from '../config.ts'
 import { OperatorError } from '../core/operator-error.ts'
+import { notFound } from '../core/problem.ts'
 import { mailBase } from '../http/public-url.ts'
 import { setupPath } from '../invitations/service.ts'
 import * as tenants from '../tenants/service.ts'
+import { activateUserByEmail } from '../users/grants.service.ts'
 import { printer, withDatabase } from './shared.ts'
 import { TENANTS_OPTIONS, UsageError, USERS_OPTIONS } from './usage.ts'
 
@@ -71,16 +75,26 @@ export async function tenantsCommand(config: Readonly<Config>, args: string[]): 
 
 export async function usersCommand(config: Readonly<Config>, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: USERS_OPTIONS })
-  if (positionals[0] !== 'reset-password') throw new UsageError('users takes reset-password')
+  const [action] = positionals
+  if (action !== 'reset-password' && action !== 'activate')
+    throw new UsageError('users takes reset-password or activate')
   const { domain, email } = values
-  if (domain === undefined || email === undefined)
-    throw new UsageError('users reset-password needs --domain and --email')
-  await withDatabase(config, 'users reset-password', async (db) => {
+  if (domain === undefined || email === undefined) throw new UsageError(`users ${action} needs --domain and --email`)
+  const print = printer(values.json)
+  await withDatabase(config, `users ${action}`, async (db) => {
+    if (action === 'activate') {
+      const tenant = await tenants.findTenant(db, domain)
+      if (tenant === undefined) throw notFound(`No tenant ${domain}.`)
+      const { profile, changed } = await activateUserByEmail(db, operatorActor(tenant), email)
+      return print(
+        { domain, email: profile.email, active: true, changed },
+        changed
+          ? `Re-activated ${profile.email} in ${domain}: they can sign in again.`
+          : `${profile.email} in ${domain} is active already; nothing changed.`,
+      )
+    }
     const token = await tenants.resetPasswordLink(db, domain, email)
     const setup_url = setupUrl(config, domain, token)
-    printer(values.json)(
-      { domain, email, setup_url },
-      `Set-password link for ${email} (one use, valid 24 hours):\n${setup_url}`,
-    )
+    print({ domain, email, setup_url }, `Set-password link for ${email} (one use, valid 24 hours):\n${setup_url}`)
   })
 }

@@ -14,9 +14,13 @@ export const TENANTS_HELP = `  tenants create --domain <d> --name <company> --ad
                                 set-password link for the administrator (valid 24 hours)
   tenants list [--json]         List tenants
   tenants deactivate <domain>   Switch a tenant off: its tokens, sessions and clients stop at once
-  tenants activate <domain>     Switch it on again
-  users reset-password --domain <d> --email <e> [--json]
-                                Print a new one-time set-password link for a user (valid 24 hours)`
+  tenants activate <domain>     Switch it on again`
+
+export const USERS_HELP = `  users reset-password --domain <d> --email <e> [--json]
+                                Print a new one-time set-password link for a user (valid 24 hours)
+  users activate --domain <d> --email <e> [--json]
+                                Re-activate a deactivated user: they can sign in again and their
+                                roles apply again`
 
 export const TENANTS_OPTIONS = {
   domain: { type: 'string' },

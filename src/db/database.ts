@@ -3,6 +3,7 @@
  * Both speak the same SQL and return the same JavaScript types (see `parsers`), so nothing above this
  * file knows which one it has.
  */
+import { sql } from 'kysely'
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { PGlite } from '@electric-sql/pglite'
@@ -20,6 +21,11 @@ import { keepPrivate } from './private-files.ts'
 import type { DB } from './schema.ts'
 
 export type Engine = 'postgres' | 'pglite'
+
+/** One round trip to the database (a start's first connection: it fails here, not at the first request). */
+export async function ping(database: Database): Promise<void> {
+  await sql`select 1`.execute(database.db)
+}
 
 export interface Database {
   readonly db: Kysely<DB>

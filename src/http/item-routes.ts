@@ -12,7 +12,8 @@ import type { Kysely } from 'kysely'
 import { Type, type Static, type TObject, type TSchema } from 'typebox'
 import type { Actor } from '../access/actor.ts'
 import type { DB } from '../db/schema.ts'
-import { ItemEnvelope } from './list.ts'
+import type { Page } from '../core/list-query.ts'
+import { ItemEnvelope, listRoute } from './list.ts'
 
 type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0]
 
@@ -140,5 +141,51 @@ export function deleteRoute<P extends TObject>(
       await options.run(context(request, reply))
       return reply.code(204).send(null)
     },
+  })
+}
+
+/**
+ * A collection's three routes, as every document declares them: `GET base` (a list with `query`'s filters,
+ * listRoute), `POST base` (createRoute) and `GET base:id/` (itemRoute). Each is summarised in its own words.
+ */
+export function collectionRoutes<I extends TObject, Q extends TObject, P extends TObject, B extends TSchema>(
+  app: TypeBoxApp,
+  base: string,
+  options: {
+    tags: string[]
+    item: I
+    query: Q
+    params: P
+    body: B
+    list: { summary: string; run: (c: { actor: Actor; db: Kysely<DB>; query: Static<Q> }) => Promise<Page<Static<I>>> }
+    create: {
+      summary: string
+      operationId: string
+      run: (c: ItemContext<undefined, Of<B>, undefined>) => Promise<Static<I> & { id: number }>
+    }
+    get: {
+      summary: string
+      operationId: string
+      run: (c: ItemContext<Of<P>, undefined, undefined>) => Promise<Static<I>>
+    }
+  },
+): void {
+  const { tags, item, query, params, body, list, create, get } = options
+  listRoute(app, base, { summary: list.summary, tags, query, item, list: list.run })
+  createRoute(app, base, {
+    summary: create.summary,
+    operationId: create.operationId,
+    tags,
+    body,
+    item,
+    create: create.run,
+  })
+  itemRoute(app, 'GET', `${base}:id/`, {
+    summary: get.summary,
+    operationId: get.operationId,
+    tags,
+    params,
+    item,
+    run: get.run,
   })
 }

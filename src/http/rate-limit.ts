@@ -8,8 +8,9 @@
  * process (PostgreSQL). So several processes enforce one limit, overshooting by at most what the others
  * served in the last second. The embedded database has one process, which counts alone.
  */
+import * as repo from './rate-limit.repository.ts'
 import type { FastifyInstance } from 'fastify'
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 import { tooManyRequests } from '../core/problem.ts'
 
@@ -70,30 +71,20 @@ export class RateLimiter {
         }
         const pending = entry.pending
         try {
-          const row = await db
-            .insertInto('rate_limit_windows')
-            .values({
-              tenant_id: entry.tenantId,
-              application_id: applicationId,
-              window_start: new Date(entry.window * WINDOW_MS),
-              n: pending,
-            })
-            .onConflict((oc) =>
-              oc.columns(['application_id', 'window_start']).doUpdateSet({ n: sql`rate_limit_windows.n + ${pending}` }),
-            )
-            .returning('n')
-            .executeTakeFirstOrThrow()
+          const row = await repo.addToWindow(
+            db,
+            entry.tenantId,
+            applicationId,
+            new Date(entry.window * WINDOW_MS),
+            pending,
+          )
           entry.pending -= pending
           entry.shared = Number(row.n)
         } catch {
           return
         }
       }
-      await db
-        .deleteFrom('rate_limit_windows')
-        .where('window_start', '<', new Date((current - 60) * WINDOW_MS))
-        .execute()
-        .catch(() => undefined)
+      await repo.dropWindowsBefore(db, new Date((current - 60) * WINDOW_MS)).catch(() => undefined)
     })
     return this.#syncing
   }

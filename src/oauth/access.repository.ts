@@ -30,3 +30,15 @@ export async function findLiveAccess(db: Kysely<DB>, claims: AccessClaims): Prom
     .executeTakeFirst()
   return row === undefined ? undefined : { email: row.email, permissions: new Set(row.permissions) }
 }
+
+/** Records a token's revocation (RFC 7009): every node refuses it from then on; a second revocation changes nothing. */
+export async function revoke(
+  db: Kysely<DB>,
+  revocation: { jti: string; tenant_id: number; application_id: number; expires_at: Date },
+) {
+  await db
+    .insertInto('token_revocations')
+    .values(revocation)
+    .onConflict((oc) => oc.column('jti').doNothing())
+    .execute()
+}

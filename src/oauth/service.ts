@@ -13,6 +13,7 @@ import { hostAllows, type HostTenant } from '../http/host.ts'
 import * as applications from '../applications/service.ts'
 import type { AttemptCounter } from '../access/attempts.ts'
 import { accessDenied, invalidClient, tooManyAttempts } from './errors.ts'
+import { revoke } from './access.repository.ts'
 import { signAccessToken, TOKEN_LIFETIME_SECONDS, verifyAccessToken } from './tokens.ts'
 
 export interface OAuthDeps {
@@ -88,11 +89,12 @@ export async function revokeToken(
   const app = await authenticate(deps, auth, origin)
   const claims = await verifyAccessToken(deps.keys, deps.config, token)
   if (claims === undefined || claims.applicationId !== app.id) return
-  await deps.db
-    .insertInto('token_revocations')
-    .values({ jti: claims.jti, tenant_id: app.tenant_id, application_id: app.id, expires_at: claims.expiresAt })
-    .onConflict((oc) => oc.column('jti').doNothing())
-    .execute()
+  await revoke(deps.db, {
+    jti: claims.jti,
+    tenant_id: app.tenant_id,
+    application_id: app.id,
+    expires_at: claims.expiresAt,
+  })
   const actor: Actor = {
     tenantId: app.tenant_id,
     domain: app.domain,

@@ -1,7 +1,6 @@
 /** /api/v3/requests/ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { createRoute, itemRoute } from '../http/item-routes.ts'
-import { listRoute } from '../http/list.ts'
+import { collectionRoutes, itemRoute } from '../http/item-routes.ts'
 import { PurchaseRequest, RequestInput, RequestListQuery, RequestParams, RequestPatch } from './schema.ts'
 import * as service from './service.ts'
 
@@ -9,28 +8,26 @@ export const requestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['requests']
   const item = PurchaseRequest
   const params = RequestParams
-  listRoute(app, '/v3/requests/', {
-    summary: 'List the purchase requests you may see',
+  collectionRoutes(app, '/v3/requests/', {
     tags,
+    item,
     query: RequestListQuery,
-    item,
-    list: ({ actor, db, query }) => service.listRequests(db, actor, query),
-  })
-  createRoute(app, '/v3/requests/', {
-    summary: 'Create a draft purchase request (nav_request at its location)',
-    operationId: 'createRequest',
-    tags,
-    body: RequestInput,
-    item,
-    create: ({ db, actor, body }) => service.createRequest(db, actor, body),
-  })
-  itemRoute(app, 'GET', '/v3/requests/:id/', {
-    summary: 'Get a purchase request',
-    operationId: 'getRequest',
-    tags,
     params,
-    item,
-    run: ({ db, actor, params }) => service.getRequest(db, actor, params.id),
+    body: RequestInput,
+    list: {
+      summary: 'List the purchase requests you may see',
+      run: ({ actor, db, query }) => service.listRequests(db, actor, query),
+    },
+    create: {
+      summary: 'Create a draft purchase request (nav_request at its location)',
+      operationId: 'createRequest',
+      run: ({ db, actor, body }) => service.createRequest(db, actor, body),
+    },
+    get: {
+      summary: 'Get a purchase request',
+      operationId: 'getRequest',
+      run: ({ db, actor, params }) => service.getRequest(db, actor, params.id),
+    },
   })
   itemRoute(app, 'PATCH', '/v3/requests/:id/', {
     summary: 'Change a draft request (the requester; lines, when sent, replace all lines)',

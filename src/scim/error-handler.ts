@@ -1,8 +1,8 @@
 /** The SCIM routes' error handler: every refusal on /scim/v2/ in the SCIM error schema (RFC 7644 §3.12). */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { Problem } from '../core/problem.ts'
-import { isDatabaseUnavailable } from '../http/errors.ts'
-import { errorBody, ScimError, sendScim } from './errors.ts'
+import { concurrentWriteConflict, isDatabaseUnavailable } from '../http/errors.ts'
+import { errorBody, isUniqueViolation, ScimError, sendScim } from './errors.ts'
 
 /** Any error on a SCIM route, as a SCIM error: the service's problems, Fastify's refusals, and (hidden) failures. */
 export function scimError(error: FastifyError | Problem | ScimError, request: FastifyRequest, reply: FastifyReply) {
@@ -13,6 +13,13 @@ export function scimError(error: FastifyError | Problem | ScimError, request: Fa
       error.status,
       error.detail,
       error.status === 409 ? 'uniqueness' : error.status === 400 ? 'invalidValue' : undefined,
+    )
+  else if (concurrentWriteConflict(error) !== undefined)
+    // A write that lost a race the service did not foresee: a 409 (DECISIONS: never a 500).
+    scim = new ScimError(
+      409,
+      'A concurrent request changed the same thing at the same moment; read it again and retry if needed.',
+      isUniqueViolation(error) ? 'uniqueness' : undefined,
     )
   else if (isDatabaseUnavailable(error)) {
     reply.header('retry-after', '1')

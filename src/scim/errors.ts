@@ -35,6 +35,9 @@ export const uniqueness = (detail: string) => new ScimError(409, detail, 'unique
 export const mutability = (detail: string) => new ScimError(400, detail, 'mutability')
 export const scimNotFound = (detail: string) => new ScimError(404, detail)
 
+/** A unique index refused a write (SQLSTATE 23505): a concurrent identical write got there first. */
+export const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23505'
+
 /** Sends a SCIM body (already JSON text, so no response schema filters it). */
 export const sendScim = (reply: FastifyReply, status: number, body: unknown) =>
   reply.code(status).type(SCIM_TYPE).header('cache-control', 'no-store').send(JSON.stringify(body))

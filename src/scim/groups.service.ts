@@ -10,7 +10,7 @@ import type { DB } from '../db/schema.ts'
 import { syncGroupRoles } from '../sso/grants.service.ts'
 import { nameProblem } from '../users/service.ts'
 import { GROUP_SCHEMA, listOf } from './discovery.ts'
-import { invalidValue, scimNotFound, uniqueness } from './errors.ts'
+import { invalidValue, isUniqueViolation, scimNotFound, uniqueness } from './errors.ts'
 import type { Equality } from './filter.ts'
 import { applyPatch } from './patch.ts'
 import * as repo from './repository.ts'
@@ -128,14 +128,24 @@ async function store(tx: Kysely<DB>, actor: Actor, groupId: number, wanted: Desi
 }
 
 export async function createScimGroup(db: Kysely<DB>, actor: Actor, base: string, body: Json): Promise<GroupResource> {
-  const id = await db.transaction().execute(async (tx) => {
-    const wanted = await desiredOf(tx, actor, body)
-    if ((await repo.groupByName(tx, actor.tenantId, wanted.name)) !== undefined)
-      throw uniqueness(`A group named ${wanted.name} already exists.`)
-    const row = await repo.insertGroup(tx, actor.tenantId, wanted.name, wanted.externalId ?? null)
-    await store(tx, actor, row.id, wanted)
-    return row.id
-  })
+  let name = ''
+  // Identical creates at the same moment all pass the look-up; the unique index lets one insert, the others lose.
+  const id = await db
+    .transaction()
+    .execute(async (tx) => {
+      const wanted = await desiredOf(tx, actor, body)
+      name = wanted.name
+      if ((await repo.groupByName(tx, actor.tenantId, wanted.name)) !== undefined)
+        throw uniqueness(`A group named ${wanted.name} already exists.`)
+      const row = await repo.insertGroup(tx, actor.tenantId, wanted.name, wanted.externalId ?? null)
+      await store(tx, actor, row.id, wanted)
+      return row.id
+    })
+    .catch(async (error: unknown) => {
+      if (isUniqueViolation(error) && (await repo.groupByName(db, actor.tenantId, name)) !== undefined)
+        throw uniqueness(`A group named ${name} already exists.`)
+      throw error
+    })
   return getScimGroup(db, actor, base, String(id))
 }
 

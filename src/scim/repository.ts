@@ -1,5 +1,6 @@
 /** SQL for SCIM: people as the identity provider sees them (with their externalId), and its groups. */
 import { sql, type Kysely } from 'kysely'
+import { emailIs } from '../db/email.ts'
 import type { DB } from '../db/schema.ts'
 import type { Equality } from './filter.ts'
 
@@ -40,7 +41,7 @@ export async function listUsers(db: Kysely<DB>, tenantId: number, filter: Equali
     query =
       filter.attribute === 'externalId'
         ? query.where('s.external_id', '=', filter.value)
-        : query.where(sql`lower(u.email)`, '=', filter.value.toLowerCase())
+        : query.where(emailIs('u.email', filter.value))
   }
   const [total, rows] = await Promise.all([
     query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
@@ -75,10 +76,7 @@ export async function groupsOfUsers(db: Kysely<DB>, tenantId: number, userIds: n
 }
 
 export const userByEmail = (db: Kysely<DB>, tenantId: number, email: string) =>
-  usersQuery(db, tenantId)
-    .select(USER_COLUMNS)
-    .where(sql`lower(u.email)`, '=', email.toLowerCase())
-    .executeTakeFirst()
+  usersQuery(db, tenantId).select(USER_COLUMNS).where(emailIs('u.email', email)).executeTakeFirst()
 
 export async function setExternalId(db: Kysely<DB>, tenantId: number, userId: number, externalId: string | null) {
   await db

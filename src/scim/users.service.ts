@@ -7,13 +7,22 @@ import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
 import { Problem } from '../core/problem.ts'
+import { emailKey } from '../db/email.ts'
 import type { DB } from '../db/schema.ts'
 import { configOfTenant } from '../sso/service.ts'
 import { activateUser } from '../users/grants.service.ts'
 import { editUser } from '../users/manage.service.ts'
-import { createOne, deactivateUser, emailProblems, getUser, nameProblem } from '../users/service.ts'
+import {
+  createOne,
+  deactivateUser,
+  EMAIL_TAKEN,
+  emailProblems,
+  getUser,
+  LastSuperuser,
+  nameProblem,
+} from '../users/service.ts'
 import { listOf, USER_SCHEMA } from './discovery.ts'
-import { invalidValue, scimNotFound, uniqueness } from './errors.ts'
+import { invalidValue, isUniqueViolation, mutability, scimNotFound, uniqueness } from './errors.ts'
 import type { Equality } from './filter.ts'
 import { applyPatch } from './patch.ts'
 import * as repo from './repository.ts'
@@ -103,19 +112,33 @@ function desiredOf(body: Json, before?: UserResource): Desired {
   }
 }
 
-/** The users service's 400s in SCIM's words (its field names are the API's). */
-async function translated<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * The users service's 400s in SCIM's words (its field names are the API's). An e-mail another user has — one
+ * taken by a concurrent request after this one looked — is SCIM's 409 `uniqueness`.
+ */
+async function translated<T>(email: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work()
   } catch (error) {
     if (!(error instanceof Problem) || error.status !== 400) throw error
-    const fields = Object.entries([error.extra.errors ?? {}].flat()[0] ?? {})
+    const errors = [error.extra.errors ?? {}].flat()[0] ?? {}
+    if (errors.email?.includes(EMAIL_TAKEN) === true) throw uniqueness(`A user with userName ${email} already exists.`)
+    const fields = Object.entries(errors)
       .map(
         ([f, m]) =>
           `${{ email: 'userName', firstName: 'name.givenName', lastName: 'name.familyName' }[f] ?? f} ${m.join(', ')}`,
       )
       .join('; ')
     throw invalidValue(fields === '' ? error.detail : `${fields}.`)
+  }
+}
+
+/** Deactivates through the users service; the tenant's last active superuser stays, as SCIM says it (400 `mutability`). */
+async function deactivate(db: Kysely<DB>, actor: Actor, profileId: number): Promise<void> {
+  try {
+    await deactivateUser(db, actor, profileId)
+  } catch (error) {
+    throw error instanceof LastSuperuser ? mutability(error.detail) : error
   }
 }
 
@@ -149,31 +172,39 @@ export async function listScimUsers(
 
 export async function createScimUser(db: Kysely<DB>, actor: Actor, base: string, body: Json): Promise<UserResource> {
   const wanted = desiredOf(body)
-  const profileId = await db.transaction().execute(async (tx) => {
-    if ((await repo.userByEmail(tx, actor.tenantId, wanted.email)) !== undefined)
-      throw uniqueness(`A user with userName ${wanted.email} already exists.`)
-    const config = await configOfTenant(tx, actor.tenantId)
-    const role = config?.default_role_id ?? null
-    const profile = await translated(() =>
-      createOne(
-        tx,
-        actor,
-        {
-          email: wanted.email,
-          firstName: wanted.firstName,
-          lastName: wanted.lastName,
-          location: null,
-          department: null,
-          is_sso_enabled: true,
-          ...(role === null ? {} : { role_id: role }),
-        },
-        '',
-      ),
-    )
-    if (wanted.externalId !== undefined) await repo.setExternalId(tx, actor.tenantId, profile.user, wanted.externalId)
-    if (!wanted.active) await deactivateUser(tx, actor, profile.id)
-    return profile.id
-  })
+  const taken = () => uniqueness(`A user with userName ${wanted.email} already exists.`)
+  // Identical creates at the same moment all pass the look-up; the unique index lets one insert, the others lose.
+  const profileId = await db
+    .transaction()
+    .execute(async (tx) => {
+      if ((await repo.userByEmail(tx, actor.tenantId, wanted.email)) !== undefined) throw taken()
+      const config = await configOfTenant(tx, actor.tenantId)
+      const role = config?.default_role_id ?? null
+      const profile = await translated(wanted.email, () =>
+        createOne(
+          tx,
+          actor,
+          {
+            email: wanted.email,
+            firstName: wanted.firstName,
+            lastName: wanted.lastName,
+            location: null,
+            department: null,
+            is_sso_enabled: true,
+            ...(role === null ? {} : { role_id: role }),
+          },
+          '',
+        ),
+      )
+      if (wanted.externalId !== undefined) await repo.setExternalId(tx, actor.tenantId, profile.user, wanted.externalId)
+      if (!wanted.active) await deactivate(tx, actor, profile.id)
+      return profile.id
+    })
+    .catch(async (error: unknown) => {
+      if (isUniqueViolation(error) && (await repo.userByEmail(db, actor.tenantId, wanted.email)) !== undefined)
+        throw taken()
+      throw error
+    })
   return getScimUser(db, actor, base, String(profileId))
 }
 
@@ -182,7 +213,7 @@ async function applyDesired(db: Kysely<DB>, actor: Actor, before: UserResource, 
   const profileId = Number(before.id)
   await db.transaction().execute(async (tx) => {
     const current = await getUser(tx, actor, profileId)
-    if (wanted.email.toLowerCase() !== before.userName.toLowerCase()) {
+    if (emailKey(wanted.email) !== emailKey(before.userName)) {
       const other = await repo.userByEmail(tx, actor.tenantId, wanted.email)
       if (other !== undefined && other.id !== profileId)
         throw uniqueness(`A user with userName ${wanted.email} already exists.`)
@@ -190,7 +221,7 @@ async function applyDesired(db: Kysely<DB>, actor: Actor, before: UserResource, 
     const renamed =
       wanted.email !== before.userName || wanted.firstName !== current.firstName || wanted.lastName !== current.lastName
     if (renamed)
-      await translated(() =>
+      await translated(wanted.email, () =>
         editUser(tx, actor, profileId, {
           email: wanted.email,
           firstName: wanted.firstName,
@@ -214,7 +245,7 @@ async function applyDesired(db: Kysely<DB>, actor: Actor, before: UserResource, 
     }
     if (wanted.active !== before.active) {
       if (wanted.active) await activateUser(tx, actor, profileId)
-      else await deactivateUser(tx, actor, profileId)
+      else await deactivate(tx, actor, profileId)
     }
   })
 }
@@ -236,5 +267,5 @@ export async function patchScimUser(db: Kysely<DB>, actor: Actor, base: string, 
 
 export async function deactivateScimUser(db: Kysely<DB>, actor: Actor, base: string, id: string): Promise<void> {
   const before = await getScimUser(db, actor, base, id)
-  if (before.active) await deactivateUser(db, actor, Number(before.id))
+  if (before.active) await deactivate(db, actor, Number(before.id))
 }

@@ -1,6 +1,7 @@
 /** SQL for console sessions: rows keyed by the hash of the cookie's token, never the token itself. */
 import { sql, type Kysely } from 'kysely'
 import { permissionsOfUser } from '../access/permissions.ts'
+import { emailIs } from '../db/email.ts'
 import type { DB } from '../db/schema.ts'
 
 export const insertSession = (
@@ -91,7 +92,8 @@ export function usersForSignIn(db: Kysely<DB>, email: string, domain: string | u
     .selectFrom('users as u')
     .innerJoin('tenants as t', 't.id', 'u.tenant_id')
     .select(['u.id', 'u.tenant_id', 'u.password_hash', 'u.is_active', 't.active as tenant_active', 't.domain'])
-    .where(sql<string>`lower(u.email)`, '=', email.toLowerCase())
+    .select(sql<boolean>`'superuser' = any(${permissionsOfUser})`.as('superuser'))
+    .where(emailIs('u.email', email))
   if (domain !== undefined) q = q.where('t.domain', '=', domain)
   return q.limit(2).execute()
 }

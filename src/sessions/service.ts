@@ -5,14 +5,16 @@
  * sign-in, whichever comes first.
  *
  * Sign-in does the same work whether the e-mail is known or not (one look-up, one scrypt), and answers the
- * same. Failures are braked per address and per account like the token endpoint: only failures count, so
- * the right password always gets in.
+ * same; where the tenant's single sign-on policy turns passwords off for the person, it answers the same
+ * whatever the password, which it never checks. Failures are braked per address and per account like the
+ * token endpoint: only failures count, so the right password always gets in.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { AttemptCounter } from '../access/attempts.ts'
 import type { Actor } from '../access/actor.ts'
 import { verifyPassword } from '../core/passwords.ts'
+import { emailKey } from '../db/email.ts'
 import type { DB } from '../db/schema.ts'
 import { hostAllows, type HostTenant } from '../http/host.ts'
 import * as repo from './repository.ts'
@@ -43,25 +45,54 @@ export async function startSession(
   return token
 }
 
-export type SignInResult = { ok: true; token: string } | { ok: false; waitSeconds: number }
+/** A failed sign-in; `failure` is what the tenant's password policy says instead of "not right". */
+export type SignInResult = { ok: true; token: string } | { ok: false; waitSeconds: number; failure?: string }
+
+/** What the tenant's single sign-on policy says of password sign-in for one person (sso/signin.service.ts). */
+export interface PasswordRule {
+  /** Password sign-in is off for this person: their password is never checked. */
+  off: boolean
+  /** What every failed sign-in under the policy says, whatever failed. */
+  failure?: string
+}
+
+/**
+ * The rule for the account an e-mail names on this host (`undefined`: none), by the policy of its tenant or,
+ * for no account, of the host's.
+ */
+export type PasswordPolicy = (account: { tenantId: number; superuser: boolean } | undefined) => Promise<PasswordRule>
 
 export async function signIn(
   db: Kysely<DB>,
   attempts: AttemptCounter,
   limits: SessionLimits,
-  request: { host: HostTenant; email: string; password: string; address: string; userAgent: string },
+  request: {
+    host: HostTenant
+    email: string
+    password: string
+    address: string
+    userAgent: string
+    policy?: PasswordPolicy
+  },
 ): Promise<SignInResult> {
   const domain = request.host.mode === 'multi' ? (request.host.domain ?? '') : undefined
   const candidates = await repo.usersForSignIn(db, request.email, domain)
   // Exactly one account may match; two (the same e-mail in two tenants on a single-tenant host) is no match.
-  const user = candidates.length === 1 ? candidates[0] : undefined
-  const matches = await verifyPassword(request.password, user?.password_hash)
-  if (user !== undefined && matches && user.is_active && user.tenant_active && hostAllows(request.host, user.domain)) {
+  const found = candidates.length === 1 ? candidates[0] : undefined
+  const user = found !== undefined && hostAllows(request.host, found.domain) ? found : undefined
+  const rule = (await request.policy?.(
+    user === undefined ? undefined : { tenantId: user.tenant_id, superuser: user.superuser },
+  )) ?? { off: false }
+  // Where passwords are off for this person the password is not checked: the same hash is worked against
+  // nothing, so the answer (and its time) is the same whatever was typed, and whether the account exists.
+  const matches = await verifyPassword(request.password, rule.off ? undefined : user?.password_hash)
+  if (!rule.off && user !== undefined && matches && user.is_active && user.tenant_active) {
     const token = await startSession(db, { tenantId: user.tenant_id, userId: user.id }, limits, request)
     return { ok: true, token }
   }
-  const account = `${request.email.toLowerCase()}@${domain ?? ''}`
-  return { ok: false, waitSeconds: await attempts.failed(account, request.address) }
+  const account = `${emailKey(request.email)}@${domain ?? ''}`
+  const waitSeconds = await attempts.failed(account, request.address)
+  return { ok: false, waitSeconds, ...(rule.failure === undefined ? {} : { failure: rule.failure }) }
 }
 
 export interface LiveSession {

@@ -2,6 +2,12 @@
  * The tenant's OpenID provider through `openid-client` (discovery, the authorization-code flow with PKCE,
  * ID token validation): no JWT or discovery code of our own. Discovered metadata is kept for a few minutes per
  * issuer and client, so a sign-in does not fetch it twice.
+ *
+ * By default openid-client does not check the signature of an ID token that comes from the token endpoint
+ * (OpenID Connect Core §3.1.3.7 lets TLS stand in for it); its non-repudiation checks make it verify the
+ * signature against the provider's published keys (its JWKS, the key chosen by `kid`), so a token endpoint that
+ * answers with a token signed by any other key is refused. It does not bound `iat` in the future: that is
+ * checked here.
  */
 import * as client from 'openid-client'
 
@@ -26,7 +32,7 @@ export async function providerOf(settings: ProviderSettings, fresh = false): Pro
     undefined,
     client.ClientSecretPost(settings.clientSecret),
     {
-      ...(settings.allowHttp ? { execute: [client.allowInsecureRequests] } : {}),
+      execute: [client.enableNonRepudiationChecks, ...(settings.allowHttp ? [client.allowInsecureRequests] : [])],
       timeout: 10,
     },
   )
@@ -69,7 +75,10 @@ export async function startFlow(
   return { flow, url }
 }
 
-/** Exchanges the code and validates the ID token (issuer, audience, nonce, signature); returns its claims. */
+/** How far in the future an ID token's `iat` may be (the two clocks' skew). */
+const FUTURE_IAT_SECONDS = 5 * 60
+
+/** Exchanges the code and validates the ID token (issuer, audience, nonce, signature, times); returns its claims. */
 export async function finishFlow(
   provider: client.Configuration,
   callbackUrl: URL,
@@ -83,5 +92,7 @@ export async function finishFlow(
   })
   const claims = tokens.claims()
   if (claims === undefined) throw new Error('the provider returned no ID token')
+  if (claims.iat > Date.now() / 1000 + FUTURE_IAT_SECONDS)
+    throw new Error('the ID token is dated in the future (its iat is more than 5 minutes ahead of this server’s clock)')
   return { ...claims }
 }

@@ -1,5 +1,6 @@
 /** SQL for the tenant's identity provider, the people linked to it, and the grants its groups made. */
 import { sql, type Kysely } from 'kysely'
+import { emailIs } from '../db/email.ts'
 import type { DB, SsoConfigTable } from '../db/schema.ts'
 
 export const findConfig = (db: Kysely<DB>, tenantId: number) =>
@@ -58,7 +59,7 @@ export const userByEmail = (db: Kysely<DB>, tenantId: number, email: string) =>
     .selectFrom('users')
     .select(['id', 'email', 'is_active'])
     .where('tenant_id', '=', tenantId)
-    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .where(emailIs('email', email))
     .executeTakeFirst()
 
 export const profileIdOf = async (db: Kysely<DB>, tenantId: number, userId: number) =>

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
 import { notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
+import { emailKey } from '../db/email.ts'
 import type { DB } from '../db/schema.ts'
 import type { ServerKeys } from '../keys.ts'
 import { syncGroupRoles } from './grants.service.ts'
@@ -80,7 +81,7 @@ export async function saveConfig(
   const issuer = input.issuer.trim()
   const issuerFault = issuerProblem(issuer, policy)
   if (issuerFault !== undefined) add('issuer', issuerFault)
-  const domains = [...new Set((input.allowed_domains ?? []).map((d) => d.trim().toLowerCase().replace(/^@/, '')))]
+  const domains = [...new Set((input.allowed_domains ?? []).map((d) => emailKey(d.trim()).replace(/^@/, '')))]
   domains.forEach((d, i) => {
     if (!DOMAIN.test(d)) add(`allowed_domains.${i}`, 'must be an e-mail domain like example.com')
   })
@@ -111,8 +112,9 @@ export async function saveConfig(
         : 'is required again: the stored one can no longer be read (the server keys changed)',
     )
   if (Object.keys(errors).length > 0) throw validationFailed(errors)
+  let discovered: Awaited<ReturnType<typeof providerOf>>
   try {
-    await providerOf(
+    discovered = await providerOf(
       { issuer, clientId: input.client_id, clientSecret: secret!, allowHttp: policy.allowHttpIssuer },
       true,
     )
@@ -122,6 +124,12 @@ export async function saveConfig(
       `The issuer could not be checked: OpenID discovery at ${issuer.replace(/\/$/, '')}/.well-known/openid-configuration failed (${discoveryFailure(error)}).`,
     )
   }
+  // ID tokens are verified against the provider's published keys: a provider that publishes none cannot be used.
+  if (discovered.serverMetadata().jwks_uri === undefined)
+    throw validationFailed(
+      { issuer: ['publishes no jwks_uri in its OpenID discovery document, so its ID tokens cannot be verified'] },
+      `The issuer cannot be used: its discovery document at ${issuer.replace(/\/$/, '')}/.well-known/openid-configuration names no jwks_uri (the keys its ID tokens are signed with).`,
+    )
   const values = {
     issuer,
     client_id: input.client_id,

@@ -12,10 +12,12 @@ import type { Kysely } from 'kysely'
 import { providerActor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
 import { Problem } from '../core/problem.ts'
+import { asciiLowerCase, emailKey } from '../db/email.ts'
 import type { DB } from '../db/schema.ts'
 import type { HostTenant } from '../http/host.ts'
 import type { ServerKeys } from '../keys.ts'
-import { createOne } from '../users/service.ts'
+import type { PasswordRule } from '../sessions/service.ts'
+import { createOne, EMAIL_TAKEN, emailProblems } from '../users/service.ts'
 import { syncGroupRoles } from './grants.service.ts'
 import { finishFlow, providerOf, startFlow, type Flow } from './provider.ts'
 import * as repo from './repository.ts'
@@ -59,16 +61,29 @@ export async function signInOptions(db: Kysely<DB>, host: HostTenant) {
   return config === undefined ? undefined : { issuer: config.issuer, passwordLogin: config.password_login }
 }
 
-/** Whether password sign-in is refused to this user by the tenant's policy; the reason when it is. */
-export async function passwordRefusal(
+const THROUGH_PROVIDER = 'Your company signs in through its identity provider: use “Sign in with single sign-on”.'
+
+/**
+ * The tenant's password policy for one person (`account`, or no account: the host's tenant decides). Where
+ * passwords are off for the person (`disabled`, or `superusers_only` and not a superuser) the password is not
+ * to be checked; and under either policy every failed sign-in says the same, so neither the password nor
+ * whether the person exists or is a superuser can be learnt from the answer.
+ */
+export async function passwordRule(
   db: Kysely<DB>,
-  tenantId: number,
-  isSuperuser: boolean,
-): Promise<string | undefined> {
-  const config = await repo.findConfig(db, tenantId)
-  if (config === undefined || config.password_login === 'allowed') return undefined
-  if (config.password_login === 'superusers_only' && isSuperuser) return undefined
-  return 'Your company signs in through its identity provider: use “Sign in with single sign-on”.'
+  host: HostTenant,
+  account: { tenantId: number; superuser: boolean } | undefined,
+): Promise<PasswordRule> {
+  // The host's tenant is looked up either way, so a known and an unknown e-mail cost the same queries.
+  const hostTenant = await ssoTenantOf(db, host)
+  const tenantId = account?.tenantId ?? hostTenant?.id
+  const config = tenantId === undefined ? undefined : await repo.findConfig(db, tenantId)
+  if (config === undefined || config.password_login === 'allowed') return { off: false }
+  if (config.password_login === 'disabled') return { off: true, failure: THROUGH_PROVIDER }
+  return {
+    off: account?.superuser !== true,
+    failure: `${THROUGH_PROVIDER} Only its superusers may sign in with a password; if you are one, the e-mail or password is not right.`,
+  }
 }
 
 interface FlowCookie extends Flow {
@@ -156,7 +171,9 @@ export async function completeSignIn(
   try {
     claims = await finishFlow(provider, callbackUrl, flow)
   } catch (failure) {
-    const why = failure instanceof Error ? failure.message : 'unknown error'
+    // openid-client's message is general ("invalid response encountered"); its cause says what was wrong.
+    const cause = failure instanceof Error && failure.cause instanceof Error ? `: ${failure.cause.message}` : ''
+    const why = failure instanceof Error ? `${failure.message}${cause}` : 'unknown error'
     throw new SignInRefused(
       `The identity provider's answer could not be accepted (${why}). Start again from the sign-in page.`,
       400,
@@ -168,26 +185,42 @@ export async function completeSignIn(
     throw new SignInRefused('The identity provider did not say who you are (no iss or sub claim).', 400)
   const groups = groupsClaim(claims, config.groups_claim)
   const actor = providerActor(tenant, 'sso', requestId)
-  const userId = await db.transaction().execute(async (tx) => {
-    const linked = await repo.identityUser(tx, tenant.id, issuer, subject)
-    const user = linked ?? (await firstSignIn(tx, actor, config, claims))
-    if (!user.is_active)
-      throw new SignInRefused(
-        `The account ${user.email} is deactivated here. Ask your administrator to re-activate it.`,
-      )
-    await repo.link(tx, { tenantId: tenant.id, issuer, subject, userId: user.id, groups })
-    if (linked === undefined)
-      await audit(tx, actor, {
-        action: 'user.sso_link',
-        resourceType: 'user',
-        resourceId: user.id,
-        changes: { issuer, subject },
-      })
-    await syncGroupRoles(tx, actor, user.id)
-    return user.id
-  })
+  const signInOnce = () =>
+    db.transaction().execute(async (tx) => {
+      const linked = await repo.identityUser(tx, tenant.id, issuer, subject)
+      const user = linked ?? (await firstSignIn(tx, actor, config, claims))
+      if (!user.is_active)
+        throw new SignInRefused(
+          `The account ${user.email} is deactivated here. Ask your administrator to re-activate it.`,
+        )
+      await repo.link(tx, { tenantId: tenant.id, issuer, subject, userId: user.id, groups })
+      if (linked === undefined)
+        await audit(tx, actor, {
+          action: 'user.sso_link',
+          resourceType: 'user',
+          resourceId: user.id,
+          changes: { issuer, subject },
+        })
+      await syncGroupRoles(tx, actor, user.id)
+      return user.id
+    })
+  let userId: number
+  try {
+    userId = await signInOnce()
+  } catch (failure) {
+    // The same person signing in at the same moment in another tab created or linked them first: found now.
+    if ((failure as { code?: unknown } | null)?.code !== '23505') throw failure
+    userId = await signInOnce()
+  }
   return { tenantId: tenant.id, userId, next: flow.next }
 }
+
+/**
+ * Whether an `email_verified` claim says verified: absent, `true`, or the string "true" in any (ASCII) case.
+ * Anything else — false, "False", 0, 1, "yes", null — is not: a claim that cannot be read is no verification.
+ */
+const verified = (claim: unknown): boolean =>
+  claim === undefined || claim === true || (typeof claim === 'string' && asciiLowerCase(claim) === 'true')
 
 /** A person's first sign-in: the user with their verified e-mail, or a new one (JIT); refused otherwise. */
 async function firstSignIn(
@@ -201,13 +234,18 @@ async function firstSignIn(
     throw new SignInRefused(
       'The identity provider did not send your e-mail address, so your account cannot be found. Ask your administrator to add the email scope.',
     )
-  if (claims.email_verified === false || claims.email_verified === 'false')
+  if (!verified(claims.email_verified))
     throw new SignInRefused(
       `The identity provider has not verified ${email}, so it cannot be used to find your account.`,
     )
+  const problems = emailProblems(email)
+  if (problems.length > 0)
+    throw new SignInRefused(
+      `The identity provider sent ${email} as your e-mail address, which this service does not accept (${problems.join(', ')}), so it cannot be used to find or create your account. Ask your administrator to correct it at the identity provider.`,
+    )
   const existing = await repo.userByEmail(tx, actor.tenantId, email)
   if (existing !== undefined) return existing
-  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase()
+  const domain = emailKey(email.slice(email.lastIndexOf('@') + 1))
   if (!config.jit_provisioning)
     throw new SignInRefused(`There is no account for ${email} here. Ask your administrator to add you.`)
   if (!config.allowed_domains.includes(domain))
@@ -232,6 +270,11 @@ async function firstSignIn(
     )
     return { id: profile.user, email: profile.email, is_active: true }
   } catch (failure) {
+    // The same person's sign-in in another tab created them after this one looked: this one links to them.
+    const emailErrors = failure instanceof Problem ? [failure.extra.errors ?? {}].flat()[0]?.email : undefined
+    const now =
+      emailErrors?.includes(EMAIL_TAKEN) === true ? await repo.userByEmail(tx, actor.tenantId, email) : undefined
+    if (now !== undefined) return now
     if (failure instanceof Problem) {
       const fields = Object.entries(failure.extra.errors ?? {})
         .map(([field, messages]) => `${field} ${([messages].flat() as string[]).join(', ')}`)

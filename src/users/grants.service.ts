@@ -1,6 +1,7 @@
 /**
  * A user's per-location grants (`GET, PUT /api/v3/users/{id}/location-roles/`) and re-activation
- * (`POST /api/v3/users/{id}/activate/`): superuser or nav_setting, under containment (access/containment.ts).
+ * (`POST /api/v3/users/{id}/activate/`, and the operator's `procurement users activate`): superuser or
+ * nav_setting, under containment (access/containment.ts).
  */
 import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
@@ -72,22 +73,40 @@ export async function replaceLocationRoles(
 /** Re-activates a deactivated user (a no-op for an active one); they hold their roles again, so containment applies. */
 export async function activateUser(db: Kysely<DB>, actor: Actor, profileId: number): Promise<UserProfile> {
   requireAny(actor, ...WRITERS)
+  return inTransaction(db, async (tx) => (await activate(tx, actor, await ownerOf(tx, actor, profileId))).profile)
+}
+
+/**
+ * Re-activates the tenant's user with this e-mail (the operator's `procurement users activate`); `changed`
+ * is false when they were active already.
+ */
+export async function activateUserByEmail(
+  db: Kysely<DB>,
+  actor: Actor,
+  email: string,
+): Promise<{ profile: UserProfile; changed: boolean }> {
+  requireAny(actor, ...WRITERS)
   return inTransaction(db, async (tx) => {
-    const userId = await ownerOf(tx, actor, profileId)
-    await enforceContainment(tx, actor, {
-      action: 're-activate',
-      targetUserId: userId,
-      grantedRoleIds: await grants.rolesHeldBy(tx, actor.tenantId, userId),
-    })
-    const changed = await writes.deactivateUser(tx, actor.tenantId, userId, actor.userId, true)
-    await audit(tx, actor, {
-      action: 'user.activate',
-      resourceType: 'user',
-      resourceId: userId,
-      changes: { is_active: true },
-    })
-    const profile = toProfile((await repo.findProfile(tx, actor.tenantId, profileId))!)
-    if (changed) await recordEvent(tx, actor.tenantId, 'user.updated', profile)
-    return profile
+    const [user] = await repo.usersByEmail(tx, email, actor.domain)
+    if (user === undefined) throw notFound(`No user ${email} in ${actor.domain}.`)
+    return activate(tx, actor, user.userId)
   })
+}
+
+async function activate(tx: Kysely<DB>, actor: Actor, userId: number) {
+  await enforceContainment(tx, actor, {
+    action: 're-activate',
+    targetUserId: userId,
+    grantedRoleIds: await grants.rolesHeldBy(tx, actor.tenantId, userId),
+  })
+  const changed = await writes.deactivateUser(tx, actor.tenantId, userId, actor.userId, true)
+  await audit(tx, actor, {
+    action: 'user.activate',
+    resourceType: 'user',
+    resourceId: userId,
+    changes: { is_active: true },
+  })
+  const profile = toProfile((await repo.findProfileOfUser(tx, actor.tenantId, userId))!)
+  if (changed) await recordEvent(tx, actor.tenantId, 'user.updated', profile)
+  return { profile, changed }
 }

@@ -2,6 +2,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Static } from 'typebox'
 import { delegationActive, pendingCount } from '../access/approvers.ts'
+import { emailIn, emailIs, emailKeyOf } from '../db/email.ts'
 import { listSql } from '../db/list.ts'
 import type { DB } from '../db/schema.ts'
 import type { LocationSummary } from '../lookups/schema.ts'
@@ -134,7 +135,7 @@ export async function referenceData(db: Kysely<DB>, tenantId: number) {
 }
 export type ReferenceData = Awaited<ReturnType<typeof referenceData>>
 
-/** Which of these e-mails (lower-cased) already belong to a user of the tenant, other than `exceptUserId`. */
+/** Which of these e-mails already belong to a user of the tenant, other than `exceptUserId`: their keys (db/email.ts). */
 export async function takenEmails(
   db: Kysely<DB>,
   tenantId: number,
@@ -144,20 +145,20 @@ export async function takenEmails(
   if (emails.length === 0) return new Set()
   let q = db
     .selectFrom('users')
-    .select(sql<string>`lower(email)`.as('email'))
+    .select(emailKeyOf('email').as('email'))
     .where('tenant_id', '=', tenantId)
-    .where(sql`lower(email)`, 'in', emails)
+    .where(emailIn('email', emails))
   if (exceptUserId !== undefined) q = q.where('id', '<>', exceptUserId)
   return new Set((await q.execute()).map((r) => r.email))
 }
 
-/** Users with this e-mail (case-insensitively) in every tenant, or in the one named: the operator's look-up. */
+/** Users with this e-mail (db/email.ts) in every tenant, or in the one named: the operator's look-up. */
 export function usersByEmail(db: Kysely<DB>, email: string, domain?: string) {
   let query = db
     .selectFrom('users as u')
     .innerJoin('tenants as t', 't.id', 'u.tenant_id')
     .select(['u.id as userId', 'u.tenant_id as tenantId', 't.domain', 'u.is_active'])
-    .where((eb) => eb(eb.fn('lower', ['u.email']), '=', email.toLowerCase()))
+    .where(emailIs('u.email', email))
   if (domain !== undefined) query = query.where('t.domain', '=', domain)
   return query.execute()
 }

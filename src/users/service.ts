@@ -3,14 +3,15 @@
  * departments at the home location, legal entities — all the tenant's), e-mail unique per tenant
  * case-insensitively, and batches all-or-nothing with one error object per submitted item.
  */
-import type { Kysely } from 'kysely'
+import { ControlledTransaction, type Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
 import { enforceContainment } from '../access/containment.ts'
 import { audit } from '../audit/service.ts'
 import { type Page } from '../core/list-query.ts'
+import { emailKey } from '../db/email.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
-import { conflict, notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
+import { conflict, notFound, Problem, validationFailed, type FieldErrors } from '../core/problem.ts'
 import { recordEvent, recordEvents } from '../events/service.ts'
 import { queueInvitations } from '../invitations/service.ts'
 import { endUserSessions } from '../sessions/service.ts'
@@ -21,6 +22,8 @@ import type { BatchUser, SingleUser, UserListQuery, UserProfile } from './schema
 import * as writes from './write-repository.ts'
 
 const WRITERS = ['superuser', 'nav_setting'] as const
+/** The e-mail's field error when another user of the tenant has it (SCIM and sign-on tell it apart from others). */
+export const EMAIL_TAKEN = 'a user with this e-mail already exists'
 const EMPTY_COUNTS = { order: 0, expense: 0, travel: 0, bill: 0, payment: 0 }
 
 export function toProfile(row: repo.ProfileRow): UserProfile {
@@ -161,6 +164,9 @@ function referenceErrors(u: ReturnType<typeof fromBatch>, refs: repo.ReferenceDa
   return errors
 }
 
+/** Whether `db` can still be read after a statement in `inTransaction(db, …)` failed (db/transaction.ts). */
+const readableAfterFailure = (db: Kysely<DB>) => !db.isTransaction || db instanceof ControlledTransaction
+
 /** Creates users all-or-nothing. `batch` decides the error shape: one object per item, or one object. */
 async function createUsers(
   db: Kysely<DB>,
@@ -179,11 +185,11 @@ async function createUsers(
   const check = async (conn: Kysely<DB>) => {
     const refs = await repo.referenceData(conn, actor.tenantId)
     const errors = items.map((u) => referenceErrors(u, refs, names))
-    const lower = items.map((u) => u.email.toLowerCase())
-    const taken = await repo.takenEmails(conn, actor.tenantId, [...new Set(lower)])
+    const keys = items.map((u) => emailKey(u.email))
+    const taken = await repo.takenEmails(conn, actor.tenantId, [...new Set(keys)])
     const first = new Map<string, number>()
-    lower.forEach((email, i) => {
-      if (taken.has(email)) (errors[i]!.email ??= []).push('a user with this e-mail already exists')
+    keys.forEach((email, i) => {
+      if (taken.has(email)) (errors[i]!.email ??= []).push(EMAIL_TAKEN)
       else if (first.has(email)) (errors[i]!.email ??= []).push(`repeats the e-mail of item ${first.get(email)}`)
       else first.set(email, i)
     })
@@ -215,7 +221,9 @@ async function createUsers(
     })
   } catch (error) {
     // A concurrent request took one of the e-mails between our check and our insert: report it like any other.
-    if ((error as { code?: string }).code === '23505') {
+    // Inside a caller's transaction (SCIM, single sign-on) the failed statement ended that transaction's use,
+    // so nothing more can be read in it: the caller answers the unique violation itself.
+    if ((error as { code?: string }).code === '23505' && readableAfterFailure(db)) {
       const { errors } = await check(db)
       if (errors.some((e) => Object.keys(e).length > 0)) throw fail(errors)
     }
@@ -247,8 +255,7 @@ export async function updateUser(
       grantedRoleIds: u.roleId === undefined ? [] : [u.roleId],
     })
     const errors = referenceErrors(u, await repo.referenceData(tx, actor.tenantId), SINGLE_NAMES)
-    if ((await repo.takenEmails(tx, actor.tenantId, [u.email.toLowerCase()], owner.user_id)).size > 0)
-      errors.email = ['a user with this e-mail already exists']
+    if ((await repo.takenEmails(tx, actor.tenantId, [u.email], owner.user_id)).size > 0) errors.email = [EMAIL_TAKEN]
     if (Object.keys(errors).length > 0) throw validationFailed(errors)
     await writes.updateUser(
       tx,
@@ -265,7 +272,25 @@ export async function updateUser(
   })
 }
 
-/** DELETE: deactivates; the user's applications' tokens stop working at once (auth checks is_active). */
+/**
+ * The refusal to deactivate the tenant's last active superuser: nobody could administer the company then, and
+ * only the operator could undo it. SCIM answers it in its own words (400 `mutability`).
+ */
+export class LastSuperuser extends Problem {
+  constructor() {
+    super(
+      409,
+      'Conflict',
+      "This user is the company's last active superuser, so they cannot be deactivated: give another active user a role with the superuser permission first.",
+    )
+  }
+}
+
+/**
+ * DELETE: deactivates; the user's applications' tokens stop working at once (auth checks is_active). The
+ * tenant's last active superuser is never deactivated: the superusers' rows are locked first, so two
+ * deactivations of the last two at the same moment cannot both pass.
+ */
 export async function deactivateUser(db: Kysely<DB>, actor: Actor, profileId: number): Promise<void> {
   requireAny(actor, ...WRITERS)
   await inTransaction(db, async (tx) => {
@@ -273,6 +298,8 @@ export async function deactivateUser(db: Kysely<DB>, actor: Actor, profileId: nu
     if (owner === undefined) throw notFound(`No user ${profileId}.`)
     if (owner.user_id === actor.userId) throw conflict('You cannot deactivate yourself; ask another administrator.')
     await enforceContainment(tx, actor, { action: 'deactivate', targetUserId: owner.user_id })
+    const superusers = await writes.lockActiveSuperusers(tx, actor.tenantId)
+    if (superusers.length === 1 && superusers[0] === owner.user_id) throw new LastSuperuser()
     const changed = await writes.deactivateUser(tx, actor.tenantId, owner.user_id, actor.userId)
     await endUserSessions(tx, actor.tenantId, owner.user_id)
     // A delegatee must be active: those who delegated to this user are no longer away for approvals.

@@ -1,5 +1,7 @@
 /** SQL that creates and changes users: a whole batch in a handful of multi-row statements. */
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
+import { permissionsOfUser } from '../access/permissions.ts'
+import { emailKey } from '../db/email.ts'
 import type { DB } from '../db/schema.ts'
 
 /** A user to create, whichever request form it came from. */
@@ -40,8 +42,8 @@ export async function insertUsers(
     .values(users.map((u) => ({ tenant_id: tenantId, email: u.email, pending_invite: u.invite })))
     .returning(['id', 'email'])
     .execute()
-  const idByEmail = new Map(inserted.map((r) => [r.email.toLowerCase(), r.id]))
-  const ids = users.map((u) => idByEmail.get(u.email.toLowerCase())!)
+  const idByEmail = new Map(inserted.map((r) => [emailKey(r.email), r.id]))
+  const ids = users.map((u) => idByEmail.get(emailKey(u.email))!)
   await db
     .insertInto('user_profiles')
     .values(
@@ -218,6 +220,24 @@ export async function lockUser(db: Kysely<DB>, tenantId: number, userId: number)
     .where('id', '=', userId)
     .forUpdate()
     .execute()
+}
+
+/**
+ * The tenant's active users who hold `superuser` tenant-wide (as a session or token would: access/permissions.ts),
+ * locked until the transaction ends, in id order. Two transactions that each deactivate one of the last two
+ * then run one after the other, and the second sees that its target is the last one left.
+ */
+export async function lockActiveSuperusers(db: Kysely<DB>, tenantId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('users as u')
+    .select('u.id')
+    .where('u.tenant_id', '=', tenantId)
+    .where('u.is_active', '=', true)
+    .where(sql<boolean>`'superuser' = any(${permissionsOfUser})`)
+    .orderBy('u.id')
+    .forUpdate()
+    .execute()
+  return rows.map((r) => r.id)
 }
 
 /** The user behind a profile id, in the tenant. */

@@ -11,48 +11,24 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { after, before, test } from 'node:test'
-import type { BrowserContext, Page } from 'playwright-core'
-import { accessible, fitsPhone, noChromium, startConsoleServer, type ConsoleServer } from '../helpers/browser.ts'
+import { test } from 'node:test'
+import type { Page } from 'playwright-core'
+import { checked, fitsPhone, noChromium, shotPath } from '../helpers/browser.ts'
+import { useConsoleServer } from '../helpers/console-server.ts'
 
 const skip = noChromium
-const root = path.resolve(import.meta.dirname, '../..')
-const shots =
-  process.env.UPDATE_SCREENSHOTS === '1'
-    ? path.join(root, 'docs/images')
-    : fs.mkdtempSync(path.join(os.tmpdir(), 'shots-'))
-const ADMIN = 'admin@journeys.test'
-
-let server: ConsoleServer | undefined
-let base = ''
-before(async () => {
-  if (skip) return
-  server = await startConsoleServer({ domain: 'journeys', name: 'Journeys', adminEmail: ADMIN })
-  base = server.base
-})
-after(async () => {
-  await server?.close()
-})
-
-/** A new 390 px wide context, signed in as the administrator. */
-const signedIn = (): Promise<{ context: BrowserContext; page: Page }> => server!.signedIn()
-
-/** axe and the 390 px check on the page the journey is on. */
-async function checked(context: BrowserContext, page: Page): Promise<void> {
-  await accessible(context, page.url())
-  await fitsPhone(page)
-}
+const server = useConsoleServer({ domain: 'journeys', name: 'Journeys', adminEmail: 'admin@journeys.test' })
 
 /** How many vendors a search finds ("… · N in all"; none when the list is empty). */
 async function vendorCount(page: Page, search: string): Promise<number> {
-  await page.goto(`${base}/console/vendors?search=${encodeURIComponent(search)}`)
+  await page.goto(`${server.base}/console/vendors?search=${encodeURIComponent(search)}`)
   const found = /(\d+) in all/.exec(await page.content())
   return found === null ? 0 : Number(found[1])
 }
 
 test('create a vendor, edit it, see the change on its page', { skip, timeout: 300_000 }, async () => {
-  const { context, page } = await signedIn()
-  await page.goto(`${base}/console/vendors`)
+  const { context, page } = await server.signedIn()
+  await page.goto(`${server.base}/console/vendors`)
   await checked(context, page)
   await page.getByRole('link', { name: 'New vendor' }).first().click()
   await page.waitForURL(/\/console\/vendors\/new$/)
@@ -84,7 +60,7 @@ test('create a vendor, edit it, see the change on its page', { skip, timeout: 30
   assert.doesNotMatch(shown, /Leeds/)
   await page.goto(vendorUrl)
   await checked(context, page)
-  await page.screenshot({ path: path.join(shots, 'console-vendor-390.png'), fullPage: true })
+  await page.screenshot({ path: shotPath('console-vendor-390.png'), fullPage: true })
   await context.close()
 })
 
@@ -95,10 +71,10 @@ test(
     timeout: 300_000,
   },
   async () => {
-    const { context, page } = await signedIn()
+    const { context, page } = await server.signedIn()
     const before = await vendorCount(page, 'Imported')
     assert.equal(before, 0)
-    await page.goto(`${base}/console/vendors`)
+    await page.goto(`${server.base}/console/vendors`)
     await page.getByRole('link', { name: 'Import from CSV' }).click()
     await page.waitForURL(/\/console\/vendors\/import$/)
     await checked(context, page)
@@ -143,12 +119,12 @@ test(
     await checked(context, page)
     assert.equal(await vendorCount(page, 'Imported'), before, 'nothing imported')
 
-    await page.goto(`${base}/console/vendors/import`)
+    await page.goto(`${server.base}/console/vendors/import`)
     await choose(goodFile, 'v17@imp.test')
     await page.getByRole('button', { name: 'Preview' }).click()
     await page.getByText('50 vendors are ready to import').waitFor()
     await fitsPhone(page)
-    await page.screenshot({ path: path.join(shots, 'console-vendor-import-390.png'), fullPage: true })
+    await page.screenshot({ path: shotPath('console-vendor-import-390.png'), fullPage: true })
     await page.getByRole('button', { name: 'Import 50 vendors' }).click()
     await page.waitForURL(/\/console\/vendors\?done=imported/)
     await checked(context, page)
@@ -165,7 +141,7 @@ test(
     timeout: 300_000,
   },
   async () => {
-    const { context, page } = await signedIn()
+    const { context, page } = await server.signedIn()
     /** Fill the address fieldset called `legend`. */
     const address = async (legend: string, name: string, street: string, city: string) => {
       const group = page.getByRole('group', { name: legend, exact: true })
@@ -176,7 +152,7 @@ test(
       await group.getByLabel('Country').fill('United Kingdom')
     }
 
-    await page.goto(`${base}/console/locations`)
+    await page.goto(`${server.base}/console/locations`)
     await checked(context, page)
     await page.getByRole('link', { name: 'New location' }).click()
     await page.waitForURL(/\/console\/locations\/new$/)
@@ -194,7 +170,7 @@ test(
     await address('Other shipping address 2', 'Bradford depot', '4 Forster Square', 'Bradford')
     await checked(context, page)
     await fitsPhone(page)
-    await page.screenshot({ path: path.join(shots, 'console-location-390.png'), fullPage: true })
+    await page.screenshot({ path: shotPath('console-location-390.png'), fullPage: true })
     await page.getByRole('button', { name: 'Save location' }).click()
     await page.waitForURL(/\/console\/locations\/\d+\?done=created/)
     const locationUrl = page.url().replace(/\?.*$/, '')
@@ -219,7 +195,7 @@ test(
     assert.equal(await page.getByText('Other shipping', { exact: true }).count(), 1)
 
     // The headquarters `tenants create` wrote, with its placeholder address.
-    await page.goto(`${base}/console/locations`)
+    await page.goto(`${server.base}/console/locations`)
     await page.getByRole('link', { name: 'Headquarters', exact: true }).click()
     await page.waitForURL(/\/console\/locations\/\d+$/)
     assert.match(await page.content(), /Not set yet/)
@@ -243,8 +219,8 @@ test(
 )
 
 test('create an application, reload the page: still exactly one application', { skip, timeout: 300_000 }, async () => {
-  const { context, page } = await signedIn()
-  await page.goto(`${base}/console/settings/applications`)
+  const { context, page } = await server.signedIn()
+  await page.goto(`${server.base}/console/settings/applications`)
   await checked(context, page)
   const rows = page.getByRole('region', { name: 'Applications' }).locator('tbody tr')
   assert.equal(await rows.count(), 0)

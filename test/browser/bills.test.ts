@@ -7,27 +7,13 @@
  * Screenshots for docs/bills.md: UPDATE_SCREENSHOTS=1 node --import tsx --test test/browser/bills.test.ts
  */
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import type { BrowserContext, Page } from 'playwright-core'
-import { accessible, fitsPhone, noChromium, startConsoleServer, type ConsoleServer } from '../helpers/browser.ts'
+import { accessible, fitsPhone, noChromium, shotPath } from '../helpers/browser.ts'
+import { lastJson, useConsoleServer } from '../helpers/console-server.ts'
 
 const skip = noChromium
-const root = path.resolve(import.meta.dirname, '../..')
-const shots =
-  process.env.UPDATE_SCREENSHOTS === '1'
-    ? path.join(root, 'docs/images')
-    : fs.mkdtempSync(path.join(os.tmpdir(), 'shots-'))
-
-let server: ConsoleServer | undefined
-before(async () => {
-  if (!skip) server = await startConsoleServer({ domain: 'bills' })
-})
-after(async () => {
-  await server?.close()
-})
+const server = useConsoleServer({ domain: 'bills' })
 
 /** axe-core, and at 390 px no sideways scroll (a full-page screenshot when `shot` is named). */
 async function checked(context: BrowserContext, page: Page, shot?: string) {
@@ -35,7 +21,7 @@ async function checked(context: BrowserContext, page: Page, shot?: string) {
   const width = page.viewportSize()!.width
   await page.setViewportSize({ width: 390, height: 844 })
   await fitsPhone(page)
-  if (shot !== undefined) await page.screenshot({ path: path.join(shots, shot), fullPage: true })
+  if (shot !== undefined) await page.screenshot({ path: shotPath(shot), fullPage: true })
   await page.setViewportSize({ width, height: 900 })
 }
 
@@ -43,12 +29,15 @@ test(
   'enter a bill from an order, submit it, see the exception, approve it from the inbox, pay it',
   { skip, timeout: 300_000 },
   async () => {
-    const s = server!
     // Set up through the API: an accounts-payable clerk, an issued order of 10 chairs and 2 desks, 8 chairs received.
-    const location = (await s.api<{ id: number }[]>('GET', '/api/v3/locations/'))[0]!.id
-    const role = await s.api('POST', '/api/v3/roles/', { name: 'Payables', type: 8, permissions: ['accounts_payable'] })
+    const location = (await server.api<{ id: number }[]>('GET', '/api/v3/locations/'))[0]!.id
+    const role = await server.api('POST', '/api/v3/roles/', {
+      name: 'Payables',
+      type: 8,
+      permissions: ['accounts_payable'],
+    })
     const clerkEmail = 'paula@bills.test'
-    await s.api('POST', '/api/v3/users/', [
+    await server.api('POST', '/api/v3/users/', [
       {
         email: clerkEmail,
         first_name: 'Paula',
@@ -58,8 +47,8 @@ test(
         send_invitation_email: true,
       },
     ])
-    const vendor = await s.api('POST', '/api/v3/vendors/', { name: 'Chairs & Co', email: ['orders@chairs.test'] })
-    const order = await s.api<{ id: number; number: string; lines: { id: number }[] }>(
+    const vendor = await server.api('POST', '/api/v3/vendors/', { name: 'Chairs & Co', email: ['orders@chairs.test'] })
+    const order = await server.api<{ id: number; number: string; lines: { id: number }[] }>(
       'POST',
       '/api/v3/purchase-orders/',
       {
@@ -71,22 +60,22 @@ test(
         ],
       },
     )
-    await s.api('POST', `/api/v3/purchase-orders/${order.id}/issue/`)
-    await s.api('POST', '/api/v3/receipts/', {
+    await server.api('POST', `/api/v3/purchase-orders/${order.id}/issue/`)
+    await server.api('POST', '/api/v3/receipts/', {
       purchase_order: order.id,
       packing_slip: 'PS-2291',
       lines: [{ po_line: order.lines[0]!.id, accepted_quantity: '8' }],
     })
-    const outbox = await s.command(['outbox', '--json'])
-    const mail = (
-      JSON.parse(outbox.output.trim().split('\n').at(-1)!) as { to_address: string; body_text: string }[]
-    ).find((m) => m.to_address === clerkEmail)!
+    const outbox = await server.command(['outbox', '--json'])
+    const mail = lastJson<{ to_address: string; body_text: string }[]>(outbox.output).find(
+      (m) => m.to_address === clerkEmail,
+    )!
     const link = /http:\/\/\S+\/console\/setup\/[A-Za-z0-9_-]+/.exec(mail.body_text)![0]
 
     // The clerk enters the bill from the order: 8 chairs pre-filled (received, nothing billed yet); bills 10.
-    const clerk = await s.setPassword(link, 1280)
+    const clerk = await server.setPassword(link, 1280)
     const page = clerk.page
-    await page.goto(`${s.base}/console/bills/new?order=${order.id}`)
+    await page.goto(`${server.base}/console/bills/new?order=${order.id}`)
     assert.equal(await page.getByLabel('Quantity: Desk chair').inputValue(), '8')
     assert.equal(await page.getByLabel('Quantity: Standing desk').inputValue(), '')
     assert.equal(await page.getByLabel('Unit price: Desk chair').inputValue(), '120.5')
@@ -105,11 +94,11 @@ test(
     assert.match(main, /Waiting for approval/)
     assert.match(main, /Exception: Line 1 \(Desk chair\): billed 10, received 8\./)
     await checked(clerk.context, page, 'console-bill-390.png')
-    await page.screenshot({ path: path.join(shots, 'console-bill.png'), fullPage: true })
+    await page.screenshot({ path: shotPath('console-bill.png'), fullPage: true })
     await clerk.context.close()
 
     // The administrator finds it in the inbox, approves it, and pays it.
-    const admin = await s.signedIn({ width: 1280 })
+    const admin = await server.signedIn({ width: 1280 })
     await admin.page.getByRole('link', { name: 'Approvals' }).click()
     assert.match(await admin.page.locator('main').innerText(), /Bill from Chairs & Co · 1 exception/)
     await checked(admin.context, admin.page)
@@ -135,7 +124,7 @@ test(
     await admin.page.waitForURL(/match=exception/)
     assert.match(await admin.page.locator('main').innerText(), /CC-4471/)
     await checked(admin.context, admin.page)
-    await admin.page.screenshot({ path: path.join(shots, 'console-bills.png'), fullPage: true })
+    await admin.page.screenshot({ path: shotPath('console-bills.png'), fullPage: true })
     await admin.context.close()
   },
 )

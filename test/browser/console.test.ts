@@ -8,107 +8,61 @@
  * Screenshots for the README: UPDATE_SCREENSHOTS=1 npm run test:browser
  */
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import { after, before, test } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
-import { accessible, freePort, launchChromium, noChromium } from '../helpers/browser.ts'
-import { run, runToEnd, type Running } from '../helpers/process.ts'
+import { test } from 'node:test'
+import type { Page } from 'playwright-core'
+import {
+  accessible,
+  choosePassword,
+  CONSOLE_PASSWORD,
+  fitsPhone,
+  noChromium,
+  shotPath,
+  signIn,
+} from '../helpers/browser.ts'
+import {
+  bearer,
+  lastJson,
+  requestToken,
+  startConsoleServer,
+  useConsoleServer,
+  type Credentials,
+} from '../helpers/console-server.ts'
 
 const skip = noChromium
-const root = path.resolve(import.meta.dirname, '../..')
-const shots =
-  process.env.UPDATE_SCREENSHOTS === '1'
-    ? path.join(root, 'docs/images')
-    : fs.mkdtempSync(path.join(os.tmpdir(), 'shots-'))
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-browser-'))
-const PASSWORD = 'a long and private passphrase'
-const AUDIENCE = 'procurement-api'
-
-let port = 0
-let base = ''
-let server: Running | undefined
-let browser: Browser | undefined
-const env = () => ({ DATA_DIR: dataDir, DEMO_SEED: 'false', PORT: String(port), LOG_LEVEL: 'warn' })
-
-async function startServer(): Promise<void> {
-  server = run(['serve'], env())
-  await server.waitFor(/listening on http:\/\/\S+/, 60_000)
-}
-async function stopServer(): Promise<void> {
-  server?.child.kill('SIGTERM')
-  await server?.exited
-  server = undefined
-}
-
-before(async () => {
-  if (skip) return
-  port = await freePort()
-  base = `http://127.0.0.1:${port}`
-  browser = await launchChromium()
+// The company the operator makes; its administrator sets a password in the first journey.
+const server = useConsoleServer({
+  domain: 'acme',
+  name: 'Acme Manufacturing',
+  adminFirstName: 'Ada',
+  setPassword: false,
 })
-after(async () => {
-  await browser?.close()
-  await stopServer()
-  fs.rmSync(dataDir, { recursive: true, force: true })
-})
+/** Whether the first journey has set the administrator's password (not when a later test runs alone). */
+let adminHasPassword = false
 
-const token = (creds: { client_id: string; client_secret: string }) =>
-  fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...creds, audience: AUDIENCE, grant_type: 'client_credentials' }),
-  })
-const vendors = (accessToken: string) =>
-  fetch(`${base}/api/v3/vendors/`, { headers: { authorization: `Bearer ${accessToken}`, 'x-service-client': 'api' } })
-
-async function setPassword(page: Page, link: string): Promise<void> {
-  await page.goto(link)
-  await page.getByLabel('New password').fill(PASSWORD)
-  await page.getByLabel('Repeat the password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Set password' }).click()
-  await page.waitForURL(/\/console\/account/)
-}
+const token = (credentials: Credentials) => requestToken(server.base, credentials)
+const vendors = (accessToken: string) => fetch(`${server.base}/api/v3/vendors/`, { headers: bearer(accessToken) })
 
 test(
   'operator → tenant → administrator → console → credentials → token, then rotate and revoke',
   { skip, timeout: 300_000 },
   async () => {
-    const created = await runToEnd(
-      [
-        'tenants',
-        'create',
-        '--domain',
-        'acme',
-        '--name',
-        'Acme Manufacturing',
-        '--admin-email',
-        'admin@acme.test',
-        '--admin-first-name',
-        'Ada',
-        '--json',
-      ],
-      env(),
-    )
-    assert.equal(created.code, 0, created.output)
-    const { setup_url } = JSON.parse(created.output.trim().split('\n').at(-1)!) as { setup_url: string }
-    assert.ok(setup_url.startsWith(`${base}/console/setup/`), setup_url)
-    await startServer()
+    const { base, browser, setupUrl } = server
+    assert.ok(setupUrl.startsWith(`${base}/console/setup/`), setupUrl)
 
-    const context = await browser!.newContext()
+    const context = await browser.newContext()
     const page = await context.newPage()
-    await accessible(context, setup_url)
-    await setPassword(page, setup_url)
+    await accessible(context, setupUrl)
+    await choosePassword(page, setupUrl)
+    adminHasPassword = true
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL(/\/console\/sign-in/)
 
     // Signing in as a person does: the labelled fields and the button.
     await page.goto(`${base}/console/sign-in`)
     await accessible(context, `${base}/console/sign-in`)
-    await page.screenshot({ path: path.join(shots, 'console-sign-in.png'), fullPage: true })
+    await page.screenshot({ path: shotPath('console-sign-in.png'), fullPage: true })
     await page.getByLabel('Email').fill('admin@acme.test')
-    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByLabel('Password').fill(CONSOLE_PASSWORD)
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.waitForURL(/\/console\/account/)
     for (const view of ['account', 'users', 'locations', 'vendors', 'settings/applications'])
@@ -119,7 +73,7 @@ test(
     await page.getByRole('button', { name: 'Create application' }).click()
     const clientId = (await page.getByTestId('client-id').textContent())!.trim()
     const clientSecret = (await page.getByTestId('client-secret').textContent())!.trim()
-    await page.screenshot({ path: path.join(shots, 'console-applications.png'), fullPage: true })
+    await page.screenshot({ path: shotPath('console-applications.png'), fullPage: true })
 
     const issued = await token({ client_id: clientId, client_secret: clientSecret })
     assert.equal(issued.status, 200, await issued.clone().text())
@@ -162,18 +116,17 @@ test(
     await page.getByRole('button', { name: 'Send invitation' }).click()
     await page.waitForURL(/invited=/)
     await context.close()
-    await stopServer()
-    const reset = await runToEnd(
-      ['users', 'reset-password', '--domain', 'acme', '--email', 'requester@acme.test', '--json'],
-      env(),
-    )
+    const reset = await server.offline([
+      'users',
+      'reset-password',
+      '--domain',
+      'acme',
+      '--email',
+      'requester@acme.test',
+      '--json',
+    ])
     assert.equal(reset.code, 0, reset.output)
-    await startServer()
-    const requester = await (await browser!.newContext()).newPage()
-    await setPassword(
-      requester,
-      (JSON.parse(reset.output.trim().split('\n').at(-1)!) as { setup_url: string }).setup_url,
-    )
+    const { page: requester } = await server.setPassword(lastJson<{ setup_url: string }>(reset.output).setup_url, 1280)
     const refused = await requester.goto(`${base}/console/settings/applications`)
     assert.equal(refused?.status(), 403)
     assert.match(
@@ -192,50 +145,11 @@ test(
  * 390 px screenshots of the request and of the inbox for docs/approvals.md.
  */
 test('a request with two lines: create, submit, approve from the inbox', { skip, timeout: 300_000 }, async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-requests-'))
-  const own = await freePort()
-  const site = `http://127.0.0.1:${own}`
-  const ownEnv = { DATA_DIR: dir, DEMO_SEED: 'false', PORT: String(own), LOG_LEVEL: 'warn' }
-  let serving: Running | undefined
+  const shop = await startConsoleServer({ domain: 'shop', name: 'Shop', setPassword: false })
   try {
-    const created = await runToEnd(
-      ['tenants', 'create', '--domain', 'shop', '--name', 'Shop', '--admin-email', 'admin@shop.test', '--json'],
-      ownEnv,
-    )
-    assert.equal(created.code, 0, created.output)
-    const { setup_url } = JSON.parse(created.output.trim().split('\n').at(-1)!) as { setup_url: string }
-    serving = run(['serve'], ownEnv)
-    await serving.waitFor(/listening on http:\/\/\S+/, 60_000)
-
     // The administrator's set-up through the API: an approver, a rule naming them, a vendor.
-    const client = await runToEnd(
-      ['clients', 'create', '--domain', 'shop', '--email', 'admin@shop.test', '--json'],
-      ownEnv,
-    )
-    assert.equal(client.code, 0, client.output)
-    const creds = JSON.parse(client.output.trim().split('\n').at(-1)!) as { client_id: string; client_secret: string }
-    const issued = await fetch(`${site}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...creds, audience: AUDIENCE, grant_type: 'client_credentials' }),
-    })
-    assert.equal(issued.status, 200, await issued.clone().text())
-    const { access_token } = (await issued.json()) as { access_token: string }
-    const api = async (method: string, url: string, body?: unknown) => {
-      const response = await fetch(`${site}${url}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${access_token}`,
-          'x-service-client': 'api',
-          'content-type': 'application/json',
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      })
-      assert.ok(response.status < 300, `${method} ${url} → ${response.status} ${await response.clone().text()}`)
-      return ((await response.json()) as { data: unknown }).data
-    }
-    const roles = (await api('GET', '/api/v3/roles/?page_size=100')) as { id: number; name: string }[]
-    const [approver] = (await api('POST', '/api/v3/users/', [
+    const roles = await shop.api<{ id: number; name: string }[]>('GET', '/api/v3/roles/?page_size=100')
+    const [approver] = await shop.api<{ id: number }[]>('POST', '/api/v3/users/', [
       {
         email: 'approver@shop.test',
         first_name: 'Abe',
@@ -244,14 +158,12 @@ test('a request with two lines: create, submit, approve from the inbox', { skip,
         all_locations: true,
         send_invitation_email: true,
       },
-    ])) as { id: number }[]
-    await api('POST', '/api/v3/approval-rules/', { step: 1, approvers: [approver!.id] })
-    await api('POST', '/api/v3/vendors/', { name: 'Chairs & Co', type: 3 })
+    ])
+    await shop.api('POST', '/api/v3/approval-rules/', { step: 1, approvers: [approver!.id] })
+    await shop.api('POST', '/api/v3/vendors/', { name: 'Chairs & Co', type: 3 })
 
     // The administrator makes the request with two lines and submits it.
-    const admin = await browser!.newContext()
-    const page = await admin.newPage()
-    await setPassword(page, setup_url)
+    const { context: admin, page } = await shop.setPassword(shop.setupUrl, 1280)
     await page.getByRole('link', { name: 'Requests', exact: true }).click()
     await accessible(admin, page.url())
     await page.getByRole('link', { name: 'New request' }).click()
@@ -272,21 +184,20 @@ test('a request with two lines: create, submit, approve from the inbox', { skip,
     await page.waitForURL(/done=submitted/)
     assert.match(await page.locator('main').innerText(), /Waiting for approval[\s\S]*Abe Approver/)
     await page.setViewportSize({ width: 390, height: 844 })
-    await page.screenshot({ path: path.join(shots, 'console-request.png'), fullPage: true })
+    await page.screenshot({ path: shotPath('console-request.png'), fullPage: true })
     const requestUrl = page.url().split('?')[0]!
 
     // The approver's invitation waits in the outbox (no mail server); they set a password and approve.
-    await page.goto(`${site}/console/outbox`)
+    await page.goto(`${shop.base}/console/outbox`)
     const mail = page.locator('article', { hasText: 'approver@shop.test' })
     const outbox = await mail.filter({ hasText: 'You are invited' }).innerText()
     const link = /https?:\/\/\S+\/console\/setup\/[A-Za-z0-9_-]+/.exec(outbox)![0]
     // The approval e-mail waits beside it, with a link to the approval (issue #33).
     assert.match(await mail.filter({ hasText: 'Approval needed' }).innerText(), /\/console\/approvals\/\d+/)
-    const approverPage = await (await browser!.newContext({ viewport: { width: 390, height: 844 } })).newPage()
-    await setPassword(approverPage, link)
+    const { page: approverPage } = await shop.setPassword(link)
     await approverPage.getByRole('link', { name: 'Approvals', exact: true }).click()
     await accessible(approverPage.context(), approverPage.url())
-    await approverPage.screenshot({ path: path.join(shots, 'console-approvals.png'), fullPage: true })
+    await approverPage.screenshot({ path: shotPath('console-approvals.png'), fullPage: true })
     await approverPage
       .getByRole('link', { name: /^#\d+$/ })
       .first()
@@ -304,9 +215,7 @@ test('a request with two lines: create, submit, approve from the inbox', { skip,
     await admin.close()
     await approverPage.context().close()
   } finally {
-    serving?.child.kill('SIGTERM')
-    await serving?.exited
-    fs.rmSync(dir, { recursive: true, force: true })
+    await shop.close()
   }
 })
 
@@ -314,38 +223,12 @@ test(
   'an administrator invites someone without SMTP, edits them, grants a role at a location, deactivates and reactivates',
   { skip, timeout: 300_000 },
   async () => {
-    // Single-tenant mode: the company of the journey above, or made here when this test runs alone.
-    await stopServer()
-    const created = await runToEnd(
-      [
-        'tenants',
-        'create',
-        '--domain',
-        'acme',
-        '--name',
-        'Acme Manufacturing',
-        '--admin-email',
-        'admin@acme.test',
-        '--json',
-      ],
-      env(),
-    )
-    await startServer()
-    const context = await browser!.newContext()
+    // The company of the journey above; its administrator sets a password here when this test runs alone.
+    const { base, browser } = server
+    const context = await browser.newContext()
     const page = await context.newPage()
-    if (created.code === 0) {
-      await setPassword(
-        page,
-        (JSON.parse(created.output.trim().split('\n').at(-1)!) as { setup_url: string }).setup_url,
-      )
-    } else {
-      assert.match(created.output, /already has a tenant \(acme\)|acme is taken/, created.output)
-      await page.goto(`${base}/console/sign-in`)
-      await page.getByLabel('Email').fill('admin@acme.test')
-      await page.getByLabel('Password').fill(PASSWORD)
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await page.waitForURL(/\/console\/account/)
-    }
+    if (adminHasPassword) await signIn(page, base, server.adminEmail)
+    else await choosePassword(page, server.setupUrl)
 
     // Invite: no mail server, so the page shows the link; a second browser opens it and sets a password.
     await page.getByRole('link', { name: 'Users' }).click()
@@ -357,9 +240,7 @@ test(
     assert.match(await page.locator('main').innerText(), /No e-mail was sent/)
     await accessible(context, page.url())
     const link = (await page.locator('#invite-link').textContent())!.trim()
-    const invitee = await browser!.newContext()
-    await setPassword(await invitee.newPage(), link)
-    await invitee.close()
+    await (await server.setPassword(link, 1280)).context.close()
 
     // The list says Active now; the row leads to Nia's page.
     await page.goto(`${base}/console/users`)
@@ -394,13 +275,8 @@ test(
     // On a phone: nothing scrolls sideways.
     await page.setViewportSize({ width: 390, height: 844 })
     await page.goto(userUrl)
-    const wide = await page.evaluate(
-      () =>
-        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement
-          .scrollWidth,
-    )
-    assert.ok(wide <= 390, `the page is ${wide} px wide at 390 px`)
-    await page.screenshot({ path: path.join(shots, 'console-user-390.png'), fullPage: true })
+    await fitsPhone(page)
+    await page.screenshot({ path: shotPath('console-user-390.png'), fullPage: true })
     await page.setViewportSize({ width: 1280, height: 900 })
 
     // Deactivate (after a question), then reactivate from the user's page.

@@ -3,34 +3,20 @@
  * obtains a token (the page sends the audience), and "Try it out" on GET /api/v3/vendors/ gets a 200.
  */
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import { after, test } from 'node:test'
-import type { Browser } from 'playwright-core'
-import { launchChromium, noChromium } from '../helpers/browser.ts'
-import { run, type Running } from '../helpers/process.ts'
+import { test } from 'node:test'
+import { noChromium } from '../helpers/browser.ts'
+import { useConsoleServer } from '../helpers/console-server.ts'
 
 const skip = noChromium
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procurement-docs-'))
-let server: Running | undefined
-let browser: Browser | undefined
-
-after(async () => {
-  await browser?.close()
-  server?.child.kill('SIGTERM')
-  await server?.exited
-  fs.rmSync(dataDir, { recursive: true, force: true })
-})
+// The demo company, and the credentials of its application as the first start printed them.
+const server = useConsoleServer({ demo: true, setPassword: false })
 
 test(
   'Authorize with client credentials, then Try it out on GET /api/v3/vendors/ → 200',
   { skip, timeout: 180_000 },
   async () => {
-    server = run(['serve'], { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' })
-    const base = (await server.waitFor(/listening on (http:\/\/\S+)/, 60_000))[1]!
-    const [, clientId, clientSecret] = await server.waitFor(/Client ID: (\S+)\nClient Secret: (\S+)/)
-    browser = await launchChromium()
+    const { base, browser } = server
+    const { client_id: clientId, client_secret: clientSecret } = server.demoClient!
     const page = await browser.newPage()
     const refused: string[] = []
     page.on('console', (message) => {
@@ -39,8 +25,8 @@ test(
     await page.goto(`${base}/docs/`)
     await page.locator('button.authorize').first().click()
     const oauth = page.locator('.auth-container').filter({ hasText: 'clientCredentials' })
-    await oauth.locator('input[type=text]').first().fill(clientId!)
-    await oauth.locator('input[type=password]').first().fill(clientSecret!)
+    await oauth.locator('input[type=text]').first().fill(clientId)
+    await oauth.locator('input[type=password]').first().fill(clientSecret)
     const tokenResponse = page.waitForResponse((r) => r.url().startsWith(`${base}/oauth/token`))
     await oauth.locator('button', { hasText: 'Authorize' }).click()
     const token = await tokenResponse

@@ -7,40 +7,13 @@
  * Screenshots for the docs: UPDATE_SCREENSHOTS=1 node --import tsx --test test/browser/setup-journeys.test.ts
  */
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import type { BrowserContext, Page } from 'playwright-core'
-import {
-  accessible,
-  fitsPhone as pageFitsPhone,
-  noChromium,
-  startConsoleServer,
-  type ConsoleServer,
-} from '../helpers/browser.ts'
+import { accessible, fitsPhone as pageFitsPhone, noChromium, shotPath } from '../helpers/browser.ts'
+import { useConsoleServer } from '../helpers/console-server.ts'
 
 const skip = noChromium
-const root = path.resolve(import.meta.dirname, '../..')
-const shots =
-  process.env.UPDATE_SCREENSHOTS === '1'
-    ? path.join(root, 'docs/images')
-    : fs.mkdtempSync(path.join(os.tmpdir(), 'shots-'))
-const ADMIN = 'admin@setup.test'
-
-let server: ConsoleServer | undefined
-let base = ''
-before(async () => {
-  if (skip) return
-  server = await startConsoleServer({ domain: 'setup', name: 'Setup', adminEmail: ADMIN })
-  base = server.base
-})
-after(async () => {
-  await server?.close()
-})
-
-/** A new 390 px wide context, signed in as the administrator. */
-const signedIn = (): Promise<{ context: BrowserContext; page: Page }> => server!.signedIn()
+const server = useConsoleServer({ domain: 'setup', name: 'Setup', adminEmail: 'admin@setup.test' })
 
 /** At 390 px wide the page does not scroll sideways. */
 async function fitsPhone(page: Page): Promise<void> {
@@ -87,8 +60,8 @@ test(
   'set up a company from the console: a currency, a department, a role, an approval rule',
   { skip, timeout: 300_000 },
   async () => {
-    const { context, page } = await signedIn()
-    await page.goto(`${base}/console/settings/setup`)
+    const { context, page } = await server.signedIn()
+    await page.goto(`${server.base}/console/settings/setup`)
     await checked(context, page)
     await page.getByRole('link', { name: 'Currencies' }).click()
     await page.getByLabel('Code').fill('eur')
@@ -104,13 +77,13 @@ test(
     assert.match(await page.content(), />EUR</)
     await checked(context, page)
 
-    await page.goto(`${base}/console/settings/setup/departments`)
+    await page.goto(`${server.base}/console/settings/setup/departments`)
     await page.getByLabel('Name').fill('Facilities')
     await page.getByRole('button', { name: 'Add department' }).click()
     await page.waitForURL(/done=saved/)
     await checked(context, page)
 
-    await page.goto(`${base}/console/settings/setup/roles`)
+    await page.goto(`${server.base}/console/settings/setup/roles`)
     await page.getByLabel('Name', { exact: true }).fill('Site approver')
     await page.getByLabel(/^Request —/).check()
     await page.getByLabel(/^Approval —/).check()
@@ -119,7 +92,7 @@ test(
     assert.match(await page.content(), /Approval, Request/)
     await checked(context, page)
 
-    await page.goto(`${base}/console/settings/setup/approval-rules`)
+    await page.goto(`${server.base}/console/settings/setup/approval-rules`)
     await page.getByLabel('Minimum total (optional)').fill('500')
     await page.getByLabel(/admin@setup\.test/).check()
     await page.getByRole('button', { name: 'Add rule' }).click()
@@ -134,7 +107,7 @@ test(
   'every set-up page and every list and detail page: axe, and nothing cut at 390 px',
   { skip, timeout: 300_000 },
   async () => {
-    const { context, page } = await signedIn()
+    const { context, page } = await server.signedIn()
     const pages = [
       '/console/account',
       '/console/requests',
@@ -149,13 +122,13 @@ test(
       ...SETUP.map((kind) => `/console/settings/setup/${kind}`),
     ]
     for (const url of pages) {
-      await page.goto(`${base}${url}`)
+      await page.goto(`${server.base}${url}`)
       await checked(context, page)
       // And one row's page of every list that has one.
       const links = page.locator('main table tbody a')
       const first = (await links.count()) === 0 ? null : await links.first().getAttribute('href')
       if (first !== null && first.startsWith('/console/')) {
-        await page.goto(`${base}${first}`)
+        await page.goto(`${server.base}${first}`)
         await checked(context, page)
       }
     }
@@ -167,8 +140,8 @@ test(
         ] as const,
     )) {
       await page.setViewportSize({ width, height: 900 })
-      await page.goto(`${base}/console/settings/setup/${kind}`)
-      await page.screenshot({ path: path.join(shots, `console-setup-${kind}-${width}.png`), fullPage: true })
+      await page.goto(`${server.base}/console/settings/setup/${kind}`)
+      await page.screenshot({ path: shotPath(`console-setup-${kind}-${width}.png`), fullPage: true })
     }
     await context.close()
   },

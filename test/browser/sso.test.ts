@@ -7,39 +7,22 @@
  * pages, and at 390 px nothing scrolls sideways.
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { after, test } from 'node:test'
 import type { BrowserContext, Page } from 'playwright-core'
-import {
-  accessible,
-  fitsPhone,
-  freePort,
-  noChromium,
-  startConsoleServer,
-  type ConsoleServer,
-} from '../helpers/browser.ts'
+import { accessible, checked, fitsPhone, freePort, noChromium } from '../helpers/browser.ts'
+import { useConsoleServer } from '../helpers/console-server.ts'
 import { startProvider, type TestProvider } from '../helpers/oidc.ts'
 
 const skip = noChromium
-let server: ConsoleServer | undefined
-let base = ''
 let idp: TestProvider | undefined
-
-before(async () => {
-  if (skip) return
+const server = useConsoleServer(async () => {
   // The provider must know the redirect URI, so the port is chosen before the server starts.
   const port = await freePort()
-  base = `http://127.0.0.1:${port}`
-  idp = await startProvider([`${base}/console/sso/callback`])
-  server = await startConsoleServer({
-    domain: 'acme',
-    name: 'Acme',
-    port,
-    env: { SSO_ALLOW_HTTP_ISSUER: 'true' },
-  })
+  idp = await startProvider([`http://127.0.0.1:${port}/console/sso/callback`])
+  return { domain: 'acme', name: 'Acme', port, env: { SSO_ALLOW_HTTP_ISSUER: 'true' } }
 })
 after(async () => {
   await idp?.close()
-  await server?.close()
 })
 
 /**
@@ -47,18 +30,18 @@ after(async () => {
  * sign-in page through the provider's log-in and consent pages, as `login`.
  */
 async function signInThroughProvider(login: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await server!.browser.newContext({ viewport: { width: 390, height: 844 } })
+  const context = await server.browser.newContext({ viewport: { width: 390, height: 844 } })
   // The provider's development pages import a web font; this closed network has no route to it.
   await context.route(/^https:\/\/fonts\./, (route) => route.abort())
   const page = await context.newPage()
-  await page.goto(`${base}/console/sign-in`)
+  await page.goto(`${server.base}/console/sign-in`)
   await page.getByRole('link', { name: 'Sign in with single sign-on' }).click()
   await page.waitForURL((url) => url.origin === idp!.issuer, { waitUntil: 'domcontentloaded' })
   await page.locator('input[name="login"]').fill(login)
   await page.locator('input[name="password"]').fill('anything')
   await page.getByRole('button', { name: 'Sign-in' }).click()
   await page.getByRole('button', { name: 'Continue' }).click()
-  await page.waitForURL((url) => url.origin === base)
+  await page.waitForURL((url) => url.origin === server.base)
   return { context, page }
 }
 
@@ -70,13 +53,12 @@ test(
     idp!.accounts.set('nina', { email: 'nina@acme.test', given_name: 'Nina', family_name: 'New', groups: ['buyers'] })
     idp!.accounts.set('olga', { email: 'olga@elsewhere.example', given_name: 'Olga' })
 
-    const { context, page } = await server!.signedIn()
+    const { context, page } = await server.signedIn()
 
     await page.getByRole('link', { name: 'Single sign-on' }).click()
     await page.waitForURL(/\/console\/settings\/sso/)
-    assert.equal(await page.getByTestId('redirect-uri').textContent(), `${base}/console/sso/callback`)
-    await accessible(context, page.url())
-    await fitsPhone(page)
+    assert.equal(await page.getByTestId('redirect-uri').textContent(), `${server.base}/console/sso/callback`)
+    await checked(context, page)
     await page.getByLabel('Issuer URL').fill(idp!.issuer)
     await page.getByLabel('Client ID').fill(idp!.clientId)
     await page.getByLabel('Client secret').fill(idp!.clientSecret)
@@ -91,7 +73,7 @@ test(
     assert.equal(await page.getByLabel('Client secret').inputValue(), '', 'the secret is never shown back')
     await fitsPhone(page)
     await page.getByRole('button', { name: 'Sign out' }).click()
-    await accessible(context, `${base}/console/sign-in`)
+    await accessible(context, `${server.base}/console/sign-in`)
     await context.close()
 
     // The administrator, linked by e-mail at the first sign-in.
@@ -107,16 +89,14 @@ test(
     assert.match(account, /nina@acme\.test/)
     assert.match(account, /Requester/)
     assert.match(account, /Buyer/)
-    await accessible(nina.context, nina.page.url())
-    await fitsPhone(nina.page)
+    await checked(nina.context, nina.page)
     await nina.context.close()
 
     // Another e-mail domain: a page that says why, and no session.
     const olga = await signInThroughProvider('olga')
     assert.match(await olga.page.content(), /elsewhere\.example cannot join this company/)
-    await accessible(olga.context, olga.page.url())
-    await fitsPhone(olga.page)
-    await olga.page.goto(`${base}/console/account`)
+    await checked(olga.context, olga.page)
+    await olga.page.goto(`${server.base}/console/account`)
     await olga.page.waitForURL(/\/console\/sign-in/)
     await olga.context.close()
   },

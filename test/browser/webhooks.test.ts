@@ -9,36 +9,23 @@
  */
 import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { after, before, test } from 'node:test'
-import { accessible, fitsPhone, noChromium, startConsoleServer, type ConsoleServer } from '../helpers/browser.ts'
+import { accessible, checked, fitsPhone, noChromium, shotPath } from '../helpers/browser.ts'
+import { useConsoleServer } from '../helpers/console-server.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 
 const skip = noChromium
-const root = path.resolve(import.meta.dirname, '../..')
-const shots =
-  process.env.UPDATE_SCREENSHOTS === '1'
-    ? path.join(root, 'docs/images')
-    : fs.mkdtempSync(path.join(os.tmpdir(), 'shots-'))
-let server: ConsoleServer | undefined
-let base = ''
 let receiver: Receiver | undefined
-
 before(async () => {
-  if (skip) return
-  receiver = await startReceiver()
-  server = await startConsoleServer({
-    domain: 'acme',
-    name: 'Acme',
-    env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
-  })
-  base = server.base
+  if (!skip) receiver = await startReceiver()
 })
 after(async () => {
   await receiver?.close()
-  await server?.close()
+})
+const server = useConsoleServer({
+  domain: 'acme',
+  name: 'Acme',
+  env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
 })
 
 /** The Standard Webhooks signature of a delivery with `secret` (whsec_ + base64 key). */
@@ -51,11 +38,10 @@ test(
   'add an endpoint, copy its secret, see a signed delivery arrive and listed, retry it, rotate',
   { skip, timeout: 300_000 },
   async () => {
-    const { context, page } = await server!.signedIn()
+    const { context, page } = await server.signedIn()
 
-    await page.goto(`${base}/console/settings/webhooks`)
-    await accessible(context, page.url())
-    await fitsPhone(page)
+    await page.goto(`${server.base}/console/settings/webhooks`)
+    await checked(context, page)
     await page.getByLabel('URL').fill(`${receiver!.url}/hooks`)
     await page.getByLabel('Event types').fill('vendor.*')
     await page.getByLabel('Description').fill('ERP sync')
@@ -66,7 +52,7 @@ test(
     const endpointUrl = page.url()
     await accessible(context, endpointUrl)
 
-    await page.goto(`${base}/console/vendors/new`)
+    await page.goto(`${server.base}/console/vendors/new`)
     await page.getByLabel('Name', { exact: true }).fill('Hooked Supplies')
     await page.getByRole('button', { name: /Create|Save/ }).click()
     await page.waitForURL(/\/console\/vendors\/\d+/)
@@ -86,7 +72,7 @@ test(
     }
     assert.match(await page.content(), /Delivered/)
     await fitsPhone(page)
-    await page.screenshot({ path: path.join(shots, 'console-webhook-390.png'), fullPage: true })
+    await page.screenshot({ path: shotPath('console-webhook-390.png'), fullPage: true })
     await page
       .getByRole('button', { name: /^Retry delivery/ })
       .first()

@@ -1,6 +1,7 @@
 /**
  * Debian's Chromium for the browser tests, launched headless the way this closed network needs it; axe-core and
- * the 390 px check; and the console server every journey starts from (`startConsoleServer`).
+ * the 390 px check; where screenshots go; and the console's set-password and sign-in pages as a person fills
+ * them in. The server a journey starts from is in console-server.ts.
  */
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
@@ -8,7 +9,6 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { run, runToEnd, type Running } from './process.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
@@ -74,126 +74,38 @@ export async function fitsPhone(page: Page): Promise<void> {
   assert.ok(wide <= 0, `${page.url()} scrolls ${wide} px sideways at 390 px`)
 }
 
-export const CONSOLE_PASSWORD = 'a long and private passphrase'
-
-/** The real `procurement serve` on an embedded database, with Chromium and a tenant whose administrator can sign in. */
-export interface ConsoleServer {
-  /** `http://127.0.0.1:<port>` */
-  base: string
-  dataDir: string
-  browser: Browser
-  adminEmail: string
-  /** The `procurement` command on this server's DATA_DIR (and environment), run to its end. */
-  command(args: string[]): Promise<{ code: number | null; output: string }>
-  /** A new browser context (390 px wide unless told), signed in through the sign-in page (the admin by default). */
-  signedIn(options?: {
-    width?: number
-    email?: string
-    password?: string
-  }): Promise<{ context: BrowserContext; page: Page }>
-  /** Sets a password through a one-time link (an invitation, a set-up link) in a new context, signed in. */
-  setPassword(link: string, width?: number): Promise<{ context: BrowserContext; page: Page }>
-  /** An API caller as the administrator (an application made by `clients create`): JSON in, `data` out. */
-  api<T = { id: number }>(method: string, url: string, body?: unknown): Promise<T>
-  close(): Promise<void>
+/** axe-core and the 390 px check on the page `page` is on. */
+export async function checked(context: BrowserContext, page: Page): Promise<void> {
+  await accessible(context, page.url())
+  await fitsPhone(page)
 }
 
-/**
- * What every browser journey starts from: a tenant made by `procurement tenants create` (no demo data), the
- * server started on a free port (or `port`, when something must know the address first — an identity
- * provider's redirect URI), Chromium launched, and the administrator's password set through the link
- * `tenants create` printed. `close()` (in `after`) stops both and removes the data directory.
- */
-export async function startConsoleServer(options: {
-  domain: string
-  /** The company's name (default: the domain). */
-  name?: string
-  adminEmail?: string
-  port?: number
-  env?: Record<string, string>
-}): Promise<ConsoleServer> {
-  const port = options.port ?? (await freePort())
-  const base = `http://127.0.0.1:${port}`
-  const adminEmail = options.adminEmail ?? `admin@${options.domain}.test`
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `procurement-browser-${options.domain}-`))
-  const env = { DATA_DIR: dataDir, DEMO_SEED: 'false', PORT: String(port), LOG_LEVEL: 'warn', ...options.env }
-  const command = (args: string[]) => runToEnd(args, env)
-  const lastJson = <T>(output: string) => JSON.parse(output.trim().split('\n').at(-1)!) as T
-  const created = await command([
-    ...['tenants', 'create', '--domain', options.domain, '--name', options.name ?? options.domain],
-    ...['--admin-email', adminEmail, '--json'],
-  ])
-  assert.equal(created.code, 0, created.output)
-  const { setup_url } = lastJson<{ setup_url: string }>(created.output)
-  const server: Running = run(['serve'], env)
-  let browser: Browser | undefined
-  const close = async () => {
-    await browser?.close()
-    server.child.kill('SIGTERM')
-    await server.exited
-    fs.rmSync(dataDir, { recursive: true, force: true })
-  }
-  try {
-    await server.waitFor(/listening on http:\/\/\S+/, 60_000)
-    browser = await launchChromium()
-  } catch (error) {
-    await close()
-    throw error
-  }
-  const opened = browser
-  const setPassword = async (link: string, width = 390) => {
-    const context = await opened.newContext({ viewport: { width, height: 844 } })
-    const page = await context.newPage()
-    await page.goto(link)
-    await page.getByLabel('New password').fill(CONSOLE_PASSWORD)
-    await page.getByLabel('Repeat the password').fill(CONSOLE_PASSWORD)
-    await page.getByRole('button', { name: 'Set password' }).click()
-    await page.waitForURL(/\/console\/account/)
-    return { context, page }
-  }
-  await (await setPassword(setup_url)).context.close()
-  let token: string | undefined
-  const api = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
-    if (token === undefined) {
-      const client = await command(['clients', 'create', '--domain', options.domain, '--email', adminEmail, '--json'])
-      assert.equal(client.code, 0, client.output)
-      const issued = await fetch(`${base}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          ...lastJson(client.output),
-          audience: 'procurement-api',
-          grant_type: 'client_credentials',
-        }),
-      })
-      token = ((await issued.json()) as { access_token: string }).access_token
-    }
-    const response = await fetch(`${base}${url}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'x-service-client': 'api', 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    })
-    assert.ok(response.status < 300, `${method} ${url} → ${response.status} ${await response.clone().text()}`)
-    return ((await response.json()) as { data: T }).data
-  }
-  return {
-    base,
-    dataDir,
-    browser: opened,
-    adminEmail,
-    command,
-    setPassword,
-    api,
-    close,
-    async signedIn({ width = 390, email = adminEmail, password = CONSOLE_PASSWORD } = {}) {
-      const context = await opened.newContext({ viewport: { width, height: 844 } })
-      const page = await context.newPage()
-      await page.goto(`${base}/console/sign-in`)
-      await page.getByLabel('Email').fill(email)
-      await page.getByLabel('Password').fill(password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await page.waitForURL(/\/console\/account/)
-      return { context, page }
-    },
-  }
+let shots: string | undefined
+/** The file for screenshot `name`: in docs/images with UPDATE_SCREENSHOTS=1 (the docs' pictures), else a temp dir. */
+export function shotPath(name: string): string {
+  shots ??=
+    process.env.UPDATE_SCREENSHOTS === '1'
+      ? path.join(root, 'docs/images')
+      : fs.mkdtempSync(path.join(os.tmpdir(), 'shots-'))
+  return path.join(shots, name)
+}
+
+export const CONSOLE_PASSWORD = 'a long and private passphrase'
+
+/** Sets a password on the page of a one-time link (an invitation, a set-up link); the account page follows. */
+export async function choosePassword(page: Page, link: string, password = CONSOLE_PASSWORD): Promise<void> {
+  await page.goto(link)
+  await page.getByLabel('New password').fill(password)
+  await page.getByLabel('Repeat the password').fill(password)
+  await page.getByRole('button', { name: 'Set password' }).click()
+  await page.waitForURL(/\/console\/account/)
+}
+
+/** Signs in on the sign-in page of the console at `base`: the account page follows. */
+export async function signIn(page: Page, base: string, email: string, password = CONSOLE_PASSWORD): Promise<void> {
+  await page.goto(`${base}/console/sign-in`)
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.waitForURL(/\/console\/account/)
 }

@@ -3,8 +3,8 @@ import { Type } from 'typebox'
 import { hashPassword, passwordProblem } from '../../core/passwords.ts'
 import { hostAllows } from '../../http/host.ts'
 import { openLink, useLink } from '../../invitations/service.ts'
-import { endSession, resumeSession, signIn, startSession } from '../../sessions/service.ts'
-import { passwordRefusal, signInOptions } from '../../sso/signin.service.ts'
+import { endSession, signIn, startSession } from '../../sessions/service.ts'
+import { passwordRule, signInOptions } from '../../sso/signin.service.ts'
 import {
   clearSessionCookie,
   hostOf,
@@ -49,23 +49,16 @@ export function authPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const next = safeNext(request.body.next)
     const host = hostOf(deps.config, request)
     const sso = (await signInOptions(deps.db, host)) !== undefined
+    // The company's single sign-on policy may turn passwords off (for all, or for all but superusers): then
+    // the password is never checked, and every failure gets the policy's one answer.
     const result = await signIn(deps.db, deps.attempts, deps.limits, {
       host,
       email,
       password,
       address: request.ip,
       userAgent: String(request.headers['user-agent'] ?? ''),
+      policy: (account) => passwordRule(deps.db, host, account),
     })
-    // The company's single sign-on policy may refuse passwords (to all, or to all but superusers).
-    const live = result.ok ? await resumeSession(deps.db, result.token, deps.limits, host, request.id) : undefined
-    const refusal =
-      live === undefined
-        ? undefined
-        : await passwordRefusal(deps.db, live.actor.tenantId, live.actor.permissions.has('superuser'))
-    if (result.ok && refusal !== undefined) {
-      await endSession(deps.db, result.token)
-      return sendPage(reply, signInView(next, email, notice('alert', refusal), true), 403)
-    }
     if (result.ok) {
       setSessionCookie(request, reply, result.token, deps.limits.maxHours)
       return reply.redirect(next, 303)
@@ -83,6 +76,8 @@ export function authPages(app: ConsoleApp, deps: ConsoleDeps): void {
         429,
       )
     }
+    if (result.failure !== undefined)
+      return sendPage(reply, signInView(next, email, notice('alert', result.failure), true), 403)
     return sendPage(reply, signInView(next, email, notice('alert', 'The e-mail or password is not right.'), sso), 401)
   })
 

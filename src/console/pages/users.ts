@@ -6,6 +6,7 @@
 import { Type } from 'typebox'
 import { requireAny, type Actor } from '../../access/actor.ts'
 import { Problem } from '../../core/problem.ts'
+import { emailKey } from '../../db/email.ts'
 import { listLocations } from '../../locations/service.ts'
 import { listRoles } from '../../lookups/service.ts'
 import { tenantOutbox } from '../../mail/service.ts'
@@ -57,7 +58,7 @@ export function userPages(app: ConsoleApp, deps: ConsoleDeps): void {
   /** The set-password link of the newest unsent e-mail to `email` in the actor's tenant (no mail server). */
   const linkFor = async (actor: Actor, email: string) => {
     const messages = await tenantOutbox(db, actor, false)
-    const message = messages.find((m) => m.to_address.toLowerCase() === email.toLowerCase())
+    const message = messages.find((m) => emailKey(m.to_address) === emailKey(email))
     return message === undefined ? undefined : SETUP_LINK.exec(message.body_text)?.[0]
   }
 
