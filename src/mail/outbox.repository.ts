@@ -1,4 +1,5 @@
 /** SQL for the e-mail outbox. */
+import { emailKeyOf } from '../db/email.ts'
 import { sql, type Kysely } from 'kysely'
 import type { DB, MailAttachment } from '../db/schema.ts'
 
@@ -51,7 +52,8 @@ const toSuperuser = sql<boolean>`exists (select 1 from users su
     select up.role_id from user_profiles up where up.user_id = su.id
     union select g.role_id from role_grants g where g.user_id = su.id)
   join permissions sp on sp.id = srp.permission_id and sp.key = 'superuser'
-  where su.tenant_id = m.tenant_id and lower(su.email) = lower(m.to_address))`
+  where su.tenant_id = m.tenant_id and lower(su.email) = lower(m.to_address)
+    and ${emailKeyOf('su.email')} = ${emailKeyOf('m.to_address')})`
 
 /**
  * Queued e-mail (with `all`, sent and failed too), oldest first; of one tenant, or of every one; with

@@ -1,4 +1,5 @@
 /** What the request and approval pages share: whole look-up lists, vendor names, and who decides an approval. */
+import { emailKey } from '../../db/email.ts'
 import type { Actor } from '../../access/actor.ts'
 import { actorLocationAccess } from '../../access/location-permissions.ts'
 import type { Approval, Person } from '../../approvals/schema.ts'
@@ -52,7 +53,7 @@ export const activeVendors = async (deps: ConsoleDeps, actor: Actor) =>
     )
   ).map((v) => ({ id: v.id, name: v.name }))
 
-const sameEmail = (a: string, b: string | null) => b !== null && a.toLowerCase() === b.toLowerCase()
+const sameEmail = (a: string, b: string | null) => b !== null && emailKey(a) === emailKey(b)
 
 /**
  * Whether the actor decides this pending approval now, and for whom: themselves as a candidate (null), or

@@ -3,6 +3,7 @@
  * request with its approval chain, create and edit a draft with the lines editor, submit and cancel — all
  * through the request service, with the API's own validation of each body.
  */
+import { emailKey } from '../../db/email.ts'
 import { Type } from 'typebox'
 import { actorLocationAccess, holdsAnyAt, locationsWithAny } from '../../access/location-permissions.ts'
 import { Problem, validationFailed, type FieldErrors } from '../../core/problem.ts'
@@ -121,7 +122,7 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
   const allowed = (session: ConsoleSession, r: PurchaseRequest) => {
     const mine =
       session.actor.permissions.has('superuser') ||
-      r.requester.email.toLowerCase() === (session.actor.email ?? '').toLowerCase()
+      emailKey(r.requester.email) === emailKey(session.actor.email ?? '')
     return {
       edit: mine && r.status === 'draft',
       submit: mine && r.status === 'draft',
