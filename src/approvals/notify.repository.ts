@@ -1,5 +1,6 @@
 /** SQL for approval e-mail: who is told, and the message queued in the outbox. */
 import { sql, type Kysely } from 'kysely'
+import { byTenant } from '../db/joins.ts'
 import { delegationActive } from '../access/approvers.ts'
 import type { DB } from '../db/schema.ts'
 
@@ -7,26 +8,12 @@ export interface Told {
   email: string
 }
 
-/** A pending approval's candidates, submitter and document, as a message names them. */
+/** A pending approval's candidates, its submitter's e-mail and its document (the handler names the document). */
 export const approvalFacts = (db: Kysely<DB>, tenantId: number, approvalId: number) =>
   db
     .selectFrom('request_approvals as a')
-    .innerJoin('locations as l', (join) =>
-      join.onRef('l.tenant_id', '=', 'a.tenant_id').onRef('l.id', '=', 'a.location_id'),
-    )
-    .innerJoin('users as u', (join) =>
-      join.onRef('u.tenant_id', '=', 'a.tenant_id').onRef('u.id', '=', 'a.submitter_id'),
-    )
-    .select([
-      'a.id',
-      'a.status',
-      'a.candidates',
-      'a.submitter_id',
-      'a.document_type',
-      'a.document_id',
-      'l.name as location',
-      'u.email as submitter_email',
-    ])
+    .innerJoin('users as u', byTenant('u', 'a.submitter_id'))
+    .select(['a.id', 'a.status', 'a.candidates', 'a.submitter_id', 'a.document_type', 'a.document_id', 'u.email'])
     .where('a.tenant_id', '=', tenantId)
     .where('a.id', '=', approvalId)
     .executeTakeFirst()

@@ -28,7 +28,7 @@ export async function notifyPending(db: Kysely<DB>, tenantId: number, approvalId
     tenantId,
     to.map((t) => t.email),
     `Approval needed: ${facts.label}`,
-    `${a.submitter_email} asks for your approval of ${facts.title}.\n\n` +
+    `${a.email} asks for your approval of ${facts.title}.\n\n` +
       `Approve or reject it: ${base}/console/approvals/${a.id}${footer(base)}`,
   )
 }

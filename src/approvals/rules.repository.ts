@@ -55,18 +55,6 @@ export const matchingRules = (
     .orderBy('ar.id')
     .execute()
 
-/** The users (ids) of these profiles of the tenant, by profile id. */
-export async function usersOfProfiles(db: Kysely<DB>, tenantId: number, profileIds: number[]) {
-  if (profileIds.length === 0) return new Map<number, number>()
-  const rows = await db
-    .selectFrom('user_profiles')
-    .select(['id', 'user_id'])
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', profileIds)
-    .execute()
-  return new Map(rows.map((r) => [r.id, r.user_id]))
-}
-
 export const locationExists = async (db: Kysely<DB>, tenantId: number, id: number) =>
   (await db
     .selectFrom('locations')

@@ -4,6 +4,7 @@
  * grouped by step; each step's candidates are its approvers who hold `nav_approval` at the location, minus
  * the requester. A step with no candidate → 409 (the caller leaves the request a draft).
  */
+import { usersOfProfiles } from '../users/service.ts'
 import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
 import { holdersAt } from '../access/location-permissions.ts'
@@ -52,7 +53,7 @@ async function valuesOf(db: Kysely<DB>, actor: Actor, input: ApprovalRuleInput):
   if (location !== null && !(await repo.locationExists(db, actor.tenantId, location)))
     errors.location = [`no location ${location}`]
   const approvers = [...new Set(input.approvers)]
-  const users = await repo.usersOfProfiles(db, actor.tenantId, approvers)
+  const users = await usersOfProfiles(db, actor.tenantId, approvers)
   approvers.forEach((id) => {
     if (!users.has(id)) (errors.approvers ??= []).push(`no user ${id}`)
   })

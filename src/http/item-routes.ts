@@ -102,7 +102,7 @@ export function createRoute<
 
 /** `method url` on one item (a read, a replace, an action): 200 and the envelope. */
 export function itemRoute<
-  I extends TObject,
+  I extends TSchema,
   P extends TObject | undefined = undefined,
   B extends TSchema | undefined = undefined,
   H extends TObject | undefined = undefined,

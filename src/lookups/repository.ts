@@ -37,27 +37,28 @@ export const pageOfLegalEntities = listSql(LegalEntityListQuery, {
   filters: { active: 'e.active', updated_since: since('e') },
 })
 
+/** Departments with their location and whether that is the headquarters (the tenant's first location). */
+export const selectDepartments = (db: Kysely<DB>, tenantId: number) =>
+  db
+    .selectFrom('departments as d')
+    // The composite key keeps the join inside the tenant even if a row ever pointed elsewhere.
+    .innerJoin('locations as l', (join) =>
+      join.onRef('l.id', '=', 'd.location_id').onRef('l.tenant_id', '=', 'd.tenant_id'),
+    )
+    .select([
+      'd.id',
+      'd.name',
+      'd.external_id',
+      'd.active',
+      'd.punchout_email',
+      'l.id as branch_id',
+      'l.name as branch_name',
+    ])
+    // The subquery is uncorrelated, so it runs once.
+    .select(sql<boolean>`l.id = (select min(h.id) from locations h where h.tenant_id = ${tenantId})`.as('headquarter'))
+
 export const pageOfDepartments = listSql(DepartmentListQuery, {
-  select: (db: Kysely<DB>, tenantId: number) =>
-    db
-      .selectFrom('departments as d')
-      // The composite key keeps the join inside the tenant even if a row ever pointed elsewhere.
-      .innerJoin('locations as l', (join) =>
-        join.onRef('l.id', '=', 'd.location_id').onRef('l.tenant_id', '=', 'd.tenant_id'),
-      )
-      .select([
-        'd.id',
-        'd.name',
-        'd.external_id',
-        'd.active',
-        'd.punchout_email',
-        'l.id as branch_id',
-        'l.name as branch_name',
-      ])
-      // The headquarter is the tenant's first location; the subquery is uncorrelated, so it runs once.
-      .select(
-        sql<boolean>`l.id = (select min(h.id) from locations h where h.tenant_id = ${tenantId})`.as('headquarter'),
-      ),
+  select: selectDepartments,
   tenant: 'd.tenant_id',
   id: 'd.id',
   order: { name: 'd.name' },

@@ -1,4 +1,5 @@
 /** SQL for writing look-ups: departments, currencies and the four vendor look-up tables. */
+import { selectDepartments } from './repository.ts'
 import { sql, type Kysely } from 'kysely'
 import type { DB } from '../db/schema.ts'
 import type { VendorLookupTable } from './repository.ts'
@@ -162,21 +163,4 @@ export const updateVendorLookup = (
 
 /** A department as the list shows it: with its location and whether that is the headquarters. */
 export const departmentView = (db: Kysely<DB>, tenantId: number, id: number) =>
-  db
-    .selectFrom('departments as d')
-    .innerJoin('locations as l', (join) =>
-      join.onRef('l.id', '=', 'd.location_id').onRef('l.tenant_id', '=', 'd.tenant_id'),
-    )
-    .select([
-      'd.id',
-      'd.name',
-      'd.external_id',
-      'd.active',
-      'd.punchout_email',
-      'l.id as branch_id',
-      'l.name as branch_name',
-    ])
-    .select(sql<boolean>`l.id = (select min(h.id) from locations h where h.tenant_id = ${tenantId})`.as('headquarter'))
-    .where('d.tenant_id', '=', tenantId)
-    .where('d.id', '=', id)
-    .executeTakeFirstOrThrow()
+  selectDepartments(db, tenantId).where('d.tenant_id', '=', tenantId).where('d.id', '=', id).executeTakeFirstOrThrow()

@@ -39,6 +39,6 @@ export async function revoke(
   await db
     .insertInto('token_revocations')
     .values(revocation)
-    .onConflict((oc) => oc.column('jti').doNothing())
+    .onConflict((oc) => oc.doNothing())
     .execute()
 }

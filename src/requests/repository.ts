@@ -225,15 +225,9 @@ export async function lockRequest(db: Kysely<DB>, tenantId: number, id: number) 
 export const mailFacts = (db: Kysely<DB>, tenantId: number, requestId: number) =>
   db
     .selectFrom('purchase_requests as r')
-    .innerJoin('currencies as c', (join) =>
-      join.onRef('c.tenant_id', '=', 'r.tenant_id').onRef('c.id', '=', 'r.currency_id'),
-    )
-    .innerJoin('locations as l', (join) =>
-      join.onRef('l.tenant_id', '=', 'r.tenant_id').onRef('l.id', '=', 'r.location_id'),
-    )
-    .innerJoin('users as u', (join) =>
-      join.onRef('u.tenant_id', '=', 'r.tenant_id').onRef('u.id', '=', 'r.requester_id'),
-    )
+    .innerJoin('currencies as c', byTenant('c', 'r.currency_id'))
+    .innerJoin('locations as l', byTenant('l', 'r.location_id'))
+    .innerJoin('users as u', byTenant('u', 'r.requester_id'))
     .select([
       'r.id',
       'r.description',

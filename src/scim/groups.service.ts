@@ -3,6 +3,7 @@
  * sign-on's `group_roles` maps its name to roles, which its members get and lose as they join and leave
  * (sso/grants.service.ts), with a `user.updated` event whenever someone's roles change.
  */
+import { usersOfProfiles } from '../users/service.ts'
 import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
@@ -97,7 +98,7 @@ async function desiredOf(tx: Kysely<DB>, actor: Actor, body: Json): Promise<Desi
     if (id === undefined) throw invalidValue(`members: ${JSON.stringify(value ?? null)} is not a user id.`)
     return id
   })
-  const users = await repo.usersOfProfiles(tx, actor.tenantId, [...new Set(ids)])
+  const users = await usersOfProfiles(tx, actor.tenantId, [...new Set(ids)])
   const unknown = ids.filter((id) => !users.has(id))
   if (unknown.length > 0) throw invalidValue(`members: there is no user ${unknown.join(', ')}.`)
   return { name, externalId: external, members: [...new Set(ids.map((id) => users.get(id)!))] }

@@ -86,18 +86,6 @@ export async function setExternalId(db: Kysely<DB>, tenantId: number, userId: nu
     .execute()
 }
 
-/** Profile ids → user ids, for those that are the tenant's. */
-export async function usersOfProfiles(db: Kysely<DB>, tenantId: number, profileIds: number[]) {
-  if (profileIds.length === 0) return new Map<number, number>()
-  const rows = await db
-    .selectFrom('user_profiles')
-    .select(['id', 'user_id'])
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', profileIds)
-    .execute()
-  return new Map(rows.map((r) => [r.id, r.user_id]))
-}
-
 // Groups
 
 const GROUP_COLUMNS = ['g.id', 'g.display_name', 'g.external_id', 'g.created_at', 'g.updated_at'] as const

@@ -174,3 +174,15 @@ export const legalEntitiesOf = async (db: Kysely<DB>, tenantId: number, userId: 
       .orderBy('legal_entity_id')
       .execute()
   ).map((r) => r.legal_entity_id)
+
+/** The users (ids) of these profiles of the tenant, by profile id; profiles of another tenant are left out. */
+export async function usersOfProfiles(db: Kysely<DB>, tenantId: number, profileIds: number[]) {
+  if (profileIds.length === 0) return new Map<number, number>()
+  const rows = await db
+    .selectFrom('user_profiles')
+    .select(['id', 'user_id'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', profileIds)
+    .execute()
+  return new Map(rows.map((r) => [r.id, r.user_id]))
+}

@@ -335,3 +335,7 @@ export async function addFirstAdministrator(tx: Kysely<DB>, tenantId: number, us
 }
 
 export { emailProblems, nameProblem } from './rules.ts'
+
+/** Profile ids → user ids, for the profiles that are the tenant's (approval rules name approvers, SCIM group members by profile). */
+export const usersOfProfiles = (db: Kysely<DB>, tenantId: number, profileIds: number[]) =>
+  repo.usersOfProfiles(db, tenantId, profileIds)
