@@ -3,7 +3,6 @@ import { sql, type Kysely } from 'kysely'
 import { insertWithCredentials } from '../../src/applications/service.ts'
 import type { Config } from '../../src/config.ts'
 import type { DB } from '../../src/db/schema.ts'
-import { registerAllDocuments } from '../../src/documents.ts'
 import type { ServerKeys } from '../../src/keys.ts'
 import { VENDOR_LOOKUP_TABLES, type VendorLookupTable } from '../../src/lookups/repository.ts'
 import { signAccessToken } from '../../src/oauth/tokens.ts'
@@ -31,9 +30,6 @@ export async function seedTenant(
   vendors: number,
 ): Promise<Tenant> {
   const started = performance.now()
-  // The sample's requests are decided through the approval engine, whose documents buildApp registers: this may
-  // run before any app is built (as seedDemo may).
-  registerAllDocuments()
   const id = await db.transaction().execute((tx) => createSampleTenant(tx, domain, domain))
   const sample = Number(
     (

@@ -94,7 +94,6 @@ const VENDOR_NAMES = [
 
 /** Creates the demo tenant unless it exists. Returns whether it created it. */
 export async function seedDemo(db: Kysely<DB>): Promise<boolean> {
-  registerAllDocuments() // the seed decides approvals, and may run before the app is built
   return db.transaction().execute(async (tx) => {
     const existing = await tx.selectFrom('tenants').select('id').where('domain', '=', DEMO_DOMAIN).executeTakeFirst()
     if (existing !== undefined) return false
@@ -246,6 +245,7 @@ export async function createSampleTenant(
   name: string,
   { documents = true }: SampleOptions = {},
 ): Promise<number> {
+  registerAllDocuments() // the sample's documents go through approvals, and the app may not be built yet
   const { tenantId, adminUserId } = await createTenant(tx, {
     domain,
     name,
