@@ -47,7 +47,8 @@ const text = fc.oneof(
 )
 const outcome = (label: string, status: number, body: string, type: unknown) => {
   assert.ok(status < 500, `${label} → ${status}: ${body.slice(0, 300)}`)
-  if (status >= 400) assert.match(String(type), /application\/(problem|scim)\+json/, `${label} → ${status} ${String(type)}`)
+  if (status >= 400)
+    assert.match(String(type), /application\/(problem|scim)\+json/, `${label} → ${status} ${String(type)}`)
 }
 
 test('orders, receipts, returns, voids, bills and settings with edge values: never a 5xx', async () => {

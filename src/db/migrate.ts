@@ -28,6 +28,7 @@ import * as m0018 from './migrations/0018_delegated_bills.ts'
 import * as m0021 from './migrations/0021_lookup_updated_at.ts'
 import * as m0022 from './migrations/0022_order_notes.ts'
 import * as m0030 from './migrations/0030_bill_number_key.ts'
+import * as m0031 from './migrations/0031_tenant_keys.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '0021_lookup_updated_at': m0021,
   '0022_order_notes': m0022,
   '0030_bill_number_key': m0030,
+  '0031_tenant_keys': m0031,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

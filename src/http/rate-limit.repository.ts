@@ -14,7 +14,9 @@ export async function addToWindow(
     .insertInto('rate_limit_windows')
     .values({ tenant_id: tenantId, application_id: applicationId, window_start: start, n: pending })
     .onConflict((oc) =>
-      oc.columns(['application_id', 'window_start']).doUpdateSet({ n: sql`rate_limit_windows.n + ${pending}` }),
+      oc
+        .columns(['tenant_id', 'application_id', 'window_start'])
+        .doUpdateSet({ n: sql`rate_limit_windows.n + ${pending}` }),
     )
     .returning('n')
     .executeTakeFirstOrThrow()

@@ -121,8 +121,7 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
   /** The actions the signed-in user may take on the request now. */
   const allowed = (session: ConsoleSession, r: PurchaseRequest) => {
     const mine =
-      session.actor.permissions.has('superuser') ||
-      emailKey(r.requester.email) === emailKey(session.actor.email ?? '')
+      session.actor.permissions.has('superuser') || emailKey(r.requester.email) === emailKey(session.actor.email ?? '')
     return {
       edit: mine && r.status === 'draft',
       submit: mine && r.status === 'draft',
