@@ -12,6 +12,8 @@ const RESOURCES =
   '(applications|approvals|audit|bills|events|health|invitations|locations|lookups|mail|oauth|procurement-settings|purchase-orders|receipts|requests|roles|scim|sessions|sso|tenants|users|vendors|webhooks)'
 /** What one resource may import of another: its services and its schema. */
 const PUBLIC_FACE = `^src/${RESOURCES}/[a-z.-]*(service|schema|cache)\\.ts$`
+/** What src/documents.ts lists: each document's approval handler and its attachable (the document's face to the engines). */
+const DOCUMENT_FACE = `^src/${RESOURCES}/attachable\\.ts$`
 const ENTRY_POINTS = '^src/(app|api|server|cluster|control|control-client|documents)\\.ts$|^src/(seed|cli|console)/'
 
 /** A rule that keeps `layer` (a path pattern) from importing anything but `allowed` (path patterns) in src/. */
@@ -68,7 +70,10 @@ module.exports = {
         "app.ts, api.ts, server.ts and cluster.ts use a resource's routes and plugins (`*.plugin.ts`), services and schema.",
       severity: 'error',
       from: { path: '^src/[^/]+\\.ts$' },
-      to: { path: `^src/${RESOURCES}/`, pathNot: [PUBLIC_FACE, `^src/${RESOURCES}/[a-z.-]*(routes|plugin)\\.ts$`] },
+      to: {
+        path: `^src/${RESOURCES}/`,
+        pathNot: [PUBLIC_FACE, DOCUMENT_FACE, `^src/${RESOURCES}/[a-z.-]*(routes|plugin)\\.ts$`],
+      },
     },
     {
       name: 'resources-below-entry-points',

@@ -6,6 +6,7 @@
  * 40 % of them pending with an approval whose candidates include the benchmark's user (an approver).
  * The users list has no form without counts, so the floor also runs its page statement with the count
  * sub-query replaced by 0: "floor, no counts".
+ * `BENCH_BASE=<built checkouts, bench/ copied in>` also measures their inbox, server and floor, in the same rounds.
  * Run: npm run bench -- approvals   (BENCH_CONNECTIONS=10  BENCH_SECONDS=10  BENCH_RUNS=3)
  */
 import { isDeepStrictEqual } from 'node:util'
@@ -19,7 +20,9 @@ import type { ServerKeys } from '../src/keys.ts'
 import { signAccessToken } from '../src/oauth/tokens.ts'
 import { findProfileOfUser, pageOfProfiles, profilePendingOrders } from '../src/users/repository.ts'
 import type { FloorSpec, Statement } from './floor/spec.ts'
+import { startBases } from './lib/base.ts'
 import { captureRequest, indexOf, statementsOf, writeSpec } from './lib/capture.ts'
+import { serveAndWait, serveTo } from './lib/serve.ts'
 import { main } from './lib/cleanup.ts'
 import { describeMachine, measure, type Measured } from './lib/load.ts'
 import { startFloor, startServer, type Running } from './lib/process.ts'
@@ -241,6 +244,10 @@ await main(async () => {
         console.log(`${t.domain}: me.pending_approvals_count.order = ${fmt(counts.pending_approvals_count.order)}`)
       }
     }
+  // Serve mode (another build's run with BENCH_BASE naming this checkout): it measures; this waits.
+  const served = { headers: apiHeaders(tenants[0]!) }
+  if (serveTo() !== undefined) await serveAndWait([server, floor], served)
+  const bases = await startBases<typeof served>('bench/approvals.ts')
   console.log(`server and floor give the same JSON; ${describeMachine(connections)}`)
 
   const targets: [Running, string][] = [
@@ -252,12 +259,21 @@ await main(async () => {
     [floor, USERS],
     [floor, USERS_NO_COUNTS],
   ]
+  // The other builds' inbox, server and floor, in the same rounds (their own tenants: headers by target name).
+  const baseHeaders = new Map<string, Record<string, string>>()
+  for (const b of bases)
+    for (const target of b.targets) {
+      targets.push([target, INBOX])
+      baseHeaders.set(target.name, b.info.headers)
+    }
   const one = (target: Running, path: string, t: Tenant, seconds: number) =>
-    measure(target, { path, headers: apiHeaders(t), connections, seconds }).then((m) => {
-      if (m.errors > 0 || m.answered !== m.ok)
-        throw new Error(`${target.name} ${path}: ${m.answered - m.ok} non-2xx, ${m.errors} errors`)
-      return m
-    })
+    measure(target, { path, headers: baseHeaders.get(target.name) ?? apiHeaders(t), connections, seconds }).then(
+      (m) => {
+        if (m.errors > 0 || m.answered !== m.ok)
+          throw new Error(`${target.name} ${path}: ${m.answered - m.ok} non-2xx, ${m.errors} errors`)
+        return m
+      },
+    )
   // Under load: the small tenant only (at 1,000,000 requests an answer takes seconds, longer than a run).
   const [s, b] = tenants as [Tenant, Tenant | undefined]
   for (const [target, path] of targets) await one(target, path, s, WARMUP_SECONDS)
@@ -270,7 +286,7 @@ await main(async () => {
   // One at a time: the time of a single answer, for both tenants (after one unmeasured request each).
   const sequential = new Map<string, number>()
   for (const t of tenants)
-    for (const [target, path] of targets) {
+    for (const [target, path] of targets.filter(([target]) => !baseHeaders.has(target.name))) {
       const times: number[] = []
       for (let i = 0; i <= SEQUENTIAL; i++) {
         const answer = await request(target.base, { path, headers: apiHeaders(t) })
@@ -287,7 +303,7 @@ await main(async () => {
   const ms = (target: string, path: string, t: Tenant) => sequential.get(`${target} ${path} ${t.domain}`)!
   for (const [target, path] of targets) console.log(row(`${target.name} ${path} ${fmt(small)}`, m(target.name, path)))
   for (const t of tenants)
-    for (const [target, path] of targets)
+    for (const [target, path] of targets.filter(([target]) => !baseHeaders.has(target.name)))
       console.log(
         `one at a time, ${target.name} ${path} at ${fmt(sizeOf(t))}: median ${fmt(ms(target.name, path, t), 1)} ms of ${SEQUENTIAL}`,
       )
@@ -295,6 +311,24 @@ await main(async () => {
     console.log(
       `INFO  ${path} at ${fmt(small)} requests, under load: server ÷ floor ${fmt((m('server', path).rps / m('floor', path).rps) * 100, 1)} %`,
     )
+  // Per build, the inbox's server ÷ floor of each run, and their median.
+  const inboxRatios = (serverName: string, floorName: string) =>
+    results.get(`${serverName} ${INBOX}`)!.map((r, i) => r.rps / results.get(`${floorName} ${INBOX}`)![i]!.rps)
+  const ours = median(inboxRatios('server', 'floor'))
+  for (const b of bases) {
+    const theirs = median(inboxRatios(b.targets[0]!.name, b.targets[1]!.name))
+    console.log(
+      `INFO  ${INBOX}: median of the runs' server ÷ floor, this build ${fmt(ours * 100, 1)} % (${inboxRatios(
+        'server',
+        'floor',
+      )
+        .map((r) => fmt(r * 100, 1))
+        .join(', ')}), ${b.label} ${fmt(theirs * 100, 1)} % (${inboxRatios(b.targets[0]!.name, b.targets[1]!.name)
+        .map((r) => fmt(r * 100, 1))
+        .join(', ')})`,
+    )
+    verdict(`inbox: this build's ratio vs ${b.label} (no slower)`, ours >= theirs * 0.98)
+  }
   if (b !== undefined)
     for (const path of [INBOX, ME]) {
       const slower = ms('server', path, b) / ms('server', path, s)

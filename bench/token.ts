@@ -3,13 +3,16 @@
  * beside the raw floor in the same run (node:http + the service's SQL, captured, + the same HMAC check and
  * JWT signer). Then the timing side channel: "unknown client" and "wrong secret" requests, one at a time,
  * alternating, against the server; the difference of their medians must stay under 1 ms.
+ * `BENCH_BASE=<built checkouts, bench/ copied in>` measures their servers and floors in the same rounds (bench/lib/base.ts).
  * Run: npm run bench -- token   (BENCH_CONNECTIONS=50  BENCH_SECONDS=10  BENCH_RUNS=3  BENCH_TIMING_SAMPLES=2000)
  */
 import { findByClientId } from '../src/applications/repository.ts'
+import { startBases } from './lib/base.ts'
 import { captureRequest, indexOf, statementsOf, writeSpec } from './lib/capture.ts'
+import { serveAndWait, serveTo } from './lib/serve.ts'
 import { main } from './lib/cleanup.ts'
 import { describeMachine, measure, type Measured } from './lib/load.ts'
-import { startFloor, startServer, type Running } from './lib/process.ts'
+import { startFloor, startServer } from './lib/process.ts'
 import { fmt, median, medians, row, verdict } from './lib/report.ts'
 import { request } from './lib/request.ts'
 import { apiHeaders, seedTenant } from './lib/seed.ts'
@@ -76,24 +79,52 @@ await main(async () => {
     })
     if (use.status !== 200) throw new Error(`the server refuses the ${target.name}'s token: ${use.status} ${use.body}`)
   }
+  // Serve mode (another build's run with BENCH_BASE naming this checkout): it measures; this waits.
+  const served = { headers, body: valid }
+  if (serveTo() !== undefined) await serveAndWait([server, floor], served)
+  const bases = await startBases<typeof served>('bench/token.ts')
   console.log(`server and floor issue tokens the server accepts; ${describeMachine(connections)}`)
 
-  const one = (target: Running, seconds: number) =>
-    measure(target, { path: PATH, method: 'POST', headers, body: valid, connections, seconds }).then((m) => {
-      if (m.errors > 0 || m.answered !== m.ok)
-        throw new Error(`${target.name}: ${m.answered - m.ok} non-2xx, ${m.errors} errors`)
-      return m
-    })
-  for (const target of [server, floor]) await one(target, WARMUP_SECONDS)
-  const runs: Record<string, Measured[]> = { server: [], floor: [] }
-  for (let run = 0; run < RUNS; run++)
-    for (const target of [server, floor]) runs[target.name]!.push(await one(target, SECONDS))
+  // Every build's server and floor (each with its own client), in the same rounds.
+  const builds = [{ label: 'this build', targets: [server, floor], info: served }, ...bases]
+  const targets = builds.flatMap((b) => b.targets.map((target) => ({ target, ...b.info })))
+  const one = (t: (typeof targets)[number], seconds: number) =>
+    measure(t.target, { path: PATH, method: 'POST', headers: t.headers, body: t.body, connections, seconds }).then(
+      (m) => {
+        if (m.errors > 0 || m.answered !== m.ok)
+          throw new Error(`${t.target.name}: ${m.answered - m.ok} non-2xx, ${m.errors} errors`)
+        return m
+      },
+    )
+  for (const t of targets) await one(t, WARMUP_SECONDS)
+  const runs: Record<string, Measured[]> = {}
+  const ratios = new Map<string, number[]>()
+  for (let run = 0; run < RUNS; run++) {
+    for (const t of targets) (runs[t.target.name] ??= []).push(await one(t, SECONDS))
+    for (const b of builds)
+      ratios.set(b.label, [
+        ...(ratios.get(b.label) ?? []),
+        runs[b.targets[0]!.name]!.at(-1)!.rps / runs[b.targets[1]!.name]!.at(-1)!.rps,
+      ])
+  }
   const s = medians(runs.server!)
-  const f = medians(runs.floor!)
-  console.log(row('server, POST /oauth/token', s))
-  console.log(row('floor,  POST /oauth/token', f))
-  console.log(`INFO  server/floor ${fmt((s.rps / f.rps) * 100, 1)} %`)
+  for (const t of targets) console.log(row(`${t.target.name}, POST /oauth/token`, medians(runs[t.target.name]!)))
+  for (const b of builds)
+    console.log(
+      `INFO  ${b.label}: server/floor ${fmt((medians(runs[b.targets[0]!.name]!).rps / medians(runs[b.targets[1]!.name]!).rps) * 100, 1)} % of medians; median of the runs' ratios ${fmt(median(ratios.get(b.label)!) * 100, 1)} % (${ratios
+        .get(b.label)!
+        .map((r) => fmt(r * 100, 1))
+        .join(', ')})`,
+    )
   verdict(`server ${fmt(s.rps)} tokens/s (target ≥ 3,000)`, s.rps >= 3000)
+  for (const b of bases) {
+    const ours = median(ratios.get('this build')!)
+    const theirs = median(ratios.get(b.label)!)
+    verdict(
+      `this build's ratio ${fmt(ours * 100, 1)} % vs ${b.label} ${fmt(theirs * 100, 1)} % (no slower)`,
+      ours >= theirs * 0.98,
+    )
+  }
 
   // Side channel: one request at a time, alternating, so both kinds see the same conditions.
   const timeOne = async (payload: string) => {

@@ -21,6 +21,16 @@ import { purchaseOrderRoutes } from './purchase-orders/routes.ts'
 import { procurementSettingsRoutes } from './procurement-settings/routes.ts'
 import { receiptRoutes } from './receipts/routes.ts'
 import { billRoutes } from './bills/routes.ts'
+import { attachmentRoutes } from './attachments/routes.ts'
+import { commentRoutes } from './comments/routes.ts'
+import { reportRoutes } from './reports/routes.ts'
+import { accountRoutes } from './accounts/routes.ts'
+import { budgetRoutes } from './budgets/routes.ts'
+import { expenseReportRoutes } from './expense-reports/routes.ts'
+import { travelRequestRoutes } from './travel-requests/routes.ts'
+import { bankAccountRoutes } from './bank-accounts/routes.ts'
+import { paymentRequestRoutes } from './payment-requests/routes.ts'
+import { paymentRunRoutes } from './payment-runs/routes.ts'
 import { requestRoutes } from './requests/routes.ts'
 import { roleRoutes } from './roles/routes.ts'
 import { userRoutes } from './users/routes.ts'
@@ -58,6 +68,16 @@ export const apiRoutes =
     await app.register(procurementSettingsRoutes)
     await app.register(receiptRoutes)
     await app.register(billRoutes)
+    await app.register(attachmentRoutes(config))
+    await app.register(commentRoutes)
+    await app.register(reportRoutes)
+    await app.register(accountRoutes)
+    await app.register(budgetRoutes)
+    await app.register(expenseReportRoutes)
+    await app.register(travelRequestRoutes)
+    await app.register(bankAccountRoutes)
+    await app.register(paymentRequestRoutes)
+    await app.register(paymentRunRoutes)
     await app.register(applicationRoutes(deps.keys.pepper))
     await app.register(eventRoutes)
     await app.register(webhookRoutes(config))

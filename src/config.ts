@@ -77,6 +77,20 @@ export const EnvSchema = Type.Object({
     pattern: `^\\s*${DURATION_PART}(\\s*,\\s*${DURATION_PART})*\\s*$`,
     default: '5s,5m,30m,2h,5h,10h,10h',
   }),
+  /** The largest attachment accepted, in bytes (docs/attachments.md). */
+  ATTACHMENT_MAX_BYTES: Type.Integer({ minimum: 1, maximum: 1073741824, default: 26214400 }),
+  /** Where attachments' bytes live: `database` (default) or `s3` (any S3-compatible store, S3_* below). */
+  ATTACHMENT_STORE: Type.Union([Type.Literal('database'), Type.Literal('s3')], { default: 'database' }),
+  S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  S3_BUCKET: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9._-]{3,63}$' })),
+  S3_REGION: Type.String({ minLength: 1, maxLength: 50, default: 'us-east-1' }),
+  S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
+  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  S3_FORCE_PATH_STYLE: Type.Boolean({ default: false }),
+  /** ClamAV's clamd, over TCP (CLAMAV_HOST, CLAMAV_PORT) or a Unix socket (CLAMAV_SOCKET): every upload is scanned. */
+  CLAMAV_HOST: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  CLAMAV_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 3310 }),
+  CLAMAV_SOCKET: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
 })
 
 export type Env = Static<typeof EnvSchema>
@@ -174,6 +188,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     )
   }
   const trustProxy = parseTrustProxy(parsed.TRUST_PROXY)
+  if (parsed.ATTACHMENT_STORE === 's3') {
+    const needed = ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const
+    const missing = needed.filter((n) => parsed[n] === undefined)
+    if (missing.length > 0)
+      throw new ConfigError(
+        `Invalid configuration:\n  ATTACHMENT_STORE=s3 needs ${missing.join(', ')} (and S3_ENDPOINT for a store other than AWS)`,
+      )
+  }
+  if (parsed.CLAMAV_HOST !== undefined && parsed.CLAMAV_SOCKET !== undefined)
+    throw new ConfigError('Invalid configuration:\n  set CLAMAV_HOST or CLAMAV_SOCKET, not both')
   return Object.freeze({
     ...parsed,
     dataDir: path.resolve(parsed.DATA_DIR),

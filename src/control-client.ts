@@ -12,6 +12,7 @@ export type ControlRequest =
   | { op: 'audit'; since?: string; domain?: string }
   | { op: 'outbox'; all: boolean }
   | { op: 'clients create'; email: string; description: string; domain?: string }
+  | { op: 'users reset-password'; domain: string; email: string }
 
 export const controlPath = (dir: string): string => path.join(dir, 'control.sock')
 

@@ -1,8 +1,8 @@
 /**
  * The embedded server's control socket, DATA_DIR/control.sock (mode 0600, in a 0700 folder): while `serve`
  * holds the embedded database, the `procurement` command asks it instead of opening the database itself —
- * `audit`, `outbox` and `clients create`, so an administrator without SMTP can read invitation links without
- * stopping the service. One JSON line asks, one JSON line answers ({ok, result} or {ok: false, error}).
+ * `audit`, `outbox`, `clients create` and `users reset-password`, so an administrator without SMTP can read
+ * invitation and set-password links without stopping the service. One JSON line asks, one JSON line answers ({ok, result} or {ok: false, error}).
  * The server runs exactly what the command would (the same repository reads, the same audited service call).
  */
 import fs from 'node:fs'
@@ -15,6 +15,7 @@ import type { DB } from './db/schema.ts'
 import type { ServerKeys } from './keys.ts'
 import { controlPath, type ControlRequest } from './control-client.ts'
 import { listOutbox } from './mail/service.ts'
+import { resetPasswordLink } from './tenants/service.ts'
 
 const MAX_REQUEST = 64 * 1024
 
@@ -34,6 +35,8 @@ function answer(db: Kysely<DB>, keys: ServerKeys, request: ControlRequest): Prom
           description: String(request.description),
         }),
       )
+    case 'users reset-password':
+      return resetPasswordLink(db, String(request.domain), String(request.email))
     default:
       return Promise.reject(new Error('unknown request'))
   }

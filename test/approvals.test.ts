@@ -29,11 +29,8 @@ beforeEach(async () => {
   noApproval = await s.user('noappr', s.roles.Requester, s.A)
   outsider = await s.user('outsider', s.roles.Approver, s.B)
   // Step 1 at A for every total; step 2 at A from 100.
-  await rule(s.admin, {
-    location: s.A,
-    step: 1,
-    approvers: [first.profileId, noApproval.profileId, requester.profileId, outsider.profileId],
-  })
+  // Rules are checked when saved: noApproval (no nav_approval at A) and outsider (at B only) cannot be named.
+  await rule(s.admin, { location: s.A, step: 1, approvers: [first.profileId, requester.profileId] })
   await rule(s.admin, { location: s.A, step: 2, min_total: '100', approvers: [second.profileId] })
 })
 
@@ -88,7 +85,7 @@ describe('approval rules', () => {
 })
 
 describe('routing and decisions', () => {
-  test('one step: candidates exclude the requester and approvers without nav_approval at the location', async () => {
+  test('one step: candidates exclude the requester', async () => {
     const r = await draft(requester.api, s.A, [line('1', '50')])
     const submitted = await submit(requester.api, r.id)
     assert.equal(submitted.statusCode, 200, submitted.body)
@@ -170,7 +167,15 @@ describe('routing and decisions', () => {
   })
 
   test('a step with no candidate is a 409 and the request stays a draft; no matching rule approves at once', async () => {
-    const atB = await rule(s.admin, { location: s.B, step: 1, approvers: [first.profileId] })
+    // Saved while its approver held nav_approval at B; the grant withdrawn since.
+    const late = await s.user('late', s.roles.Requester, null, [{ location: s.B, role: s.roles.Approver }])
+    const atB = await rule(s.admin, { location: s.B, step: 1, approvers: [late.profileId] })
+    const withdrawn = await s.admin({
+      method: 'PUT',
+      url: `/api/v3/users/${late.profileId}/location-roles/`,
+      payload: [],
+    })
+    assert.equal(withdrawn.statusCode, 200, withdrawn.body)
     const r = await draft(s.admin, s.B)
     const refused = await submit(s.admin, r.id)
     assert.equal(refused.statusCode, 409, refused.body)

@@ -434,6 +434,7 @@ describe('lists and settings', () => {
       po_approval_tolerance_percent: '10',
       price_tolerance_percent: '5',
       match_mode: 'three_way',
+      receipt_required_over: '25.00',
     })
     assert.equal((await s.buyer.api({ method: 'GET', url })).statusCode, 403)
     assert.equal((await s.admin({ method: 'PUT', url, payload: { match_mode: 'four_way' } })).statusCode, 400)

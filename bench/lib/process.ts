@@ -11,7 +11,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { onCleanup, track } from './cleanup.ts'
 import { envNumber, ROOT } from './settings.ts'
 
-const BIN = path.join(ROOT, 'bin/procurement.cjs')
+// bin/procurement.cjs, or bin/procurement.js in a checkout from before it was CommonJS (see `commandOf`).
+const BIN = fs.existsSync(path.join(ROOT, 'bin/procurement.cjs'))
+  ? path.join(ROOT, 'bin/procurement.cjs')
+  : path.join(ROOT, 'bin/procurement.js')
 const FLOOR = path.join(ROOT, 'bench/floor/server.ts')
 
 export interface Running {

@@ -14,6 +14,10 @@ import { Transport, type ApiResponse, type ClientOptions } from './http.ts'
 import { Approvals, ApprovalRules, Requests, Roles, UserAccess } from './workflow.ts'
 import { ProcurementSettingsApi, PurchaseOrders, Receipts } from './orders.ts'
 import { Bills } from './bills.ts'
+import { ExpenseReports, TravelRequests } from './expenses.ts'
+import { Accounts, Budgets } from './budgets.ts'
+import { BankAccounts, PaymentRequests, PaymentRuns } from './payments.ts'
+import { Reports } from './reports.ts'
 
 export { OAuthError, ProblemError, type Problem } from './errors.ts'
 export {
@@ -29,6 +33,10 @@ export type { ApiResponse, ClientOptions } from './http.ts'
 export * from './workflow.ts'
 export * from './orders.ts'
 export * from './bills.ts'
+export * from './expenses.ts'
+export * from './budgets.ts'
+export * from './payments.ts'
+export * from './reports.ts'
 export type { components, operations, paths } from './generated/openapi.ts'
 
 type Schemas = components['schemas']
@@ -277,6 +285,22 @@ export class ProcurementClient {
   readonly procurementSettings: ProcurementSettingsApi
   /** Bills: enter, submit (matching), pay, cancel. */
   readonly bills: Bills
+  /** Expense reports: an employee's own spending, with receipts; submit, cancel, reimburse. */
+  readonly expenseReports: ExpenseReports
+  /** Travel requests: trips approved before they are booked. */
+  readonly travelRequests: TravelRequests
+  /** Accounts: general-ledger codes for lines. */
+  readonly accounts: Accounts
+  /** Budgets: figures, ledger entries, and the check while drafting. */
+  readonly budgets: Budgets
+  /** Bank accounts: the company's, and vendors' (verified by a second person). */
+  readonly bankAccounts: BankAccounts
+  /** Payment requests: paying a vendor without an order. */
+  readonly paymentRequests: PaymentRequests
+  /** Payment runs: bills and payment requests paid through one ISO 20022 file. */
+  readonly paymentRuns: PaymentRuns
+  /** Reports: spend, orders, budgets, commitments, payables aging, cycle times (nav_report). */
+  readonly reports: Reports
   /** Per-location grants, re-activation and delegation of users (by user id). */
   readonly userAccess: UserAccess
   readonly paymentTerms: ReadOnly<Schemas['VendorLookup'], QueryOf<'listPaymentTerms'>>
@@ -305,6 +329,14 @@ export class ProcurementClient {
     this.receipts = new Receipts(http, '/api/v3/receipts/')
     this.procurementSettings = new ProcurementSettingsApi(http, '/api/v3/procurement-settings/')
     this.bills = new Bills(http)
+    this.expenseReports = new ExpenseReports(http)
+    this.travelRequests = new TravelRequests(http)
+    this.accounts = new Accounts(http)
+    this.budgets = new Budgets(http)
+    this.bankAccounts = new BankAccounts(http)
+    this.paymentRequests = new PaymentRequests(http)
+    this.paymentRuns = new PaymentRuns(http)
+    this.reports = new Reports(http)
     this.userAccess = new UserAccess(http, '/api/v3/users/')
     this.paymentTerms = new ReadOnly(http, '/api/v3/payment-terms/')
     this.shippingTerms = new ReadOnly(http, '/api/v3/shipping-terms/')

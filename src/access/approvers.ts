@@ -20,16 +20,19 @@ export const delegationActive = (alias: string): RawBuilder<boolean> =>
  */
 export const decidesFor = (user: RawBuilder<number>, a = 'a'): RawBuilder<boolean> => {
   const candidates = sql.ref(`${a}.candidates`)
+  const tenant = sql.ref(`${a}.tenant_id`)
   return sql<boolean>`(${sql.ref(`${a}.submitter_id`)} <> ${user} and (
     (${candidates} @> array[${user}]::int[] and not exists (
-      select 1 from delegations dd where dd.user_id = ${user} and ${delegationActive('dd')}))
+      select 1 from delegations dd where dd.tenant_id = ${tenant} and dd.user_id = ${user} and ${delegationActive('dd')}))
     or ${candidates} && array(
-      select dd.user_id from delegations dd where dd.delegatee_id = ${user} and ${delegationActive('dd')})))`
+      select dd.user_id from delegations dd where dd.tenant_id = ${tenant} and dd.delegatee_id = ${user}
+        and ${delegationActive('dd')})))`
 }
 
 /** Whether the user `user` (users.id expression) is away now: their own delegation is in force. */
-const away = (user: RawBuilder<number>) =>
-  sql<boolean>`exists (select 1 from delegations dw where dw.user_id = ${user} and ${delegationActive('dw')})`
+const away = (user: RawBuilder<number>, tenant: RawBuilder<number>) =>
+  sql<boolean>`exists (select 1 from delegations dw where dw.tenant_id = ${tenant} and dw.user_id = ${user}
+    and ${delegationActive('dw')})`
 
 /**
  * The count of pending approvals of `kind` (DECISIONS: `pending_approvals_count`, one kind per document:
@@ -48,11 +51,12 @@ export const pendingCount = (
   user: RawBuilder<number>,
   tenant: RawBuilder<number>,
   kind: ApprovalKind,
-  isAway: RawBuilder<boolean> = away(user),
+  isAway: RawBuilder<boolean> = away(user, tenant),
 ): RawBuilder<number> =>
   sql<number>`((case when ${isAway} then 0 else coalesce((select sum(pc.n) from pending_counts pc
       where pc.tenant_id = ${tenant} and pc.user_id = ${user} and pc.kind = ${kind}), 0) end)
-    + (case when exists (select 1 from delegations de where de.delegatee_id = ${user} and ${delegationActive('de')})
+    + (case when exists (select 1 from delegations de where de.tenant_id = ${tenant} and de.delegatee_id = ${user}
+        and ${delegationActive('de')})
       then pending_delegated_kind(${tenant}, ${user}, ${kind}) else 0 end))::int`
 
 /**

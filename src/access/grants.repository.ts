@@ -15,7 +15,9 @@ export async function rolesAsGrants(db: Kysely<DB>, tenantId: number, roleIds: n
   if (ids.length === 0) return result
   const rows = await db
     .selectFrom('roles as r')
-    .leftJoin('role_permissions as rp', 'rp.role_id', 'r.id')
+    .leftJoin('role_permissions as rp', (join) =>
+      join.onRef('rp.tenant_id', '=', 'r.tenant_id').onRef('rp.role_id', '=', 'r.id'),
+    )
     .leftJoin('permissions as p', 'p.id', 'rp.permission_id')
     .select(['r.id', 'r.name', 'p.key'])
     .where('r.tenant_id', '=', tenantId)
@@ -36,6 +38,7 @@ export async function everythingHeldBy(db: Kysely<DB>, tenantId: number, userId:
     .innerJoin('role_permissions as rp', 'rp.permission_id', 'p.id')
     .select('p.key')
     .distinct()
+    .where('rp.tenant_id', '=', tenantId)
     .where((eb) =>
       eb.or([
         eb(

@@ -9,6 +9,6 @@ import type { PermissionKey } from '../db/schema.ts'
 export const permissionsOfUser = sql<PermissionKey[]>`array(
   select distinct p.key from permissions p
   join role_permissions rp on rp.permission_id = p.id
-  where rp.role_id in (
-    select role_id from user_profiles where user_id = u.id
-    union select role_id from role_grants where user_id = u.id and location_id is null))`
+  where rp.tenant_id = u.tenant_id and rp.role_id in (
+    select role_id from user_profiles where tenant_id = u.tenant_id and user_id = u.id
+    union select role_id from role_grants where tenant_id = u.tenant_id and user_id = u.id and location_id is null))`

@@ -1,6 +1,7 @@
 /** SQL for applications (client credentials). The caller passes the database or a transaction. */
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { compiledOnce } from '../db/compiled.ts'
+import { byTenant } from '../db/joins.ts'
 import { listSql } from '../db/list.ts'
 import type { DB } from '../db/schema.ts'
 import { ApplicationListQuery } from './schema.ts'
@@ -20,7 +21,7 @@ const byClientId = compiledOnce((db: Kysely<DB>, clientId: string) =>
   db
     .selectFrom('applications as a')
     .innerJoin('tenants as t', 't.id', 'a.tenant_id')
-    .innerJoin('users as u', 'u.id', 'a.user_id')
+    .innerJoin('users as u', byTenant('u', 'a.user_id'))
     .select([
       'a.id',
       'a.tenant_id',
@@ -53,7 +54,7 @@ export const tenantOfApplication = (db: Kysely<DB>, clientId: string) =>
 const selectApplications = (db: Kysely<DB>) =>
   db
     .selectFrom('applications as a')
-    .innerJoin('users as u', 'u.id', 'a.user_id')
+    .innerJoin('users as u', byTenant('u', 'a.user_id'))
     .select(['a.id', 'a.client_id', 'a.description', 'a.created_at', 'a.revoked_at', 'a.last_used_at', 'u.email'])
 
 export type ApplicationRow = Awaited<ReturnType<ReturnType<typeof selectApplications>['executeTakeFirstOrThrow']>>
@@ -123,5 +124,30 @@ export const revokeApplication = (db: Kysely<DB>, tenantId: number, clientId: st
     .returning(['id', 'client_id'])
     .executeTakeFirst()
 
-export const touchLastUsed = (db: Kysely<DB>, id: number) =>
-  db.updateTable('applications').set({ last_used_at: new Date() }).where('id', '=', id).execute()
+/**
+ * Stamps the application's `last_used_at` (minute precision) — unless another transaction holds its row (a
+ * revocation, a deactivation of its owner): then the stamp is skipped rather than waited for (`SKIP LOCKED`),
+ * so a token request never waits on an unrelated lock. The statement changes no key column, so no foreign key
+ * check locks the owner's `users` row either.
+ */
+export const touchLastUsed = (db: Kysely<DB>, tenantId: number, id: number) =>
+  db
+    .updateTable('applications')
+    .set({ last_used_at: new Date() })
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('applications as stale')
+        .select('stale.id')
+        .where('stale.tenant_id', '=', tenantId)
+        .where('stale.id', '=', id)
+        .where((w) =>
+          w.or([
+            w('stale.last_used_at', 'is', null),
+            w('stale.last_used_at', '<', sql<Date>`now() - interval '1 minute'`),
+          ]),
+        )
+        .forNoKeyUpdate()
+        .skipLocked(),
+    )
+    .execute()

@@ -29,8 +29,8 @@ function selectApprovals(db: Kysely<DB>) {
     'a.submitter_id',
     'a.plan',
     sql<Person[]>`coalesce((select json_agg(json_build_object('id', pp.id, 'first_name', pp.first_name,
-        'last_name', pp.last_name, 'email', pu.email) order by pp.id) from user_profiles pp join users pu on pu.id = pp.user_id
-        where pp.user_id = any(a.candidates)), '[]')`.as('candidates'),
+        'last_name', pp.last_name, 'email', pu.email) order by pp.id) from user_profiles pp join users pu on pu.tenant_id = pp.tenant_id and pu.id = pp.user_id
+        where pp.tenant_id = a.tenant_id and pp.user_id = any(a.candidates)), '[]')`.as('candidates'),
     person(sql.ref('a.acted_by')).as('acted_by'),
     person(sql.ref('a.on_behalf_of')).as('on_behalf_of'),
   ])
@@ -144,7 +144,8 @@ export const approvalsOfDocuments = (db: Kysely<DB>, tenantId: number, type: Doc
  */
 const mayDecide = (user: RawBuilder<number>) =>
   sql<boolean>`(a.submitter_id <> ${user} and (a.candidates @> array[${user}]::int[] or a.candidates && array(
-    select dd.user_id from delegations dd where dd.delegatee_id = ${user} and ${delegationActive('dd')})))`
+    select dd.user_id from delegations dd where dd.tenant_id = a.tenant_id and dd.delegatee_id = ${user}
+      and ${delegationActive('dd')})))`
 
 /**
  * Decides the approval if it is still pending and `user` may decide it now (`mayDecide`). One conditional
@@ -168,7 +169,8 @@ export async function decide(
   }>`
     update request_approvals a set status = ${outcome}, acted_by = ${user}, comment = ${comment}, acted_at = now(),
       on_behalf_of = case when a.candidates @> array[${user}::int] then null else (
-        select dd.user_id from delegations dd where dd.delegatee_id = ${user} and dd.user_id = any(a.candidates)
+        select dd.user_id from delegations dd where dd.tenant_id = a.tenant_id and dd.delegatee_id = ${user}
+          and dd.user_id = any(a.candidates)
           and ${delegationActive('dd')} order by dd.user_id limit 1) end
     where a.tenant_id = ${tenantId} and a.id = ${id} and a.status = 'pending'
       and ${mayDecide(sql<number>`${user}::int`)}
@@ -176,8 +178,38 @@ export async function decide(
   return result.rows[0]
 }
 
+/** An approval given at once, in the name of whoever's earlier approval of the document covers it. */
+export interface Covered {
+  actedBy: number
+  onBehalfOf: number | null
+  comment: string
+}
+
 /**
- * Opens the step `planned` of the chain `plan` for the document: one pending approval, counted in `kind`.
+ * The approved steps among `steps` (steps of the document's current chain, each already opened) up to the
+ * approval `upTo` (included), ascending: for each step, the latest approval of it created no later than `upTo`
+ * — a chain's steps are created in order, so an earlier chain's (a bill rejected and resubmitted, an order
+ * revised) never wins.
+ */
+export async function approvedSteps(
+  db: Kysely<DB>,
+  tenantId: number,
+  doc: { type: DocumentType; id: number },
+  steps: readonly number[],
+  upTo: number,
+) {
+  if (steps.length === 0) return []
+  const result = await sql<{ step: number; status: string; acted_by: number | null; on_behalf_of: number | null }>`
+    select distinct on (a.step) a.step, a.status, a.acted_by, a.on_behalf_of from request_approvals a
+    where a.tenant_id = ${tenantId} and a.document_type = ${doc.type} and a.document_id = ${doc.id}
+      and a.step = any(${[...steps]}::int[]) and a.id <= ${upTo}
+    order by a.step, a.id desc`.execute(db)
+  return result.rows.filter((r) => r.status === 'approved' && r.acted_by !== null)
+}
+
+/**
+ * Opens the step `planned` of the chain `plan` for the document: one pending approval, counted in `kind`; or,
+ * with `decided`, one approved at once.
  * `request_id` is kept for requests (the pending-count triggers of migration 0009 read it). Returns its id.
  */
 export async function insertApproval(
@@ -187,10 +219,20 @@ export async function insertApproval(
   kind: ApprovalKind,
   plan: PlannedStep[],
   planned: PlannedStep,
+  decided?: Covered,
 ) {
   const row = await db
     .insertInto('request_approvals')
     .values({
+      ...(decided === undefined
+        ? {}
+        : {
+            status: 'approved' as const,
+            acted_by: decided.actedBy,
+            on_behalf_of: decided.onBehalfOf,
+            comment: decided.comment,
+            acted_at: new Date(),
+          }),
       tenant_id: tenantId,
       request_id: doc.type === 'request' ? doc.id : null,
       document_type: doc.type,

@@ -44,7 +44,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       service.approve(db, actor, params.id, body?.comment ?? '', mailBase),
   })
   itemRoute(app, 'POST', '/v3/approvals/:id/reject/', {
-    summary: 'Reject with a comment (required); the request is rejected and its chain ends',
+    summary: 'Reject with a comment (required); its document (request, order, bill, …) is rejected and the chain ends',
     operationId: 'rejectApproval',
     tags,
     params: IdParams,

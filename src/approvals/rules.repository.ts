@@ -1,8 +1,9 @@
 /** SQL for approval rules. Every query is scoped to one tenant; approvers are stored as user ids. */
 import { sql, type Kysely } from 'kysely'
 import { listSql } from '../db/list.ts'
+import { byTenant } from '../db/joins.ts'
 import type { DB, DocumentType } from '../db/schema.ts'
-import { ApprovalRuleListQuery } from './schema.ts'
+import { ApprovalRuleListQuery, type Person } from './schema.ts'
 
 /** Rules with their approvers as profile ids (the ids of /api/v3/users/{id}/), in the order given. */
 function selectRules(db: Kysely<DB>) {
@@ -15,7 +16,7 @@ function selectRules(db: Kysely<DB>) {
     'ar.approvers as approver_users',
     sql<string>`ar.min_total::text`.as('min_total'),
     sql<number[]>`array(select p.id from unnest(ar.approvers) with ordinality as x(u, n)
-        join user_profiles p on p.user_id = x.u order by x.n)`.as('approvers'),
+        join user_profiles p on p.tenant_id = ar.tenant_id and p.user_id = x.u order by x.n)`.as('approvers'),
   ])
 }
 export type RuleRow = Awaited<ReturnType<ReturnType<typeof selectRules>['executeTakeFirstOrThrow']>>
@@ -62,6 +63,82 @@ export const locationExists = async (db: Kysely<DB>, tenantId: number, id: numbe
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .executeTakeFirst()) !== undefined
+
+export const locationName = async (db: Kysely<DB>, tenantId: number, id: number) =>
+  (
+    await db
+      .selectFrom('locations')
+      .select('name')
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .executeTakeFirst()
+  )?.name
+
+/** The tenant's location ids, ascending. */
+export const locationIds = async (db: Kysely<DB>, tenantId: number) =>
+  (await db.selectFrom('locations').select('id').where('tenant_id', '=', tenantId).orderBy('id').execute()).map(
+    (r) => r.id,
+  )
+
+/** The currency's rate (units of it per one unit of the base currency), as text; undefined when it is not there. */
+export const currencyRate = async (db: Kysely<DB>, tenantId: number, id: number) =>
+  (
+    await db
+      .selectFrom('currencies')
+      .select(sql<string>`rate::text`.as('rate'))
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .executeTakeFirst()
+  )?.rate
+
+export const currencyByName = (db: Kysely<DB>, tenantId: number, name: string) =>
+  db
+    .selectFrom('currencies')
+    .select(['id', sql<string>`rate::text`.as('rate')])
+    .where('tenant_id', '=', tenantId)
+    .where('name', '=', name)
+    .executeTakeFirst()
+
+export const userOfProfile = async (db: Kysely<DB>, tenantId: number, profileId: number) =>
+  (
+    await db
+      .selectFrom('user_profiles')
+      .select('user_id')
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', profileId)
+      .executeTakeFirstOrThrow()
+  ).user_id
+
+/** These users (user ids) as requests and approvals show people: profile id, names, e-mail. */
+export async function people(db: Kysely<DB>, tenantId: number, userIds: readonly number[]) {
+  if (userIds.length === 0) return new Map<number, Person>()
+  const rows = await db
+    .selectFrom('user_profiles as p')
+    .innerJoin('users as u', 'u.id', 'p.user_id')
+    .select(['u.id as user_id', 'p.id', 'p.first_name', 'p.last_name', 'u.email'])
+    .where('u.tenant_id', '=', tenantId)
+    .where('u.id', 'in', [...userIds])
+    .execute()
+  return new Map(rows.map(({ user_id, ...person }) => [user_id, person]))
+}
+
+/** How messages name these users (user ids): "First Last (user 7)", by the profile id the API shows. */
+export async function userNames(db: Kysely<DB>, tenantId: number, userIds: readonly number[]) {
+  if (userIds.length === 0) return new Map<number, string>()
+  const rows = await db
+    .selectFrom('user_profiles as p')
+    .innerJoin('users as u', byTenant('u', 'p.user_id'))
+    .select(['u.id', 'p.id as profile_id', 'p.first_name', 'p.last_name', 'u.email'])
+    .where('u.tenant_id', '=', tenantId)
+    .where('u.id', 'in', [...userIds])
+    .execute()
+  return new Map(
+    rows.map((r) => {
+      const name = `${r.first_name} ${r.last_name}`.trim() || r.email
+      return [r.id, `${name} (user ${r.profile_id})`]
+    }),
+  )
+}
 
 export interface RuleValues {
   location_id: number | null

@@ -1,8 +1,8 @@
 /**
- * Approval rules (superuser or nav_setting to manage them; any user of the tenant may read them) and the
- * routing they drive on submit: the rules matching the location with `min_total` ≤ total form the chain,
- * grouped by step; each step's candidates are its approvers who hold `nav_approval` at the location, minus
- * the requester. A step with no candidate → 409 (the caller leaves the request a draft).
+ * Approval rules (superuser or nav_setting to manage them; any user of the tenant may read them). A rule is
+ * checked when saved: each approver must hold `nav_approval` at its location (a rule of every location: at one
+ * location at least), else 400 naming each approver and the location. The chains the rules drive are planned
+ * in chain.service.ts.
  */
 import { usersOfProfiles } from '../users/service.ts'
 import type { Kysely } from 'kysely'
@@ -11,11 +11,13 @@ import { holdersAt } from '../access/location-permissions.ts'
 import { audit } from '../audit/service.ts'
 import { trimDecimal } from '../core/decimal.ts'
 import type { Page } from '../core/list-query.ts'
-import { conflict, notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
-import type { DB, DocumentType, PlannedStep } from '../db/schema.ts'
+import { notFound, validationFailed, type FieldErrors } from '../core/problem.ts'
+import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import * as repo from './rules.repository.ts'
 import type { ApprovalRule, ApprovalRuleInput, ApprovalRuleListQuery } from './schema.ts'
+
+export { planChain } from './chain.service.ts'
 
 const MANAGERS = ['superuser', 'nav_setting'] as const
 
@@ -50,7 +52,9 @@ export async function getRule(db: Kysely<DB>, actor: Actor, id: number): Promise
 async function valuesOf(db: Kysely<DB>, actor: Actor, input: ApprovalRuleInput): Promise<repo.RuleValues> {
   const errors: FieldErrors = {}
   const location = input.location ?? null
-  if (location !== null && !(await repo.locationExists(db, actor.tenantId, location)))
+  if (location !== null && input.document === 'payment_run')
+    errors.location = ['must be left out (null): a payment run is tenant-wide, so its rules apply at every location']
+  else if (location !== null && !(await repo.locationExists(db, actor.tenantId, location)))
     errors.location = [`no location ${location}`]
   const approvers = [...new Set(input.approvers)]
   const users = await usersOfProfiles(db, actor.tenantId, approvers)
@@ -58,14 +62,42 @@ async function valuesOf(db: Kysely<DB>, actor: Actor, input: ApprovalRuleInput):
     if (!users.has(id)) (errors.approvers ??= []).push(`no user ${id}`)
   })
   if (Object.keys(errors).length > 0) throw validationFailed(errors)
+  const userIds = approvers.map((id) => users.get(id)!)
+  await requireApproversHold(db, actor.tenantId, location, userIds)
   return {
     location_id: location,
     min_total: input.min_total ?? '0',
     step: input.step,
-    approvers: approvers.map((id) => users.get(id)!),
+    approvers: userIds,
     active: input.active ?? true,
     document: input.document ?? 'request',
   }
+}
+
+/**
+ * 400 naming each approver (user ids) who cannot decide the rule's steps: one not holding `nav_approval` at
+ * `location` (null, every location: at no location at all) or not active.
+ */
+async function requireApproversHold(db: Kysely<DB>, tenantId: number, location: number | null, userIds: number[]) {
+  let missing = [...userIds]
+  for (const at of location === null ? await repo.locationIds(db, tenantId) : [location]) {
+    if (missing.length === 0) break
+    const holders = await holdersAt(db, tenantId, missing, at, 'nav_approval')
+    missing = missing.filter((id) => !holders.has(id))
+  }
+  if (missing.length === 0) return
+  const names = await repo.userNames(db, tenantId, missing)
+  const where =
+    location === null ? 'any location' : ((await repo.locationName(db, tenantId, location)) ?? `location ${location}`)
+  const lines = missing.map(
+    (id) => `${names.get(id) ?? `user ${id}`} holds no nav_approval at ${where} (or is not active)`,
+  )
+  throw validationFailed(
+    { approvers: lines },
+    `Every approver must hold nav_approval at ${where}: ${lines.join('; ')}. Grant nav_approval ` +
+      `${location === null ? 'at a location' : 'there'} to each of them (Set-up, users) or choose other approvers; ` +
+      'the rule was not saved.',
+  )
 }
 
 export async function createRule(db: Kysely<DB>, actor: Actor, input: ApprovalRuleInput): Promise<ApprovalRule> {
@@ -108,37 +140,4 @@ export async function deleteRule(db: Kysely<DB>, actor: Actor, id: number): Prom
     if (!(await repo.deleteRule(tx, actor.tenantId, id))) throw notFound(`No approval rule ${id}.`)
     await audit(tx, actor, { action: 'approval_rule.delete', resourceType: 'approval_rule', resourceId: id })
   })
-}
-
-/**
- * The chain for a document (the rules of its type): one planned step per distinct rule step, ascending, each
- * with its candidates (user ids). Empty when no rule matches. 409 naming the step when a step is left with no
- * candidate.
- */
-export async function planChain(
-  db: Kysely<DB>,
-  tenantId: number,
-  request: { locationId: number; total: string; requesterId: number; document?: DocumentType },
-): Promise<PlannedStep[]> {
-  const document = request.document ?? 'request'
-  const rules = await repo.matchingRules(db, tenantId, document, request.locationId, request.total)
-  const byStep = new Map<number, Set<number>>()
-  for (const rule of rules) {
-    const set = byStep.get(rule.step) ?? new Set<number>()
-    for (const user of rule.approver_users) set.add(user)
-    byStep.set(rule.step, set)
-  }
-  const chain: PlannedStep[] = []
-  for (const [step, approvers] of [...byStep].sort(([a], [b]) => a - b)) {
-    const holders = await holdersAt(db, tenantId, [...approvers], request.locationId, 'nav_approval')
-    const candidates = [...holders].filter((id) => id !== request.requesterId).sort((a, b) => a - b)
-    if (candidates.length === 0)
-      throw conflict(
-        `Step ${step} of the approval chain has no candidate: none of its approvers (other than the requester) ` +
-          `is an active user holding nav_approval at location ${request.locationId}. The ` +
-          (document === 'request' ? 'request stays a draft.' : `${document.replace('_', ' ')} stays as it was.`),
-      )
-    chain.push({ step, candidates })
-  }
-  return chain
 }

@@ -24,16 +24,38 @@ export const ApprovalStatus = Type.Union(
   { description: 'pending until decided; cancelled when its request is cancelled.', examples: ['pending'] },
 )
 
-export const DOCUMENT_TYPES = ['request', 'purchase_order', 'bill'] as const
-export const DocumentType = Type.Union(
-  [Type.Literal('request'), Type.Literal('purchase_order'), Type.Literal('bill')],
-  { description: 'What an approval (or a rule) is for.', examples: ['request'] },
-)
+export const DOCUMENT_TYPES = [
+  'request',
+  'purchase_order',
+  'bill',
+  'expense_report',
+  'travel_request',
+  'payment_request',
+  'payment_run',
+] as const
+/** The union of document types, with the caller's description (a function, so each use keeps its own). */
+const documentTypes = (options: { description: string; examples: string[] }) =>
+  Type.Union(
+    [
+      Type.Literal('request'),
+      Type.Literal('purchase_order'),
+      Type.Literal('bill'),
+      Type.Literal('expense_report'),
+      Type.Literal('travel_request'),
+      Type.Literal('payment_request'),
+      Type.Literal('payment_run'),
+    ],
+    options,
+  )
+export const DocumentType = documentTypes({
+  description: 'What an approval (or a rule) is for.',
+  examples: ['request'],
+})
 export const ApprovalDocument = named(
   'ApprovalDocument',
   Type.Object({
     type: DocumentType,
-    id: Type.Integer({ description: 'The document’s id (a request, a purchase order or a bill).', examples: [31] }),
+    id: Type.Integer({ description: 'The document’s id (a request, a purchase order, a bill, …).', examples: [31] }),
   }),
 )
 
@@ -46,10 +68,21 @@ export const Approval = named(
       examples: [31],
     }),
     document: ApprovalDocument,
-    kind: Type.Union([Type.Literal('order'), Type.Literal('bill')], {
-      description: 'order: a request’s or a purchase order’s approval; bill: a bill’s.',
-      examples: ['order'],
-    }),
+    kind: Type.Union(
+      [
+        Type.Literal('order'),
+        Type.Literal('expense'),
+        Type.Literal('travel'),
+        Type.Literal('bill'),
+        Type.Literal('payment'),
+      ],
+      {
+        description:
+          'The pending_approvals_count it counts in. order: a request’s or a purchase order’s approval; expense: an ' +
+          'expense report’s; travel: a travel request’s; bill: a bill’s; payment: a payment request’s or a payment run’s.',
+        examples: ['order'],
+      },
+    ),
     step: Type.Integer({ minimum: 1, maximum: 10, examples: [1] }),
     status: ApprovalStatus,
     candidates: Type.Array(Person, { description: 'Who may decide it (any one of them, or their delegatee).' }),
@@ -151,8 +184,10 @@ export const ApprovalRuleInput = named(
       approvers: Type.Array(Id, { minItems: 1, maxItems: 20, examples: [[7, 9]] }),
       active: Type.Optional(Type.Boolean({ default: true })),
       document: Type.Optional(
-        Type.Union([Type.Literal('request'), Type.Literal('purchase_order'), Type.Literal('bill')], {
-          description: 'What the rule routes: "request" (default), "purchase_order" or "bill".',
+        documentTypes({
+          description:
+            'What the rule routes: "request" (default), "purchase_order", "bill", "expense_report", ' +
+            '"travel_request", "payment_request" or "payment_run".',
           examples: ['purchase_order'],
         }),
       ),
@@ -173,7 +208,7 @@ export const IdParams = Type.Object({ id: Id })
 
 /** What an approval chain is opened for: the document, where it is and who submitted it. */
 export interface DocumentRef {
-  type: 'request' | 'purchase_order' | 'bill'
+  type: (typeof DOCUMENT_TYPES)[number]
   id: number
   locationId: number
   submitterId: number

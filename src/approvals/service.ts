@@ -16,6 +16,7 @@ import { conflict, forbidden, notFound } from '../core/problem.ts'
 import type { DB, DocumentType, PlannedStep } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
+import { openNext, requireNotApprovedEarlier } from './next-step.service.ts'
 import { notifyDecision, notifyPending, type MailBase } from './notify.service.ts'
 import { documentHandler, type DocumentEvent, type DocumentRef } from './documents.service.ts'
 import * as repo from './repository.ts'
@@ -76,13 +77,16 @@ async function decide(
     if (seen === undefined) throw notFound(`No approval ${id}.`)
     const handler = documentHandler(seen.document_type)
     if (!(await handler.lock(tx, actor.tenantId, seen.document_id))) throw notFound(`No approval ${id}.`)
-    // Authority read now, not when the candidates were chosen (access/decision.ts).
-    if (seen.status === 'pending' && seen.submitter_id !== userId)
+    // Authority read now, not when the candidates were chosen (access/decision.ts). A budget's step needs no
+    // permission: owning the budget is the authority for it (budgets/check.service.ts).
+    const budgetStep = seen.plan.find((s) => s.step === seen.step)?.budget !== undefined
+    if (seen.status === 'pending' && seen.submitter_id !== userId && !budgetStep)
       await requireMayDecide(tx, actor, {
         locationId: seen.location_id,
         candidates: seen.candidate_ids,
         permission: seen.plan.find((s) => s.step === seen.step)?.permission,
       })
+    if (seen.status === 'pending') await requireNotApprovedEarlier(tx, actor.tenantId, seen, userId)
     const decided = await repo.decide(tx, actor.tenantId, id, userId, outcome, comment)
     if (decided === undefined) {
       const now = (await repo.findApproval(tx, actor.tenantId, id))!
@@ -96,15 +100,26 @@ async function decide(
       locationId: seen.location_id,
       submitterId: seen.submitter_id,
     }
-    const next = outcome === 'approved' ? decided.plan.find((s) => s.step > decided.step) : undefined
-    let nextId: number | undefined
+    const opened = outcome === 'approved' ? await openNext(tx, actor.tenantId, doc, handler.kind, decided) : undefined
+    const nextId = opened?.pending
     let sequel: DocumentEvent[] = []
     if (outcome === 'rejected') sequel = await handler.rejected(tx, actor, doc.id, comment)
-    else if (next === undefined) sequel = await handler.approved(tx, actor, doc.id)
-    else nextId = await repo.insertApproval(tx, actor.tenantId, doc, handler.kind, decided.plan, next)
-    // The decided approval's event first, then what it led to: the next step's approval, or the document's.
+    else if (nextId === undefined) sequel = await handler.approved(tx, actor, doc.id)
+    // The decided approval's event first, then what it led to: the steps it covered, the next step's approval,
+    // or the document's.
     const approval = await approvalView(tx, actor.tenantId, id)
     await recordEvent(tx, actor.tenantId, outcome === 'approved' ? 'approval.approved' : 'approval.rejected', approval)
+    for (const covered of opened?.covered ?? []) {
+      const view = await approvalView(tx, actor.tenantId, covered)
+      await recordEvent(tx, actor.tenantId, 'approval.created', view)
+      await recordEvent(tx, actor.tenantId, 'approval.approved', view)
+      await audit(tx, actor, {
+        action: 'approval.approve',
+        resourceType: 'approval',
+        resourceId: covered,
+        changes: { status: 'approved', comment: view.comment },
+      })
+    }
     if (nextId !== undefined)
       await recordEvent(tx, actor.tenantId, 'approval.created', await approvalView(tx, actor.tenantId, nextId))
     for (const event of sequel) await recordEvent(tx, actor.tenantId, event.type, event.object as never)

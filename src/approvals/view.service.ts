@@ -11,7 +11,7 @@ export const toApproval = (row: repo.ApprovalRow): Approval => ({
   id: row.id,
   request: row.document_type === 'request' ? row.document_id : null,
   document: { type: row.document_type, id: row.document_id },
-  kind: row.kind === 'bill' ? 'bill' : 'order',
+  kind: row.kind,
   step: row.step,
   status: row.status,
   candidates: row.candidates,

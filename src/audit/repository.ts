@@ -58,3 +58,72 @@ export function readAudit(
   if (options.domain !== undefined) q = q.where('t.domain', '=', options.domain)
   return q.limit(options.limit ?? 10_000).execute()
 }
+
+/** One entry of a document's history: who (a person, an application, or the operator), what, when. */
+export interface HistoryRow {
+  id: string
+  created_at: Date
+  action: string
+  resource_type: string
+  changes: unknown
+  actor_email: string | null
+  actor_first_name: string | null
+  actor_last_name: string | null
+  client_id: string | null
+}
+
+/**
+ * The audit entries of one document of tenant `tenantId`, oldest first: those written on the document itself
+ * and those written on its approvals (decisions), at most `limit`.
+ */
+export function documentHistory(
+  db: Kysely<DB>,
+  tenantId: number,
+  resourceType: string,
+  resourceId: number,
+  limit = 200,
+): Promise<HistoryRow[]> {
+  return db
+    .selectFrom('audit_log as a')
+    .leftJoin('users as u', (join) =>
+      join.onRef('u.tenant_id', '=', 'a.tenant_id').onRef('u.id', '=', 'a.actor_user_id'),
+    )
+    .leftJoin('user_profiles as p', (join) =>
+      join.onRef('p.tenant_id', '=', 'u.tenant_id').onRef('p.user_id', '=', 'u.id'),
+    )
+    .leftJoin('applications as app', 'app.id', 'a.application_id')
+    .select([
+      'a.id',
+      'a.created_at',
+      'a.action',
+      'a.resource_type',
+      'a.changes',
+      'u.email as actor_email',
+      'p.first_name as actor_first_name',
+      'p.last_name as actor_last_name',
+      'app.client_id',
+    ])
+    .where('a.tenant_id', '=', tenantId)
+    .where((w) =>
+      w.or([
+        w.and([w('a.resource_type', '=', resourceType), w('a.resource_id', '=', String(resourceId))]),
+        w.and([
+          w('a.resource_type', '=', 'approval'),
+          w(
+            'a.resource_id',
+            'in',
+            db
+              .selectFrom('request_approvals as ra')
+              .select((s) => s.cast<string>('ra.id', 'text').as('id'))
+              .where('ra.tenant_id', '=', tenantId)
+              .where('ra.document_type', '=', resourceType as never)
+              .where('ra.document_id', '=', resourceId),
+          ),
+        ]),
+      ]),
+    )
+    .orderBy('a.created_at')
+    .orderBy('a.id')
+    .limit(limit)
+    .execute()
+}

@@ -6,7 +6,8 @@
 import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
 import type { DB } from '../db/schema.ts'
-import { appendAudit, readAudit } from './repository.ts'
+import { appendAudit, documentHistory as readDocumentHistory, readAudit } from './repository.ts'
+export type { HistoryRow } from './repository.ts'
 
 export interface Change {
   action: string
@@ -35,3 +36,10 @@ export function audit(db: Kysely<DB>, actor: Actor, ...changes: Change[]): Promi
 
 /** The audit log as `procurement audit` prints it. */
 export const auditEntries = readAudit
+
+/**
+ * A document's history for its page (the console's History box): the audit entries written on it and on its
+ * approvals, oldest first. The caller has already shown that `actor` may see the document.
+ */
+export const documentHistory = (db: Kysely<DB>, actor: Actor, type: string, id: number) =>
+  readDocumentHistory(db, actor.tenantId, type, id)

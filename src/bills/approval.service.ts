@@ -5,6 +5,7 @@
  */
 import type { DocumentHandler } from '../approvals/documents.service.ts'
 import { lockOrderLines } from '../purchase-orders/receiving.service.ts'
+import { syncBilled } from '../ledger/documents.service.ts'
 import { refreshBilled } from './billed.service.ts'
 import * as repo from './repository.ts'
 import { billView } from './view.service.ts'
@@ -20,6 +21,7 @@ export const billDocument: DocumentHandler = {
   },
   async approved(tx, actor, id) {
     await repo.updateBill(tx, actor.tenantId, id, { status: 'approved' })
+    await syncBilled(tx, actor.tenantId, id, null, 'approved')
     return [{ type: 'bill.approved', object: await billView(tx, actor.tenantId, id) }]
   },
   async rejected(tx, actor, id) {
@@ -27,6 +29,7 @@ export const billDocument: DocumentHandler = {
     if (row.order_id !== null) await lockOrderLines(tx, actor.tenantId, row.order_id)
     await repo.updateBill(tx, actor.tenantId, id, { status: 'draft' })
     if (row.order_id !== null) await refreshBilled(tx, actor.tenantId, row.order_id)
+    await syncBilled(tx, actor.tenantId, id, row.order_id, 'rejected')
     return [{ type: 'bill.rejected', object: await billView(tx, actor.tenantId, id) }]
   },
 }

@@ -18,10 +18,12 @@ import { conflict, Problem, validationFailed } from '../core/problem.ts'
 import type { DB, PlannedStep } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
+import { checkBill, recordBudgetOutcome, withBudgetSteps } from '../budgets/check.service.ts'
+import { syncBilled } from '../ledger/documents.service.ts'
 import { lockOrderLines } from '../purchase-orders/receiving.service.ts'
 import { refreshBilled } from './billed.service.ts'
 import { procurementSettings } from '../procurement-settings/service.ts'
-import { instantFault } from './instant.ts'
+import { instantFault } from '../core/instant.ts'
 import { matchBill, overbilled } from './match.ts'
 import * as repo from './repository.ts'
 import type { Bill, PayInput } from './schema.ts'
@@ -106,6 +108,7 @@ export const submitBill = (db: Kysely<DB>, actor: Actor, id: number, base?: Mail
     let chain = await planChain(tx, actor.tenantId, {
       locationId: row.location_id,
       total: row.total,
+      currencyId: row.currency_id,
       requesterId: userId,
       document: 'bill',
     })
@@ -114,6 +117,11 @@ export const submitBill = (db: Kysely<DB>, actor: Actor, id: number, base?: Mail
         { step: 1, candidates: await payables(tx, row, userId), permission: 'accounts_payable' },
         ...chain.map((s, i): PlannedStep => ({ ...s, step: i + 2 })),
       ]
+    // Budgets (budgets/check.service.ts): its lines as spent, less what they take off its order; a block throws.
+    await repo.updateBill(tx, actor.tenantId, row.id, { status: 'pending_approval' })
+    if (row.order_id !== null) await refreshBilled(tx, actor.tenantId, row.order_id)
+    const budgets = await checkBill(tx, actor.tenantId, row.id, row.order_id, userId)
+    chain = withBudgetSteps(budgets.steps, chain)
     const status = chain.length === 0 ? 'approved' : 'pending_approval'
     await repo.updateBill(tx, actor.tenantId, row.id, {
       status,
@@ -121,6 +129,8 @@ export const submitBill = (db: Kysely<DB>, actor: Actor, id: number, base?: Mail
       exceptions: JSON.stringify(exceptions),
     })
     if (row.order_id !== null) await refreshBilled(tx, actor.tenantId, row.order_id)
+    await syncBilled(tx, actor.tenantId, row.id, row.order_id, 'billed')
+    await recordBudgetOutcome(tx, actor.tenantId, { type: 'bill', id: row.id }, budgets)
     if (chain.length > 0) {
       const doc = { type: 'bill' as const, id: row.id, locationId: row.location_id, submitterId: userId }
       const first = await startChain(tx, actor, doc, chain, base)
@@ -142,13 +152,22 @@ export const payBill = (db: Kysely<DB>, actor: Actor, id: number, input: PayInpu
     requireBillStatus(row, ['approved'], 'paid')
     const fault = input.paid_at === undefined ? undefined : instantFault(input.paid_at)
     if (fault !== undefined) throw validationFailed({ paid_at: [fault] })
-    await repo.updateBill(tx, actor.tenantId, row.id, {
-      status: 'paid',
-      paid_at: input.paid_at ?? new Date(),
-      payment_reference: input.payment_reference ?? null,
-    })
+    await markBillsPaid(tx, actor.tenantId, [row.id], input.paid_at ?? new Date(), input.payment_reference ?? null)
+    await syncBilled(tx, actor.tenantId, row.id, null, 'paid')
     return 'bill.paid'
   })
+
+/**
+ * Marks approved bills paid, in the caller's transaction (the caller has locked them and records `bill.paid`):
+ * by hand (`pay`) or by a confirmed payment run that paid what was open (payment_reference: the run's number).
+ */
+export const markBillsPaid = (
+  tx: Kysely<DB>,
+  tenantId: number,
+  ids: readonly number[],
+  paidAt: Date | string,
+  paymentReference: string | null,
+) => repo.markPaid(tx, tenantId, ids, paidAt, paymentReference)
 
 export const cancelBill = (db: Kysely<DB>, actor: Actor, id: number) =>
   transition(db, actor, id, 'cancel', async (tx, row) => {
@@ -157,5 +176,6 @@ export const cancelBill = (db: Kysely<DB>, actor: Actor, id: number) =>
     await cancelChain(tx, actor, 'bill', row.id)
     await repo.updateBill(tx, actor.tenantId, row.id, { status: 'cancelled' })
     if (row.order_id !== null) await refreshBilled(tx, actor.tenantId, row.order_id)
+    await syncBilled(tx, actor.tenantId, row.id, row.order_id, 'cancelled')
     return 'bill.cancelled'
   })

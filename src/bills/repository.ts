@@ -14,6 +14,7 @@ export interface BillLineRow {
   unit_price: string
   tax_rate: string
   amount: string
+  account: { id: number; code: string; name: string } | null
 }
 export interface BillException {
   line: number
@@ -37,6 +38,7 @@ function selectBills(db: Kysely<DB>) {
       'b.location_id',
       'l.name as location_name',
       'c.name as currency',
+      'b.currency_id',
       'b.order_id',
       'b.status',
       'b.match_status',
@@ -48,14 +50,18 @@ function selectBills(db: Kysely<DB>) {
       sql<string>`b.total::text`.as('total'),
       'b.paid_at',
       'b.payment_reference',
+      sql<string>`b.amount_paid::text`.as('amount_paid'),
       'b.created_by as created_by_id',
       personJson(sql.ref('b.created_by'), sql.ref('b.tenant_id')).as('created_by'),
       'b.created_at',
       'b.updated_at',
       sql<BillLineRow[]>`coalesce((select json_agg(json_build_object('id', bl.id, 'po_line', bl.po_line_id,
         'description', bl.description, 'quantity', bl.quantity::text, 'unit_price', bl.unit_price::text,
-        'tax_rate', bl.tax_rate::text, 'amount', bl.amount::text) order by bl.position)
-        from bill_lines bl where bl.tenant_id = b.tenant_id and bl.bill_id = b.id), '[]')`.as('lines'),
+        'tax_rate', bl.tax_rate::text, 'amount', bl.amount::text,
+        'account', case when ac.id is null then null else json_build_object('id', ac.id, 'code', ac.code, 'name', ac.name) end)
+        order by bl.position)
+        from bill_lines bl left join accounts ac on ac.tenant_id = bl.tenant_id and ac.id = bl.account_id
+        where bl.tenant_id = b.tenant_id and bl.bill_id = b.id), '[]')`.as('lines'),
     ])
 }
 export type BillRow = Awaited<ReturnType<ReturnType<typeof selectBills>['executeTakeFirstOrThrow']>>
@@ -85,6 +91,33 @@ export function findBill(db: Kysely<DB>, tenantId: number, id: number, scope?: r
   if (scope !== undefined) q = q.where(visibility.visible(scope[0], scope[1]))
   return q.executeTakeFirst()
 }
+
+/** Marks these bills paid (the caller has locked them). */
+export async function markPaid(
+  db: Kysely<DB>,
+  tenantId: number,
+  ids: readonly number[],
+  paidAt: Date | string,
+  paymentReference: string | null,
+) {
+  if (ids.length === 0) return
+  await db
+    .updateTable('bills')
+    .set({ status: 'paid', paid_at: paidAt, payment_reference: paymentReference, updated_at: new Date() })
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', [...ids])
+    .execute()
+}
+
+/** The bills of these ids, in one read (for the events of many bills written at once). */
+export const findBills = (db: Kysely<DB>, tenantId: number, ids: readonly number[]) =>
+  ids.length === 0
+    ? Promise.resolve([])
+    : selectBills(db)
+        .where('b.tenant_id', '=', tenantId)
+        .where('b.id', 'in', [...ids])
+        .orderBy('b.id')
+        .execute()
 
 export const lockBill = (db: Kysely<DB>, tenantId: number, id: number) =>
   db
@@ -116,6 +149,7 @@ export interface BillLineValues {
   tax_rate: string
   amount: string
   tax: string
+  account_id?: number | null
 }
 
 export async function insertBill(db: Kysely<DB>, tenantId: number, v: BillValues, createdBy: number) {

@@ -1,5 +1,7 @@
 /** Bill shapes on the wire (DECISIONS, "Bills and matching"). */
 import { Type, type Static } from 'typebox'
+import { AccountRef } from '../accounts/schema.ts'
+import { BudgetWarning } from '../budgets/schema.ts'
 import { listQuery, UpdatedSince } from '../core/list-query.ts'
 import { Id, named } from '../core/schema.ts'
 import { Approval, Money, Person } from '../approvals/schema.ts'
@@ -59,6 +61,7 @@ export const BillLine = named(
     unit_price: Dec('Decimal string, without trailing zeros.', '199.99'),
     tax_rate: Dec('Percent, decimal string.', '8.25'),
     amount: Dec('quantity × unit_price, rounded half-up to 2 decimals.', '2399.88'),
+    account: AccountRef,
   }),
 )
 
@@ -96,7 +99,11 @@ export const Bill = named(
       description: 'The payment’s reference (set by pay).',
       examples: ['WIRE-88121'],
     }),
+    amount_paid: Dec('What confirmed payment runs have paid of it; the rest of the total is open.', '0.00'),
     approvals: Type.Array(Approval),
+    budget_warnings: Type.Array(BudgetWarning, {
+      description: 'The `warn` budgets its submit took below zero (as of that moment); [] when none.',
+    }),
     created_by: Person,
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
@@ -115,6 +122,12 @@ export const BillLineInput = Type.Object(
     quantity: Money('Decimal string greater than 0, up to 4 decimals.', '12'),
     unit_price: Type.Optional(Money('Decimal string, up to 4 decimals; default: the order line’s.', '199.99')),
     tax_rate: Type.Optional(Money('Percent; default: the order line’s, else "0".', '8.25')),
+    account: Type.Optional(
+      Type.Union([Id, Type.Object({ id: Id }, { additionalProperties: true }), Type.Null()], {
+        description: 'An account id, or null; default: the order line’s.',
+        examples: [3],
+      }),
+    ),
   },
   { additionalProperties: true },
 )

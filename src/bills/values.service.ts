@@ -7,6 +7,7 @@
  * location that exists the caller must hold `accounts_payable` (403) before anything else is judged.
  */
 import { requireStatus } from '../core/lifecycle.ts'
+import { accountIdOf, lineAccountErrors } from '../accounts/service.ts'
 import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
 import { requireAnyAt, type LocationAccess } from '../access/location-permissions.ts'
@@ -97,8 +98,13 @@ export async function billValues(
       tax_rate,
       amount,
       tax: percentOf(amount, tax_rate),
+      // The order line's account unless the body names another (DECISIONS).
+      account_id: l.account !== undefined ? (accountIdOf(l.account) ?? null) : (poLine?.account?.id ?? null),
     }
   })
+  const named = input.lines.map((l, i) => (l.account !== undefined ? lines[i]!.account_id : null))
+  const accountErrors = await lineAccountErrors(db, actor.tenantId, named)
+  for (const [field, messages] of Object.entries(accountErrors)) for (const m of messages) add(field, m)
   if (Object.keys(errors).length > 0) throw validationFailed(errors)
   const subtotal = sumDecimals(lines.map((l) => l.amount))
   const tax = sumDecimals(lines.map((l) => l.tax))

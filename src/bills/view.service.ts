@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
 import { actorLocationAccess, locationsWithAny, type LocationAccess } from '../access/location-permissions.ts'
 import { approvalsByDocument } from '../approvals/view.service.ts'
+import { budgetWarnings } from '../budgets/check.service.ts'
 import { trimDecimal } from '../core/decimal.ts'
 import { notFound } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
@@ -13,8 +14,9 @@ import * as repo from './repository.ts'
 import type { Bill } from './schema.ts'
 
 type Approvals = Awaited<ReturnType<typeof approvalsByDocument>>
+type Warnings = Awaited<ReturnType<typeof budgetWarnings>>
 
-function toBill(row: repo.BillRow, approvals: Approvals): Bill {
+function toBill(row: repo.BillRow, approvals: Approvals, warnings: Warnings): Bill {
   return {
     id: row.id,
     number: row.number,
@@ -35,13 +37,16 @@ function toBill(row: repo.BillRow, approvals: Approvals): Bill {
       unit_price: trimDecimal(l.unit_price),
       tax_rate: trimDecimal(l.tax_rate),
       amount: l.amount,
+      account: l.account ?? null,
     })),
     subtotal: row.subtotal,
     tax: row.tax,
     total: row.total,
     paid_at: row.paid_at === null ? null : row.paid_at.toISOString(),
     payment_reference: row.payment_reference,
+    amount_paid: row.amount_paid,
     approvals: approvals.get(row.id) ?? [],
+    budget_warnings: warnings.get(row.id) ?? [],
     created_by: row.created_by,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -55,7 +60,13 @@ export async function toBills(db: Kysely<DB>, tenantId: number, rows: repo.BillR
     'bill',
     rows.map((r) => r.id),
   )
-  return rows.map((row) => toBill(row, approvals))
+  const warnings = await budgetWarnings(
+    db,
+    tenantId,
+    'bill',
+    rows.map((r) => r.id),
+  )
+  return rows.map((row) => toBill(row, approvals, warnings))
 }
 
 export async function billView(db: Kysely<DB>, tenantId: number, id: number): Promise<Bill> {
@@ -63,6 +74,10 @@ export async function billView(db: Kysely<DB>, tenantId: number, id: number): Pr
   if (row === undefined) throw new Error(`bill ${id} of tenant ${tenantId} vanished inside its transaction`)
   return (await toBills(db, tenantId, [row]))[0]!
 }
+
+/** These bills as GET returns them, in two reads (no scope: inside a write's transaction, for its events). */
+export const billViews = async (db: Kysely<DB>, tenantId: number, ids: readonly number[]) =>
+  toBills(db, tenantId, await repo.findBills(db, tenantId, ids))
 
 /** Who sees bills: accounts_payable, nav_purchase or superuser at the location, and approval candidates. */
 export function billScope(actor: Actor, access: LocationAccess): [number, number[]] | undefined {

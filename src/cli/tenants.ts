@@ -12,7 +12,7 @@ import { mailBase } from '../http/public-url.ts'
 import { setupPath } from '../invitations/service.ts'
 import * as tenants from '../tenants/service.ts'
 import { activateUserByEmail } from '../users/grants.service.ts'
-import { printer, withDatabase } from './shared.ts'
+import { printer, viaServerOr, withDatabase } from './shared.ts'
 import { TENANTS_OPTIONS, UsageError, USERS_OPTIONS } from './usage.ts'
 
 const setupUrl = (config: Readonly<Config>, domain: string, token: string) =>
@@ -81,6 +81,16 @@ export async function usersCommand(config: Readonly<Config>, args: string[]): Pr
   const { domain, email } = values
   if (domain === undefined || email === undefined) throw new UsageError(`users ${action} needs --domain and --email`)
   const print = printer(values.json)
+  if (action === 'reset-password') {
+    // While the embedded server runs, it makes the link (control socket), as for `clients create`.
+    const request = { op: 'users reset-password' as const, domain, email }
+    const token = await viaServerOr(config, request, (db) => tenants.resetPasswordLink(db, domain, email))
+    const setup_url = setupUrl(config, domain, token)
+    return print(
+      { domain, email, setup_url },
+      `Set-password link for ${email} (one use, valid 24 hours):\n${setup_url}`,
+    )
+  }
   await withDatabase(config, `users ${action}`, async (db) => {
     if (action === 'activate') {
       const tenant = await tenants.findTenant(db, domain)
@@ -93,8 +103,5 @@ export async function usersCommand(config: Readonly<Config>, args: string[]): Pr
           : `${profile.email} in ${domain} is active already; nothing changed.`,
       )
     }
-    const token = await tenants.resetPasswordLink(db, domain, email)
-    const setup_url = setupUrl(config, domain, token)
-    print({ domain, email, setup_url }, `Set-password link for ${email} (one use, valid 24 hours):\n${setup_url}`)
   })
 }

@@ -19,6 +19,7 @@ import { Problem, type FieldErrors } from '../core/problem.ts'
 import type { ServerKeys } from '../keys.ts'
 import { resumeSession } from '../sessions/service.ts'
 import { accountPages } from './pages/account.ts'
+import { homePages } from './pages/home.ts'
 import { applicationPages } from './pages/applications.ts'
 import { authPages } from './pages/auth.ts'
 import {
@@ -42,11 +43,14 @@ import { ssoPages } from './pages/sso.ts'
 import { errorView } from './views/errors.ts'
 import { approvalPages } from './pages/approvals.ts'
 import { billPages } from './pages/bills.ts'
-import { menuKeysOf } from './pages/request-shared.ts'
+import { paymentPages } from './pages/payments.ts'
+import { expensePages } from './pages/expenses.ts'
+import { reportPages } from './pages/reports.ts'
+import { prepareMenu } from './pages/menu.ts'
 import { orderPages } from './pages/orders.ts'
+import { receiptPages } from './pages/receipts.ts'
 import { requestPages } from './pages/requests.ts'
 import { setupPages } from './pages/setup.ts'
-import { menuKeys } from './views/layout.ts'
 
 const ASSETS = new Map(
   ['console.css', 'console.js'].map((name) => [
@@ -169,7 +173,7 @@ export const consoleRoutes =
         return reply.redirect(`/console/sign-in${next}`, 303)
       }
       request.session = { id: live.id, token, actor: live.actor, csrf: csrfFor(keys, token) }
-      menuKeys.set(live.actor, await menuKeysOf(deps, live.actor))
+      await prepareMenu(deps, live.actor)
       if (request.method === 'POST' && !csrfMatches(request.session.csrf, formField(request.body, '_csrf'))) {
         throw new Problem(
           403,
@@ -194,9 +198,9 @@ export const consoleRoutes =
           .send(body)
       },
     )
-    app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/account', 303))
 
     authPages(typed, deps)
+    homePages(typed, deps)
     accountPages(typed, deps)
     applicationPages(typed, deps)
     userPages(typed, deps)
@@ -212,4 +216,8 @@ export const consoleRoutes =
     setupPages(typed, deps)
     orderPages(typed, deps)
     billPages(typed, deps)
+    receiptPages(typed, deps)
+    paymentPages(typed, deps)
+    expensePages(typed, deps)
+    reportPages(typed, deps)
   }

@@ -29,6 +29,11 @@ import * as m0021 from './migrations/0021_lookup_updated_at.ts'
 import * as m0022 from './migrations/0022_order_notes.ts'
 import * as m0030 from './migrations/0030_bill_number_key.ts'
 import * as m0031 from './migrations/0031_tenant_keys.ts'
+import * as m0032 from './migrations/0032_document_kinds.ts'
+import * as m0033 from './migrations/0033_attachments.ts'
+import * as m0034 from './migrations/0034_budgets.ts'
+import * as m0035 from './migrations/0035_expenses_travel.ts'
+import * as m0036 from './migrations/0036_payments.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -53,6 +58,11 @@ const migrations: Record<string, Migration> = {
   '0022_order_notes': m0022,
   '0030_bill_number_key': m0030,
   '0031_tenant_keys': m0031,
+  '0032_document_kinds': m0032,
+  '0033_attachments': m0033,
+  '0034_budgets': m0034,
+  '0035_expenses_travel': m0035,
+  '0036_payments': m0036,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -7,7 +7,14 @@ import { sql, type Kysely } from 'kysely'
 import type { DB } from './schema.ts'
 
 /** Each numbered document kind and its prefix. */
-export const NUMBER_PREFIXES = { purchase_order: 'PO', receipt: 'GR' } as const
+export const NUMBER_PREFIXES = {
+  purchase_order: 'PO',
+  receipt: 'GR',
+  expense_report: 'EXP',
+  travel_request: 'TR',
+  payment_request: 'PAY',
+  payment_run: 'RUN',
+} as const
 export type NumberedKind = keyof typeof NUMBER_PREFIXES
 
 /** The next number of this kind for the tenant (`PO-000001`). */

@@ -254,7 +254,8 @@ export interface ApprovalRuleTable {
 }
 
 /** What an approval approves (DECISIONS, "Approval of orders"). */
-export type DocumentType = 'request' | 'purchase_order' | 'bill'
+export type DocumentType =
+  'request' | 'purchase_order' | 'bill' | 'expense_report' | 'travel_request' | 'payment_request' | 'payment_run'
 
 export interface RequestApprovalTable {
   id: Generated<number>
@@ -531,6 +532,8 @@ export interface ProcurementSettingsTable {
   po_approval_tolerance_percent: Numeric
   price_tolerance_percent: Numeric
   match_mode: 'two_way' | 'three_way'
+  /** Lines of an expense report above this (in the report's currency) need a receipt (migration 0035). */
+  receipt_required_over: Numeric
   updated_at: Timestamp
 }
 
@@ -710,6 +713,8 @@ export interface BillTable {
   total: Numeric
   paid_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
   payment_reference: string | null
+  /** What payment runs have paid of it (migration 0036); the rest of its total is open. */
+  amount_paid: Numeric
   created_by: number
   created_at: Timestamp
   updated_at: Timestamp
@@ -727,6 +732,90 @@ export interface BillLineTable {
   tax_rate: Numeric
   amount: Numeric
   tax: Numeric
+}
+
+/** A vendor's bank account (migration 0036): one per vendor, unverified after every change. */
+export interface VendorBankAccountTable {
+  tenant_id: number
+  vendor_id: number
+  account_holder: string
+  iban: string | null
+  bic: string | null
+  account_number: string | null
+  routing_number: string | null
+  country: string
+  status: 'unverified' | 'verified'
+  changed_by: number
+  changed_at: ColumnType<Date, Date | string | undefined, Date | string>
+  verified_by: number | null
+  verified_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+}
+
+/** An account of the company's that payment runs pay from (migration 0036). */
+export interface CompanyBankAccountTable {
+  id: Generated<number>
+  tenant_id: number
+  name: string
+  account_holder: string
+  iban: string
+  bic: string
+  currency_id: number
+  active: Generated<boolean>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export type PaymentRequestStatus = 'draft' | 'pending_approval' | 'approved' | 'rejected' | 'cancelled' | 'paid'
+export interface PaymentRequestTable {
+  id: Generated<number>
+  tenant_id: number
+  number: string
+  status: Generated<PaymentRequestStatus>
+  requester_id: number
+  location_id: number
+  department_id: number | null
+  vendor_id: number
+  currency_id: number
+  amount: Numeric
+  amount_paid: Numeric
+  account_id: number | null
+  due_date: ColumnType<string | null, string | null | undefined, string | null>
+  invoice_number: Generated<string>
+  reason: Generated<string>
+  budget_warnings: ColumnType<unknown, string | undefined, string>
+  submitted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  paid_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  payment_reference: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export type PaymentRunStatus = 'draft' | 'pending_approval' | 'approved' | 'confirmed' | 'cancelled'
+export interface PaymentRunTable {
+  id: Generated<number>
+  tenant_id: number
+  number: string
+  status: Generated<PaymentRunStatus>
+  bank_account_id: number
+  currency_id: number
+  execution_date: ColumnType<string, string, string>
+  total: Numeric
+  submitted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  confirmed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  created_by: number
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface PaymentRunItemTable {
+  id: Generated<number>
+  tenant_id: number
+  run_id: number
+  position: number
+  bill_id: number | null
+  payment_request_id: number | null
+  amount: Numeric
+  reference: Generated<string>
 }
 
 export interface DB {
@@ -786,6 +875,11 @@ export interface DB {
   receipt_lines: ReceiptLineTable
   bills: BillTable
   bill_lines: BillLineTable
+  vendor_bank_accounts: VendorBankAccountTable
+  company_bank_accounts: CompanyBankAccountTable
+  payment_requests: PaymentRequestTable
+  payment_runs: PaymentRunTable
+  payment_run_items: PaymentRunItemTable
 }
 
 export type Tenant = Selectable<TenantTable>

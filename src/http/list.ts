@@ -84,21 +84,25 @@ const FORMULA_START = /^[=+\-@\t\r]/
  * as text instead of evaluating it (DECISIONS; the console's CSV import takes the `'` off again). Numbers
  * are numbers (a negative one stays `-5`): only text is prefixed.
  */
-function csvField(value: unknown): string {
+function csvField(value: unknown, numeric = false): string {
   const raw =
     value === null || value === undefined
       ? ''
       : typeof value === 'object'
         ? JSON.stringify(value)
         : `${value as string | number | boolean}`
-  const text = typeof value === 'string' && FORMULA_START.test(raw) ? `'${raw}` : raw
+  const text = typeof value === 'string' && !numeric && FORMULA_START.test(raw) ? `'${raw}` : raw
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
-/** Items as CSV (RFC 4180): a header of the given columns, then one row each. */
-export function toCsv(items: readonly object[], columns: readonly string[]): string {
-  const lines = [columns.map(csvField).join(',')]
-  for (const item of items) lines.push(columns.map((key) => csvField((item as Record<string, unknown>)[key])).join(','))
+/**
+ * Items as CSV (RFC 4180): a header of the given columns, then one row each. The `numeric` columns hold
+ * decimal strings (`"-12.50"`) written as the numbers they are, never prefixed (reports/forms.ts).
+ */
+export function toCsv(items: readonly object[], columns: readonly string[], numeric?: ReadonlySet<string>): string {
+  const lines = [columns.map((c) => csvField(c)).join(',')]
+  for (const item of items)
+    lines.push(columns.map((key) => csvField((item as Record<string, unknown>)[key], numeric?.has(key))).join(','))
   return `${lines.join('\r\n')}\r\n`
 }
 

@@ -29,6 +29,8 @@ declare module 'fastify' {
 }
 
 const HANDED_OFF = Symbol('handed off to a mounted app')
+const SLASH = 0x2f
+const QUESTION_MARK = 0x3f
 
 /** This app's request object (not the raw request, which the mounted app's request shares) carries the mark. */
 type Marked = FastifyRequest & { [HANDED_OFF]?: true }
@@ -52,8 +54,11 @@ function pathOf(target: string): string {
  * of each mount: a plain path (no escapes, not absolute-form) is answered without `pathOf`.
  */
 export const isUnder = (prefix: string, target: string): boolean => {
-  if (target.startsWith('/') && !target.includes('%'))
-    return target.startsWith(prefix) && ['', '/', '?'].includes(target.charAt(prefix.length))
+  if (target.charCodeAt(0) === SLASH && !target.includes('%')) {
+    if (!target.startsWith(prefix)) return false
+    const next = target.charCodeAt(prefix.length)
+    return Number.isNaN(next) || next === SLASH || next === QUESTION_MARK
+  }
   const path = pathOf(target)
   return path === prefix || path.startsWith(`${prefix}/`)
 }
@@ -68,6 +73,10 @@ export interface Mount {
 
 /** Each app's mounted apps, by their `prepare`. */
 const mounted = new WeakMap<FastifyInstance, Array<() => Promise<FastifyInstance>>>()
+
+/** Each app's mounts, as its one hand-off hook checks them: every request of the app asks each, in order. */
+type HandOff = (request: FastifyRequest, reply: FastifyReply, refuse: (problem: Problem) => void) => void
+const mountsOf = new WeakMap<FastifyInstance, { prefix: string; handOff: HandOff }[]>()
 
 class Closed extends Error {}
 
@@ -123,10 +132,22 @@ export function mount(app: FastifyInstance, prefix: string, build: () => Promise
       .catch((error: unknown) => request.log.error({ err: error }, `the app mounted at ${prefix} failed`))
   }
 
-  app.addHook('onRequest', (request, reply, done) => {
-    if (isUnder(prefix, request.url)) handOff(request, reply, (problem) => done(problem))
-    else done()
-  })
+  // One hook for all of the app's mounts (not one per mount): the API's requests pass one hook, not two.
+  let mounts = mountsOf.get(app)
+  if (mounts === undefined) {
+    const all: { prefix: string; handOff: HandOff }[] = (mounts = [])
+    mountsOf.set(app, all)
+    app.addHook('onRequest', (request, reply, done) => {
+      const target = request.url
+      for (const each of all)
+        if (isUnder(each.prefix, target)) {
+          each.handOff(request, reply, (problem) => done(problem))
+          return
+        }
+      done()
+    })
+  }
+  mounts.push({ prefix, handOff })
   const preparers = mounted.get(app)
   if (preparers === undefined) {
     mounted.set(app, [prepare])

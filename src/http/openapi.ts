@@ -16,12 +16,55 @@ import fp from 'fastify-plugin'
 import { Type, type TSchema } from 'typebox'
 import { FIELD_DOCS, SCHEMA_FIELD_DOCS } from './field-docs.ts'
 import { ProblemSchema } from '../core/problem.ts'
+import { serviceVersion } from '../core/version.ts'
 
-const DESCRIPTION = `Procurement service API: vendors, locations and users of a company, for integrating applications.
+const DESCRIPTION = `Procurement service API: the whole purchase-to-pay cycle of a company — requests and their
+approval, purchase orders, receiving, bills and matching, payments, expenses and travel, budgets and reports —
+with the vendors, locations, users and settings behind it, for integrating applications.
 
 Obtain a token with client credentials at \`POST /oauth/token\`, then call every \`/api/\` route with
 \`Authorization: Bearer <token>\` and \`X-Service-Client: api\`. Errors outside \`/oauth/\` are
 \`application/problem+json\` documents (RFC 9457) with \`detail\` always set and field errors under \`errors\`.`
+
+/**
+ * Every resource group of the API, in the order a reader meets them; a route's `tags` name one of these
+ * (test/openapi-info.test.ts checks that every tag used is described here).
+ */
+export const TAGS: readonly { name: string; description: string }[] = [
+  { name: 'oauth', description: 'Access tokens (client credentials) and their revocation' },
+  { name: 'requests', description: 'Purchase requests: drafts, submission, cancellation, approval preview' },
+  { name: 'approval-rules', description: 'Who approves which documents, where and from which total (base currency)' },
+  { name: 'approvals', description: 'The approvals inbox, decisions and out-of-office delegation' },
+  { name: 'purchase-orders', description: 'Purchase orders made from requests: issue, send, revise, close' },
+  { name: 'receipts', description: 'Goods and services received against purchase orders' },
+  { name: 'bills', description: 'Vendor invoices, matched against orders and receipts, approved and paid' },
+  { name: 'payment requests', description: 'Requests to pay without an order, and their approval' },
+  { name: 'payment runs', description: 'Batches of approved bills and payment requests paid together' },
+  { name: 'bank accounts', description: 'The company’s bank accounts that payment runs pay from' },
+  { name: 'expense-reports', description: 'Expense reports and their reimbursement' },
+  { name: 'travel-requests', description: 'Travel requests approved before the trip' },
+  { name: 'accounts', description: 'The chart of accounts lines are booked to' },
+  { name: 'budgets', description: 'Budgets and the commitment ledger that spend control reads' },
+  { name: 'reports', description: 'Spend, budget and approval reports (nav_report)' },
+  { name: 'vendors', description: 'Suppliers' },
+  { name: 'locations', description: 'Sites of the company, with currency, addresses and legal entity' },
+  { name: 'users', description: 'People, their roles and permissions, and the current user' },
+  { name: 'roles', description: 'Roles: named sets of permissions granted to users, per location' },
+  { name: 'look-ups', description: 'Lists for building valid bodies: currencies, departments, vendor look-ups' },
+  { name: 'procurement-settings', description: 'Tolerances, the match mode and the receipt threshold' },
+  { name: 'events', description: 'What changed, as a feed of events' },
+  { name: 'webhooks', description: 'Subscriptions that receive events as they happen, signed' },
+  { name: 'attachments', description: 'Files attached to every document' },
+  { name: 'comments', description: 'Comments on every document' },
+  { name: 'applications', description: 'Client credentials of integrating applications' },
+  { name: 'sso', description: 'Single sign-on (OpenID Connect, SAML) and SCIM provisioning' },
+  { name: 'operations', description: 'Health, readiness, metrics' },
+]
+
+/** Statuses an operation answers beyond those every operation of its kind declares (documentApi). */
+const OWN_RESPONSES: Record<string, Record<number, string>> = {
+  replacePurchaseOrder: { 428: 'Revising an issued order needs If-Match (its ETag from a GET), and none was sent' },
+}
 
 export async function registerOpenApi(app: FastifyInstance, audience: string): Promise<void> {
   app.addSchema({
@@ -41,20 +84,12 @@ export async function registerOpenApi(app: FastifyInstance, audience: string): P
       openapi: '3.1.0',
       info: {
         title: 'Procurement service',
-        version: '1.0.0',
+        version: serviceVersion(),
         description: DESCRIPTION,
-        license: { name: 'MIT', identifier: 'MIT' },
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: '/', description: 'This server' }],
-      tags: [
-        { name: 'oauth', description: 'Access tokens (client credentials) and their revocation' },
-        { name: 'vendors', description: 'Suppliers' },
-        { name: 'locations', description: 'Sites of the company, with currency, addresses and legal entity' },
-        { name: 'users', description: 'People, their roles and permissions, and the current user' },
-        { name: 'look-ups', description: 'Read-only lists for building valid bodies' },
-        { name: 'applications', description: 'Client credentials of integrating applications' },
-        { name: 'operations', description: 'Health, readiness, metrics' },
-      ],
+      tags: [...TAGS],
       components: {
         securitySchemes: {
           bearerAuth: {
@@ -239,6 +274,8 @@ function documentApi({ schema, url, route }: { schema: FastifySchema; url: strin
       responses[400] ??= problem('The token is not in the form a link carries')
       responses[404] ??= problem('The link is unknown, already used or expired')
     }
+    // The Host guard (http/host-guard.ts) answers any path: a bad or doubled Host header, a foreign target.
+    responses[400] ??= problem('The Host header or the request target is not valid')
     const documented = { ...schema, operationId, security: schema.security ?? [], response: responses }
     return { schema: documented, url }
   }
@@ -257,6 +294,8 @@ function documentApi({ schema, url, route }: { schema: FastifySchema; url: strin
   }
   const responses: Record<string, unknown> = { ...(schema.response as Record<string, unknown> | undefined) }
   for (const [status, description] of Object.entries(API_ERRORS)) responses[status] ??= problem(description)
+  for (const [status, description] of Object.entries(OWN_RESPONSES[operationId] ?? {}))
+    responses[status] ??= problem(description)
   if (methods.some((m) => ['PUT', 'PATCH', 'POST', 'DELETE'].includes(m))) {
     responses[409] ??= problem('Conflict with the current state (e.g. an Idempotency-Key request still running)')
     responses[412] ??= problem('If-Match does not match the current ETag')

@@ -33,13 +33,13 @@ function selectViews(db: Kysely<DB>, tenantId: number) {
       'le.uuid as le_uuid',
       'le.name as le_name',
       sql<boolean>`l.id = ${headquarterId(tenantId)}`.as('headquarter'),
-      sql<number>`(select count(*)::int from departments d where d.location_id = l.id and d.active)`.as(
+      sql<number>`(select count(*)::int from departments d where d.tenant_id = l.tenant_id and d.location_id = l.id and d.active)`.as(
         'department_count',
       ),
       sql<ViewAddress[]>`coalesce((
         select json_agg(json_build_object('id', a.id, 'kind', a.kind, 'name', a.name, 'address_line_one', a.address_line_one,
           'city', a.city, 'postal_code', a.postal_code, 'state_province', a.state_province, 'country', a.country) order by a.id)
-        from addresses a where a.location_id = l.id and a.active), '[]')`.as('addresses'),
+        from addresses a where a.tenant_id = l.tenant_id and a.location_id = l.id and a.active), '[]')`.as('addresses'),
     ])
 }
 export type LocationRow = Awaited<ReturnType<ReturnType<typeof selectViews>['executeTakeFirstOrThrow']>>

@@ -63,7 +63,15 @@ export const pageOfDepartments = listSql(DepartmentListQuery, {
   id: 'd.id',
   order: { name: 'd.name' },
   search: ['d.name'],
-  filters: { location: 'd.location_id', active: 'd.active', updated_since: since('d') },
+  filters: {
+    location: 'd.location_id',
+    active: 'd.active',
+    updated_since: since('d'),
+    // Which locations are requestable is the caller's, passed as the scope (lookups/service.ts); the kind
+    // itself selects nothing more (each kind is made where the caller holds nav_request).
+    requestable: (kind) => sql<boolean>`${kind}::text is not null`,
+  },
+  scope: ([locations]) => sql<boolean>`d.location_id = any(${locations}::int[])`,
 })
 
 /** Each role with its permission keys gathered by an array subquery: one query per page, not one per role. */
@@ -77,6 +85,7 @@ export const pageOfRoles = listSql(RoleListQuery, {
           .selectFrom('role_permissions as rp')
           .innerJoin('permissions as p', 'p.id', 'rp.permission_id')
           .select('p.key')
+          .whereRef('rp.tenant_id', '=', 'r.tenant_id')
           .whereRef('rp.role_id', '=', 'r.id')
           // Byte order, not the database's collation, so both engines (and JavaScript's sort) agree.
           .orderBy(sql`p.key collate "C"`)

@@ -106,6 +106,14 @@ export const DepartmentListQuery = listQuery(['id', 'name'], {
   ),
   active: Active,
   updated_since: UpdatedSince,
+  requestable: Type.Optional(
+    Type.Union([Type.Literal('ORDER'), Type.Literal('EXPENSE'), Type.Literal('TRAVEL'), Type.Literal('PAY_REQUEST')], {
+      description:
+        'Only the departments the caller may make this kind of document for: those at locations where they hold ' +
+        'nav_request (a superuser: every one). Accepts ORDER, EXPENSE, TRAVEL and PAY_REQUEST.',
+      examples: ['EXPENSE'],
+    }),
+  ),
 })
 export const RoleListQuery = listQuery(['id', 'name'], { updated_since: UpdatedSince })
 export const VendorLookupListQuery = listQuery(['id', 'name'], { active: Active, updated_since: UpdatedSince })

@@ -1,6 +1,7 @@
 /** The look-up lists: any active user of the tenant may read them; rows map to their wire shapes here. */
 import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
+import { actorLocationAccess, locationsWithAny } from '../access/location-permissions.ts'
 import type { Page } from '../core/list-query.ts'
 import type { DB } from '../db/schema.ts'
 import * as repo from './repository.ts'
@@ -24,7 +25,9 @@ export async function listDepartments(
   actor: Actor,
   query: DepartmentListQuery,
 ): Promise<Page<Department>> {
-  const result = await read(repo.pageOfDepartments)(db, actor, query)
+  const locations =
+    query.requestable === undefined ? 'all' : locationsWithAny(await actorLocationAccess(db, actor), 'nav_request')
+  const result = await repo.pageOfDepartments(db, actor.tenantId, query, locations === 'all' ? undefined : [locations])
   return {
     ...result,
     rows: result.rows.map(({ branch_id, branch_name, headquarter, ...department }) => ({

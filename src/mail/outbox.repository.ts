@@ -74,6 +74,12 @@ export const listOutbox = (db: Kysely<DB>, all: boolean, tenantId?: number, hide
       'm.last_error',
       'm.created_at',
       'm.next_attempt_at',
+      // What each attachment is, not its bytes (`procurement outbox --json`).
+      sql<{ filename: string; content_type: string; size: number }[]>`coalesce((select json_agg(json_build_object(
+        'filename', x->>'filename', 'content_type', x->>'content_type',
+        'size', octet_length(decode(x->>'content', 'base64')))) from jsonb_array_elements(m.attachments) x), '[]'::json)`.as(
+        'attachments',
+      ),
     ])
     .orderBy('m.id')
   if (!all) q = q.where('m.status', '=', 'queued')
@@ -103,4 +109,25 @@ export async function queue(
       })),
     )
     .execute()
+}
+
+/** One attachment (by its place in the list, from 0) of e-mail `id` of tenant `tenantId`, with its bytes. */
+export async function outboxAttachment(
+  db: Kysely<DB>,
+  tenantId: number,
+  id: number,
+  index: number,
+  hideSuperusers: boolean,
+) {
+  let q = db
+    .selectFrom('email_outbox as m')
+    .select(
+      sql<{ filename: string; content_type: string; content: string } | null>`m.attachments -> (${index})::int`.as(
+        'file',
+      ),
+    )
+    .where('m.tenant_id', '=', tenantId)
+    .where('m.id', '=', id)
+  if (hideSuperusers) q = q.where(sql<boolean>`not ${toSuperuser}`)
+  return (await q.executeTakeFirst())?.file ?? undefined
 }

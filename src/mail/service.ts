@@ -4,6 +4,7 @@
  */
 import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
+import { notFound } from '../core/problem.ts'
 import type { DB, MailAttachment } from '../db/schema.ts'
 import * as outbox from './outbox.repository.ts'
 
@@ -27,3 +28,14 @@ export const queueMail = (
   to: readonly string[],
   message: { subject: string; text: string; attachments?: MailAttachment[] },
 ) => outbox.queue(db, tenantId, to, message)
+
+/**
+ * An attachment of an e-mail in the tenant's outbox (an order's PDF), for whoever may read the outbox (the
+ * same e-mail as `tenantOutbox` shows them); 404 when there is none.
+ */
+export async function tenantOutboxAttachment(db: Kysely<DB>, actor: Actor, id: number, index: number) {
+  requireAny(actor, 'superuser', 'nav_setting')
+  const file = await outbox.outboxAttachment(db, actor.tenantId, id, index, !actor.permissions.has('superuser'))
+  if (file === undefined || typeof file.content !== 'string') throw notFound('No such attachment in the outbox.')
+  return { filename: file.filename, content_type: file.content_type, bytes: Buffer.from(file.content, 'base64') }
+}

@@ -26,7 +26,17 @@ export async function findLiveAccess(db: Kysely<DB>, claims: AccessClaims): Prom
     .where('u.is_active', '=', true)
     .where('t.active', '=', true)
     .where('t.domain', '=', claims.domain)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('token_revocations').select('jti').where('jti', '=', claims.jti))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('token_revocations as r')
+            .select('r.jti')
+            .where('r.tenant_id', '=', claims.tenantId)
+            .where('r.jti', '=', claims.jti),
+        ),
+      ),
+    )
     .executeTakeFirst()
   return row === undefined ? undefined : { email: row.email, permissions: new Set(row.permissions) }
 }

@@ -70,7 +70,7 @@ export async function issueToken(deps: OAuthDeps, auth: ClientAuth, audience: st
   })
   // last_used_at is for people ("is this integration still in use?"); minute precision spares a write per token.
   if (app.last_used_at === null || Date.now() - app.last_used_at.getTime() > 60_000)
-    await applications.touchLastUsed(deps.db, app.id)
+    await applications.touchLastUsed(deps.db, app.tenant_id, app.id)
   return {
     access_token: token,
     scope: `urn:service-api:domain:${app.domain} urn:service-api:email:${app.email}`,

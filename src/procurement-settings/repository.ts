@@ -7,6 +7,7 @@ export interface SettingsRow {
   po_approval_tolerance_percent: string
   price_tolerance_percent: string
   match_mode: 'two_way' | 'three_way'
+  receipt_required_over: string
 }
 
 export const DEFAULTS: SettingsRow = {
@@ -14,6 +15,7 @@ export const DEFAULTS: SettingsRow = {
   po_approval_tolerance_percent: '10',
   price_tolerance_percent: '5',
   match_mode: 'three_way',
+  receipt_required_over: '25',
 }
 
 export async function findSettings(db: Kysely<DB>, tenantId: number): Promise<SettingsRow> {
@@ -24,6 +26,7 @@ export async function findSettings(db: Kysely<DB>, tenantId: number): Promise<Se
       sql<string>`po_approval_tolerance_percent::text`.as('po_approval_tolerance_percent'),
       sql<string>`price_tolerance_percent::text`.as('price_tolerance_percent'),
       'match_mode',
+      sql<string>`receipt_required_over::text`.as('receipt_required_over'),
     ])
     .where('tenant_id', '=', tenantId)
     .executeTakeFirst()

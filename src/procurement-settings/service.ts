@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely'
 import { requireAny, type Actor } from '../access/actor.ts'
 import { audit } from '../audit/service.ts'
-import { parseDecimal, trimDecimal } from '../core/decimal.ts'
+import { parseDecimal, sumDecimals, trimDecimal } from '../core/decimal.ts'
 import { validationFailed, type FieldErrors } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
@@ -18,6 +18,7 @@ const toSettings = (row: repo.SettingsRow): ProcurementSettings => ({
   po_approval_tolerance_percent: trimDecimal(row.po_approval_tolerance_percent),
   price_tolerance_percent: trimDecimal(row.price_tolerance_percent),
   match_mode: row.match_mode,
+  receipt_required_over: sumDecimals([row.receipt_required_over]),
 })
 
 /** The tenant's settings (defaults until changed), for the services that apply them. */

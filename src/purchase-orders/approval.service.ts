@@ -5,7 +5,8 @@
  * the revision is dropped — either way `purchase_order.rejected` records it.
  */
 import type { DocumentHandler } from '../approvals/documents.service.ts'
-import { markIssued } from './lifecycle.service.ts'
+import { syncDocument } from '../ledger/documents.service.ts'
+import { markIssued, syncOrdered } from './lifecycle.service.ts'
 import * as orderWrites from './write-repository.ts'
 import * as repo from './repository.ts'
 import { applyRevision } from './revision.service.ts'
@@ -24,6 +25,7 @@ export const orderDocument: DocumentHandler = {
     const row = (await repo.findOrder(tx, actor.tenantId, id))!
     if (row.status === 'pending_approval') {
       await markIssued(tx, actor.tenantId, row)
+      await syncOrdered(tx, actor.tenantId, id, 'approved')
       return [{ type: 'purchase_order.issued', object: await orderView(tx, actor.tenantId, id) }]
     }
     const held = row.pending_revision as StoredRevision | null
@@ -37,12 +39,15 @@ export const orderDocument: DocumentHandler = {
       { approved_total: held.total, pending_revision: null },
       false,
     )
+    await syncDocument(tx, actor.tenantId, 'purchase_order', id, 'approved')
     return [{ type: 'purchase_order.revised', object: order }]
   },
   async rejected(tx, actor, id) {
     const row = (await repo.findOrder(tx, actor.tenantId, id))!
-    if (row.status === 'pending_approval') await orderWrites.updateOrder(tx, actor.tenantId, id, { status: 'draft' })
-    else await orderWrites.updateOrder(tx, actor.tenantId, id, { pending_revision: null })
+    if (row.status === 'pending_approval') {
+      await orderWrites.updateOrder(tx, actor.tenantId, id, { status: 'draft' })
+      await syncDocument(tx, actor.tenantId, 'purchase_order', id, 'rejected')
+    } else await orderWrites.updateOrder(tx, actor.tenantId, id, { pending_revision: null })
     return [{ type: 'purchase_order.rejected', object: await orderView(tx, actor.tenantId, id) }]
   },
 }

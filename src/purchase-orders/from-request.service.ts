@@ -77,7 +77,7 @@ export async function ordersFromRequest(
         lines.map((l) => ({ description: l.description, quantity: l.quantity, unit_price: l.unit_price })),
         new Map(),
         () => undefined,
-      ).map((v, i) => ({ ...v, request_line_id: lines[i]!.id }))
+      ).map((v, i) => ({ ...v, request_line_id: lines[i]!.id, account_id: lines[i]!.account?.id ?? null }))
       const number = await nextNumber(tx, actor.tenantId, 'purchase_order')
       const id = await orderWrites.insertOrder(tx, actor.tenantId, {
         vendor_id: vendor,

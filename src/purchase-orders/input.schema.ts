@@ -21,6 +21,12 @@ export const LineInput = named(
       request_line: Type.Optional(
         Type.Unknown({ description: 'Read-only; kept from the existing line.', examples: [null] }),
       ),
+      account: Type.Optional(
+        Type.Union([Id, Type.Object({ id: Id }, { additionalProperties: true }), Type.Null()], {
+          description: 'An account id, or null; absent: a kept line keeps its account.',
+          examples: [3],
+        }),
+      ),
     },
     { additionalProperties: true },
   ),

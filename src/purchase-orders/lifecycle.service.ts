@@ -18,6 +18,8 @@ import type { DB, OrderStatus } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import type { EventType } from '../events/schema.ts'
 import { recordEvent } from '../events/service.ts'
+import { checkDocument, recordBudgetOutcome, withBudgetSteps } from '../budgets/check.service.ts'
+import { requestOfOrder, syncDocument } from '../ledger/documents.service.ts'
 import { requestTotal } from '../requests/service.ts'
 import { scopeOf, visibleOrder } from './access.service.ts'
 import * as lineWrites from './lines-repository.ts'
@@ -46,6 +48,17 @@ async function transition(db: Kysely<DB>, actor: Actor, id: number, action: stri
   })
 }
 
+/**
+ * The ledger after an order is issued, approved or cancelled: the order's lines count what it now holds and its
+ * request's lines what is still not ordered (reason `ordered` when they move to the order).
+ */
+export async function syncOrdered(tx: Kysely<DB>, tenantId: number, id: number, reason: string) {
+  const request = await requestOfOrder(tx, tenantId, id)
+  if (request !== null)
+    await syncDocument(tx, tenantId, 'request', request, reason === 'cancelled' ? reason : 'ordered')
+  await syncDocument(tx, tenantId, 'purchase_order', id, reason)
+}
+
 /** Marks the order issued at version 1, its total the approved one. */
 export async function markIssued(tx: Kysely<DB>, tenantId: number, row: { id: number; total: string }) {
   await orderWrites.updateOrder(tx, tenantId, row.id, {
@@ -65,19 +78,27 @@ export const issueOrder = (db: Kysely<DB>, actor: Actor, id: number, base?: Mail
     const approved = row.request_id === null ? undefined : await requestTotal(tx, actor.tenantId, row.request_id)
     const needsApproval =
       approved === undefined || exceedsByPercent(row.total, approved, settings.po_approval_tolerance_percent)
-    const chain = !needsApproval
+    const rules = !needsApproval
       ? []
       : await planChain(tx, actor.tenantId, {
           locationId: row.location_id,
           total: row.total,
+          currencyId: row.currency_id,
           requesterId: userId,
           document: 'purchase_order',
         })
+    // Budgets (budgets/check.service.ts): what it adds to what its request counted, checked; a block throws.
+    await orderWrites.updateOrder(tx, actor.tenantId, row.id, { status: 'pending_approval' })
+    const budgets = await checkDocument(tx, actor.tenantId, 'purchase_order', row.id, userId)
+    const chain = withBudgetSteps(budgets.steps, rules)
     if (chain.length === 0) {
       await markIssued(tx, actor.tenantId, row)
+      await syncOrdered(tx, actor.tenantId, row.id, 'issued')
+      await recordBudgetOutcome(tx, actor.tenantId, { type: 'purchase_order', id: row.id }, budgets)
       return 'purchase_order.issued'
     }
-    await orderWrites.updateOrder(tx, actor.tenantId, row.id, { status: 'pending_approval' })
+    await syncDocument(tx, actor.tenantId, 'purchase_order', row.id, 'submitted')
+    await recordBudgetOutcome(tx, actor.tenantId, { type: 'purchase_order', id: row.id }, budgets)
     const doc = { type: 'purchase_order' as const, id: row.id, locationId: row.location_id, submitterId: userId }
     const first = await startChain(tx, actor, doc, chain, base)
     const order = await orderView(tx, actor.tenantId, row.id)
@@ -96,6 +117,7 @@ export const closeOrder = (db: Kysely<DB>, actor: Actor, id: number) =>
     if (row.pending_revision !== null)
       throw conflict(`A revision of ${row.number} is pending approval; decide it before closing the order.`)
     await orderWrites.updateOrder(tx, actor.tenantId, row.id, { status: 'closed', closed_at: new Date() })
+    await syncDocument(tx, actor.tenantId, 'purchase_order', row.id, 'closed')
     return 'purchase_order.closed'
   })
 
@@ -103,6 +125,7 @@ export const reopenOrder = (db: Kysely<DB>, actor: Actor, id: number) =>
   transition(db, actor, id, 'reopen', async (tx, actor, row) => {
     requireOrderStatus(row, ['closed'], 'reopened')
     await orderWrites.updateOrder(tx, actor.tenantId, row.id, { status: 'issued', closed_at: null })
+    await syncDocument(tx, actor.tenantId, 'purchase_order', row.id, 'issued')
     return 'purchase_order.reopened'
   })
 
@@ -123,6 +146,7 @@ export const cancelOrder = (db: Kysely<DB>, actor: Actor, id: number) =>
     }
     await cancelChain(tx, actor, 'purchase_order', row.id)
     await orderWrites.updateOrder(tx, actor.tenantId, row.id, { status: 'cancelled', pending_revision: null })
+    await syncOrdered(tx, actor.tenantId, row.id, 'cancelled')
     return 'purchase_order.cancelled'
   })
 
@@ -133,6 +157,7 @@ export const closeLine = (db: Kysely<DB>, actor: Actor, id: number, lineId: numb
     requireOrderStatus(row, ['issued'], 'have a line closed')
     if (line.closed) throw conflict(`Line ${lineId} of ${row.number} is already closed.`)
     await lineWrites.closeLine(tx, actor.tenantId, row.id, lineId)
+    await syncDocument(tx, actor.tenantId, 'purchase_order', row.id, 'closed')
     await lineWrites.refreshStatuses(tx, actor.tenantId, row.id)
     return 'purchase_order.line_closed'
   })

@@ -11,6 +11,8 @@ export interface LineValues {
   tax_rate: string
   amount: string
   tax: string
+  /** Its general-ledger account (null: none). */
+  account_id?: number | null | undefined
 }
 
 /**
@@ -33,11 +35,12 @@ export async function replaceLines(db: Kysely<DB>, tenantId: number, orderId: nu
     // One statement for all of them, whatever their number (the arrays are its only parameters).
     await sql`update purchase_order_lines li set request_line_id = v.request_line_id, description = v.description,
         quantity = v.quantity, unit_price = v.unit_price, tax_rate = v.tax_rate, amount = v.amount, tax = v.tax,
-        position = v.position
+        position = v.position, account_id = v.account_id
       from unnest(${column('id')}::int[], ${column('request_line_id')}::int[], ${column('description')}::text[],
         ${column('quantity')}::numeric[], ${column('unit_price')}::numeric[], ${column('tax_rate')}::numeric[],
-        ${column('amount')}::numeric[], ${column('tax')}::numeric[], ${column('position')}::int[])
-        as v (id, request_line_id, description, quantity, unit_price, tax_rate, amount, tax, position)
+        ${column('amount')}::numeric[], ${column('tax')}::numeric[], ${column('position')}::int[],
+        ${changed.map((l) => l.account_id ?? null)}::int[])
+        as v (id, request_line_id, description, quantity, unit_price, tax_rate, amount, tax, position, account_id)
       where li.tenant_id = ${tenantId} and li.order_id = ${orderId} and li.id = v.id`.execute(db)
   }
   if (fresh.length > 0)

@@ -23,6 +23,7 @@ export interface LineRow {
   rejected_quantity: string
   billed_quantity: string
   closed: boolean
+  account: { id: number; code: string; name: string } | null
 }
 
 const person = (user: string) => personJson(sql.ref(user), sql.ref(`${user.slice(0, user.indexOf('.'))}.tenant_id`))
@@ -32,8 +33,11 @@ export const linesOf = (tenant: string, order: string) =>
     'description', li.description, 'quantity', li.quantity::text, 'unit_price', li.unit_price::text,
     'tax_rate', li.tax_rate::text, 'amount', li.amount::text, 'tax', li.tax::text,
     'received_quantity', li.received_quantity::text, 'rejected_quantity', li.rejected_quantity::text,
-    'billed_quantity', li.billed_quantity::text, 'closed', li.closed) order by li.position)
-    from purchase_order_lines li where li.tenant_id = ${sql.ref(tenant)} and li.order_id = ${sql.ref(order)}), '[]')`
+    'billed_quantity', li.billed_quantity::text, 'closed', li.closed,
+    'account', case when ac.id is null then null else json_build_object('id', ac.id, 'code', ac.code, 'name', ac.name) end)
+    order by li.position)
+    from purchase_order_lines li left join accounts ac on ac.tenant_id = li.tenant_id and ac.id = li.account_id
+    where li.tenant_id = ${sql.ref(tenant)} and li.order_id = ${sql.ref(order)}), '[]')`
 
 function selectOrders(db: Kysely<DB>) {
   return db

@@ -16,6 +16,7 @@ import { compareDecimal, exceedsByPercent, trimDecimal } from '../core/decimal.t
 import { conflict, preconditionFailed } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { recordEvent } from '../events/service.ts'
+import { syncDocument } from '../ledger/documents.service.ts'
 import * as lineWrites from './lines-repository.ts'
 import * as orderWrites from './write-repository.ts'
 import type * as repo from './repository.ts'
@@ -114,6 +115,8 @@ export async function applyRevision(
   await lineWrites.replaceLines(tx, actor.tenantId, row.id, next.lines)
   await lineWrites.refreshStatuses(tx, actor.tenantId, row.id)
   await orderWrites.insertRevision(tx, actor.tenantId, row.id, version, changedBy, changes)
+  // The ledger counts the revised lines (a revision approved by a chain: reason `approved`).
+  await syncDocument(tx, actor.tenantId, 'purchase_order', row.id, record ? 'issued' : 'approved')
   const order = await orderView(tx, actor.tenantId, row.id)
   if (record) await recordEvent(tx, actor.tenantId, 'purchase_order.revised', order)
   return order
@@ -161,6 +164,7 @@ export async function reviseIssued(
     const chain = await planChain(tx, actor.tenantId, {
       locationId: location,
       total: next.values.total,
+      currencyId: next.values.currency_id,
       requesterId: userId,
       document: 'purchase_order',
     })

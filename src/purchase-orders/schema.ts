@@ -3,6 +3,8 @@
  * query and parameters. What is written is in input.schema.ts, the procurement settings in settings.schema.ts.
  */
 import { Type, type Static } from 'typebox'
+import { AccountRef } from '../accounts/schema.ts'
+import { BudgetWarning } from '../budgets/schema.ts'
 import { listQuery, UpdatedSince } from '../core/list-query.ts'
 import { Id, named } from '../core/schema.ts'
 import { Approval, Person } from '../approvals/schema.ts'
@@ -66,6 +68,7 @@ export const OrderLine = named(
     rejected_quantity: Dec('Rejected at receipt.', '0'),
     billed_quantity: Dec('On submitted, approved and paid bills.', '0'),
     closed: Type.Boolean({ description: 'Closed short: no more is received against it.', examples: [false] }),
+    account: AccountRef,
   }),
 )
 
@@ -122,6 +125,9 @@ export const PurchaseOrder = named(
     tax: Dec('Σ line taxes (amount × tax_rate / 100, each rounded half-up to 2).', '49.50'),
     total: Dec('subtotal + tax.', '649.47'),
     approvals: Type.Array(Approval, { description: 'Approvals of its issue and of its revisions.' }),
+    budget_warnings: Type.Array(BudgetWarning, {
+      description: 'The `warn` budgets its issue took below zero (as of that moment); [] when none.',
+    }),
     pending_revision: Nullable(PendingRevision),
     created_by: Person,
     issued_at: Nullable(Type.String({ format: 'date-time' })),

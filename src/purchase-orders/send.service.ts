@@ -13,6 +13,7 @@ import type { DB } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
 import { queueMail } from '../mail/service.ts'
+import { vendorAttachments } from '../attachments/service.ts'
 import { orderScope, scopeOf, visibleOrder } from './access.service.ts'
 import * as orderWrites from './write-repository.ts'
 import * as references from './references-repository.ts'
@@ -58,6 +59,8 @@ export async function sendOrder(
           content_type: 'application/pdf',
           content: Buffer.from(pdf).toString('base64'),
         },
+        // The order's attachments marked vendor_visible (DECISIONS, "Attachments and comments").
+        ...(await vendorAttachments(tx, actor.tenantId, id)),
       ],
     })
     await orderWrites.updateOrder(tx, actor.tenantId, id, { sent_at: new Date() })

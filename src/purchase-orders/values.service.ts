@@ -9,6 +9,7 @@ import type { Actor } from '../access/actor.ts'
 import { requireAnyAt, type LocationAccess } from '../access/location-permissions.ts'
 import { lineAmount, parseDecimal, percentOf, sumDecimals } from '../core/decimal.ts'
 import { validationFailed, type FieldErrors } from '../core/problem.ts'
+import { accountIdOf, lineAccountErrors } from '../accounts/service.ts'
 import type { DB } from '../db/schema.ts'
 import type * as lineWrites from './lines-repository.ts'
 import type * as orderWrites from './write-repository.ts'
@@ -19,7 +20,10 @@ const idOf = (value: unknown): number | null =>
   value === null || value === undefined ? null : typeof value === 'number' ? value : (value as { id: number }).id
 
 /** What a kept line (named by `id`) carries over: its request line, and its description and tax rate when not sent. */
-export type ExistingLines = ReadonlyMap<number, { request_line: number | null; description: string; tax_rate: string }>
+export type ExistingLines = ReadonlyMap<
+  number,
+  { request_line: number | null; description: string; tax_rate: string; account?: { id: number } | null }
+>
 
 /** Line columns with their amount and tax; `existing` holds the order's own lines by id. */
 export function lineValues(
@@ -42,6 +46,12 @@ export function lineValues(
       tax_rate,
       amount,
       tax: percentOf(amount, tax_rate),
+      account_id:
+        l.account !== undefined
+          ? (accountIdOf(l.account) ?? null)
+          : l.id !== undefined
+            ? (existing.get(l.id)?.account?.id ?? null)
+            : null,
     }
   })
 }
@@ -79,6 +89,16 @@ export async function valuesOf(
   if (input.currency !== undefined && refs.currency === null)
     add('currency', `no currency ${JSON.stringify(input.currency)}`)
   const lines = lineValues(input.lines, existing, add)
+  const accountErrors = await lineAccountErrors(
+    db,
+    actor.tenantId,
+    lines.map((l) => l.account_id),
+    (i, id) => {
+      const kept = lines[i]!.id
+      return kept !== undefined && existing.get(kept)?.account?.id === id
+    },
+  )
+  for (const [field, messages] of Object.entries(accountErrors)) for (const m of messages) add(field, m)
   if (Object.keys(errors).length > 0) throw validationFailed(errors)
   return {
     values: {

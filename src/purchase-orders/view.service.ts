@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely'
 import { approvalsByDocument } from '../approvals/view.service.ts'
 import { trimDecimal } from '../core/decimal.ts'
+import { budgetWarnings } from '../budgets/check.service.ts'
 import type { DB } from '../db/schema.ts'
 import type * as lineWrites from './lines-repository.ts'
 import type * as orderWrites from './write-repository.ts'
@@ -22,9 +23,10 @@ export interface StoredRevision {
 }
 
 type Approvals = Awaited<ReturnType<typeof approvalsByDocument>>
+type Warnings = Awaited<ReturnType<typeof budgetWarnings>>
 const iso = (d: Date | null) => (d === null ? null : d.toISOString())
 
-function toOrder(row: repo.OrderRow, approvals: Approvals): PurchaseOrder {
+function toOrder(row: repo.OrderRow, approvals: Approvals, warnings: Warnings): PurchaseOrder {
   const all = approvals.get(row.id) ?? []
   const pending = row.pending_revision as StoredRevision | null
   return {
@@ -55,11 +57,13 @@ function toOrder(row: repo.OrderRow, approvals: Approvals): PurchaseOrder {
       rejected_quantity: trimDecimal(l.rejected_quantity),
       billed_quantity: trimDecimal(l.billed_quantity),
       closed: l.closed,
+      account: l.account ?? null,
     })),
     subtotal: row.subtotal,
     tax: row.tax,
     total: row.total,
     approvals: all,
+    budget_warnings: warnings.get(row.id) ?? [],
     pending_revision:
       pending === null
         ? null
@@ -87,7 +91,13 @@ export async function toOrders(db: Kysely<DB>, tenantId: number, rows: repo.Orde
     'purchase_order',
     rows.map((r) => r.id),
   )
-  return rows.map((row) => toOrder(row, approvals))
+  const warnings = await budgetWarnings(
+    db,
+    tenantId,
+    'purchase_order',
+    rows.map((r) => r.id),
+  )
+  return rows.map((row) => toOrder(row, approvals, warnings))
 }
 
 /** The order as GET returns it, read through `db` (a write's transaction). */

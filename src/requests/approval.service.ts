@@ -5,6 +5,7 @@
  */
 import type { DocumentHandler } from '../approvals/documents.service.ts'
 import { trimDecimal } from '../core/decimal.ts'
+import { syncDocument } from '../ledger/documents.service.ts'
 import * as repo from './repository.ts'
 import { requestView } from './view.service.ts'
 
@@ -30,10 +31,12 @@ export const requestDocument: DocumentHandler = {
   },
   async approved(tx, actor, id) {
     await repo.setStatus(tx, actor.tenantId, id, 'approved')
+    await syncDocument(tx, actor.tenantId, 'request', id, 'approved')
     return [{ type: 'request.approved', object: await requestView(tx, actor.tenantId, id) }]
   },
   async rejected(tx, actor, id) {
     await repo.setStatus(tx, actor.tenantId, id, 'rejected')
+    await syncDocument(tx, actor.tenantId, 'request', id, 'rejected')
     return [{ type: 'request.rejected', object: await requestView(tx, actor.tenantId, id) }]
   },
 }

@@ -13,6 +13,7 @@ export interface LineRow {
   vendor: number | null
   quantity: string
   unit_price: string
+  account: { id: number; code: string; name: string } | null
 }
 
 function selectRequests(db: Kysely<DB>) {
@@ -46,8 +47,11 @@ function selectRequests(db: Kysely<DB>) {
         'requester',
       ),
       sql<LineRow[]>`coalesce((select json_agg(json_build_object('id', li.id, 'description', li.description,
-        'vendor', li.vendor_id, 'quantity', li.quantity::text, 'unit_price', li.unit_price::text) order by li.position)
-        from request_lines li where li.tenant_id = r.tenant_id and li.request_id = r.id), '[]')`.as('lines'),
+        'vendor', li.vendor_id, 'quantity', li.quantity::text, 'unit_price', li.unit_price::text,
+        'account', case when a.id is null then null else json_build_object('id', a.id, 'code', a.code, 'name', a.name) end)
+        order by li.position)
+        from request_lines li left join accounts a on a.tenant_id = li.tenant_id and a.id = li.account_id
+        where li.tenant_id = r.tenant_id and li.request_id = r.id), '[]')`.as('lines'),
     ])
 }
 export type RequestRow = Awaited<ReturnType<ReturnType<typeof selectRequests>['executeTakeFirstOrThrow']>>
@@ -129,7 +133,13 @@ export async function replaceLines(
   db: Kysely<DB>,
   tenantId: number,
   requestId: number,
-  lines: { description: string; vendor: number | null; quantity: string; unit_price: string }[],
+  lines: {
+    description: string
+    vendor: number | null
+    quantity: string
+    unit_price: string
+    account?: number | null
+  }[],
 ) {
   await db.deleteFrom('request_lines').where('tenant_id', '=', tenantId).where('request_id', '=', requestId).execute()
   await db
@@ -143,6 +153,7 @@ export async function replaceLines(
         vendor_id: l.vendor,
         quantity: l.quantity,
         unit_price: l.unit_price,
+        account_id: l.account ?? null,
       })),
     )
     .execute()

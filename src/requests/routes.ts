@@ -1,5 +1,6 @@
 /** /api/v3/requests/ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { ChainPreview, previewRequestChain } from '../approvals/chain-preview.service.ts'
 import { collectionRoutes, itemRoute } from '../http/item-routes.ts'
 import { PurchaseRequest, RequestInput, RequestListQuery, RequestParams, RequestPatch } from './schema.ts'
 import * as service from './service.ts'
@@ -45,6 +46,14 @@ export const requestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     params,
     item,
     run: ({ db, actor, params, mailBase }) => service.submitRequest(db, actor, params.id, mailBase),
+  })
+  itemRoute(app, 'GET', '/v3/requests/:id/approval-preview/', {
+    summary: 'The approval steps a draft would go through if submitted now (step, candidates; nothing is written)',
+    operationId: 'previewRequestApprovals',
+    tags,
+    params,
+    item: ChainPreview,
+    run: ({ db, actor, params }) => previewRequestChain(db, actor, params.id),
   })
   itemRoute(app, 'POST', '/v3/requests/:id/cancel/', {
     summary: 'Cancel a draft or pending request (the requester, or a superuser)',

@@ -3,6 +3,8 @@ import { Type, type Static } from 'typebox'
 import { listQuery, UpdatedSince } from '../core/list-query.ts'
 import { Id, named } from '../core/schema.ts'
 import { Approval, Money, Person } from '../approvals/schema.ts'
+import { AccountRef } from '../accounts/schema.ts'
+import { BudgetWarning } from '../budgets/schema.ts'
 
 export const MAX_LINES = 200
 export const REQUEST_STATUSES = ['draft', 'pending', 'approved', 'rejected', 'cancelled'] as const
@@ -29,6 +31,7 @@ export const RequestLine = named(
     vendor: Type.Union([Type.Integer(), Type.Null()], { description: 'A vendor id, or null.', examples: [4] }),
     quantity: Type.String({ description: 'Decimal string, without trailing zeros.', examples: ['3'] }),
     unit_price: Type.String({ description: 'Decimal string, without trailing zeros.', examples: ['19.99'] }),
+    account: AccountRef,
   }),
 )
 
@@ -50,6 +53,9 @@ export const PurchaseRequest = named(
       examples: ['59.97'],
     }),
     approvals: Type.Array(Approval, { description: 'The approval chain so far, by step.' }),
+    budget_warnings: Type.Array(BudgetWarning, {
+      description: 'The `warn` budgets its submit took below zero (as of that moment); [] when none.',
+    }),
     submitted_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
@@ -70,6 +76,12 @@ export const LineInput = named(
       quantity: Money('Decimal string greater than 0, up to 4 decimals, no exponent.', '3'),
       unit_price: Money('Decimal string, up to 4 decimals, no exponent.', '19.99'),
       id: Type.Optional(Type.Integer({ description: 'Read-only; ignored (lines are replaced as a whole).' })),
+      account: Type.Optional(
+        Type.Union([Id, Type.Object({ id: Id }, { additionalProperties: true }), Type.Null()], {
+          description: 'An account id (GET /api/v3/accounts/), or null.',
+          examples: [3],
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -93,10 +105,18 @@ const requestFields = {
 }
 // Read-only fields of the response, accepted so a GET body can be sent back; ignored.
 const readOnly = Object.fromEntries(
-  ['id', 'uuid', 'status', 'requester', 'total', 'approvals', 'submitted_at', 'created_at', 'updated_at'].map((k) => [
-    k,
-    Type.Optional(Type.Unknown()),
-  ]),
+  [
+    'id',
+    'uuid',
+    'status',
+    'requester',
+    'total',
+    'approvals',
+    'budget_warnings',
+    'submitted_at',
+    'created_at',
+    'updated_at',
+  ].map((k) => [k, Type.Optional(Type.Unknown())]),
 )
 
 export const RequestInput = named(

@@ -19,6 +19,9 @@ import { forbidden, notFound, validationFailed, type FieldErrors } from '../core
 import type { DB, RequestStatus } from '../db/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { recordEvent } from '../events/service.ts'
+import { checkDocument, recordBudgetOutcome, withBudgetSteps } from '../budgets/check.service.ts'
+import { syncDocument } from '../ledger/documents.service.ts'
+import { accountIdOf, lineAccountErrors } from '../accounts/service.ts'
 import * as repo from './repository.ts'
 import { requestView, toRequests } from './view.service.ts'
 import type { LineInput, PurchaseRequest, RequestInput, RequestListQuery, RequestPatch } from './schema.ts'
@@ -69,7 +72,8 @@ interface Body {
   lines: LineInput[]
 }
 
-async function valuesOf(db: Kysely<DB>, actor: Actor, access: LocationAccess, input: Body) {
+/** `keptLines`: the lines are the stored ones (a PATCH without lines): their accounts are not judged again. */
+async function valuesOf(db: Kysely<DB>, actor: Actor, access: LocationAccess, input: Body, keptLines = false) {
   const location = idOf(input.location)!
   const department = idOf(input.department) ?? null
   const lines = input.lines.map((l) => ({
@@ -77,6 +81,7 @@ async function valuesOf(db: Kysely<DB>, actor: Actor, access: LocationAccess, in
     vendor: l.vendor ?? null,
     quantity: l.quantity,
     unit_price: l.unit_price,
+    account: accountIdOf(l.account) ?? null,
   }))
   const refs = await repo.references(
     db,
@@ -97,6 +102,15 @@ async function valuesOf(db: Kysely<DB>, actor: Actor, access: LocationAccess, in
     if (parseDecimal(l.quantity) === 0n) add(`lines.${i}.quantity`, 'must be greater than 0')
     if (l.vendor !== null && !refs.vendors.has(l.vendor)) add(`lines.${i}.vendor`, `no vendor ${l.vendor}`)
   })
+  if (!keptLines)
+    for (const [field, messages] of Object.entries(
+      await lineAccountErrors(
+        db,
+        actor.tenantId,
+        lines.map((l) => l.account),
+      ),
+    ))
+      for (const message of messages) add(field, message)
   if (Object.keys(errors).length > 0) throw validationFailed(errors)
   return {
     values: {
@@ -158,7 +172,7 @@ export async function updateRequest(
       needed_by: patch.needed_by !== undefined ? patch.needed_by : row.needed_by,
       lines: patch.lines ?? row.lines,
     }
-    const { values, lines } = await valuesOf(tx, actor, access, merged)
+    const { values, lines } = await valuesOf(tx, actor, access, merged, patch.lines === undefined)
     await repo.updateRequest(tx, actor.tenantId, id, values)
     if (patch.lines !== undefined) await repo.replaceLines(tx, actor.tenantId, id, lines)
     await audit(tx, actor, { action: 'request.update', resourceType: 'request', resourceId: id, changes: patch })
@@ -180,15 +194,22 @@ export async function submitRequest(
     requireOwner(actor, row, 'submit')
     requireRequestStatus(row, ['draft'], 'submitted')
     requireAnyAt(access, row.location_id, 'nav_request')
-    const chain = await planChain(tx, actor.tenantId, {
+    const rules = await planChain(tx, actor.tenantId, {
       locationId: row.location_id,
       total: row.total,
+      currencyId: row.currency_id,
       requesterId: row.requester_id,
     })
+    // Budgets (budgets/check.service.ts): its lines as pending, checked; a block throws and nothing changes.
+    await repo.setStatus(tx, actor.tenantId, id, 'pending', { submitted: true })
+    const budgets = await checkDocument(tx, actor.tenantId, 'request', id, row.requester_id)
+    const chain = withBudgetSteps(budgets.steps, rules)
     await repo.setStatus(tx, actor.tenantId, id, chain.length === 0 ? 'approved' : 'pending', {
       submitted: true,
       chain,
     })
+    await syncDocument(tx, actor.tenantId, 'request', id, 'submitted')
+    await recordBudgetOutcome(tx, actor.tenantId, { type: 'request', id }, budgets)
     if (chain.length > 0)
       await startChain(
         tx,
@@ -213,6 +234,7 @@ export async function cancelRequest(db: Kysely<DB>, actor: Actor, id: number): P
     requireRequestStatus(row, ['draft', 'pending'], 'cancelled')
     await repo.setStatus(tx, actor.tenantId, id, 'cancelled')
     await cancelChain(tx, actor, 'request', id)
+    await syncDocument(tx, actor.tenantId, 'request', id, 'cancelled')
     await audit(tx, actor, { action: 'request.cancel', resourceType: 'request', resourceId: id })
     // Its pending approval, now cancelled, shows in the object; an approval's cancellation has no event type.
     const request = await requestView(tx, actor.tenantId, id)

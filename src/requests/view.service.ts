@@ -6,13 +6,15 @@
 import type { Kysely } from 'kysely'
 import { approvalsByRequest } from '../approvals/view.service.ts'
 import { trimDecimal } from '../core/decimal.ts'
+import { budgetWarnings } from '../budgets/check.service.ts'
 import type { DB } from '../db/schema.ts'
 import * as repo from './repository.ts'
 import type { PurchaseRequest } from './schema.ts'
 
 type Approvals = Awaited<ReturnType<typeof approvalsByRequest>>
+type Warnings = Awaited<ReturnType<typeof budgetWarnings>>
 
-function toRequest(row: repo.RequestRow, approvals: Approvals): PurchaseRequest {
+function toRequest(row: repo.RequestRow, approvals: Approvals, warnings: Warnings): PurchaseRequest {
   return {
     id: row.id,
     uuid: row.uuid,
@@ -26,6 +28,7 @@ function toRequest(row: repo.RequestRow, approvals: Approvals): PurchaseRequest 
     lines: row.lines.map((l) => ({ ...l, quantity: trimDecimal(l.quantity), unit_price: trimDecimal(l.unit_price) })),
     total: row.total,
     approvals: approvals.get(row.id) ?? [],
+    budget_warnings: warnings.get(row.id) ?? [],
     submitted_at: row.submitted_at === null ? null : row.submitted_at.toISOString(),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -39,7 +42,13 @@ export async function toRequests(db: Kysely<DB>, tenantId: number, rows: repo.Re
     tenantId,
     rows.map((r) => r.id),
   )
-  return rows.map((row) => toRequest(row, approvals))
+  const warnings = await budgetWarnings(
+    db,
+    tenantId,
+    'request',
+    rows.map((r) => r.id),
+  )
+  return rows.map((row) => toRequest(row, approvals, warnings))
 }
 
 /** The request as GET /api/v3/requests/{id}/ returns it, read through `db` (a write's transaction). */

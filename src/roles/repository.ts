@@ -19,6 +19,7 @@ export async function findRole(db: Kysely<DB>, tenantId: number, id: number, loc
         .selectFrom('role_permissions as rp')
         .innerJoin('permissions as p', 'p.id', 'rp.permission_id')
         .select('p.key')
+        .whereRef('rp.tenant_id', '=', 'r.tenant_id')
         .whereRef('rp.role_id', '=', 'r.id')
         .orderBy(sql`p.key collate "C"`)})`.as('permissions'),
     )

@@ -76,9 +76,10 @@ export async function seedRequests(tx: Kysely<DB>, p: DemoPeople): Promise<void>
   const rejected = await draft(headOffice, 'Team offsite catering', [line('40', '55', 'Lunch', p.vendors[9])])
   const chain = await submitRequest(tx, rita, rejected.id)
   await approve(tx, admin, chain.approvals[0]!.id)
-  // 2,200.00 is over 1,000: step 2 follows, and the admin rejects it.
+  // 2,200.00 is over 1,000: step 2 follows; the admin approved step 1, so the manager decides it and rejects it.
+  const manager = personActor(operator, p.manager, ['nav_approval'])
   const step2 = (await getRequest(tx, admin, rejected.id)).approvals.find((a) => a.status === 'pending')!
-  await reject(tx, admin, step2.id, 'Over the quarter’s events budget; try again in Q2.')
+  await reject(tx, manager, step2.id, 'Over the quarter’s events budget; try again in Q2.')
   const cancelled = await draft(headOffice, 'Duplicate of the toner order', [line('6', '42.99', 'Toner cartridge')])
   await cancelRequest(tx, rita, cancelled.id)
   const orders = await seedOrders(tx, admin, operator, { ...p, buyerProfileId: p.buyer.profileId }, approvedHq.id)

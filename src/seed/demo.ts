@@ -21,6 +21,7 @@ import { replaceLocationRoles } from '../users/grants.service.ts'
 import { createBatch, updateUser } from '../users/service.ts'
 import { createVendors } from '../vendors/service.ts'
 import { seedRequests, seedRules } from './demo-requests.ts'
+import { seedExpenses } from './demo-expenses.ts'
 
 export const DEMO_DOMAIN = 'demo'
 export const DEMO_ADMIN_EMAIL = 'admin@example.com'
@@ -377,6 +378,7 @@ export async function createSampleTenant(
   }
   await seedRules(tx, people)
   if (documents) await seedRequests(tx, people)
+  if (documents) await seedExpenses(tx, people)
   return tenantId
 }
 

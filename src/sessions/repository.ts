@@ -42,8 +42,13 @@ export const findLive = (db: Kysely<DB>, tokenHash: Buffer, idleSeconds: number)
     .where('t.active', '=', true)
     .executeTakeFirst()
 
-export const touch = (db: Kysely<DB>, id: number) =>
-  db.updateTable('sessions').set({ last_seen_at: new Date() }).where('id', '=', id).execute()
+export const touch = (db: Kysely<DB>, tenantId: number, id: number) =>
+  db
+    .updateTable('sessions')
+    .set({ last_seen_at: new Date() })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute()
 
 /** Ends sessions: one by its token, one of a user by id, or every one of a user. */
 export const revokeByToken = (db: Kysely<DB>, tokenHash: Buffer) =>

@@ -111,7 +111,7 @@ export async function resumeSession(
   const row = await repo.findLive(db, hashSessionToken(token), limits.idleMinutes * 60)
   if (row === undefined || !hostAllows(host, row.domain)) return undefined
   // last_seen_at is for the idle limit; minute precision spares a write per page.
-  if (Date.now() - row.last_seen_at.getTime() > 60_000) await repo.touch(db, row.id)
+  if (Date.now() - row.last_seen_at.getTime() > 60_000) await repo.touch(db, row.tenant_id, row.id)
   return {
     id: row.id,
     actor: {

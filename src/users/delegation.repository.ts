@@ -1,6 +1,7 @@
 /** SQL for out-of-office delegations: at most one active row per user; expiry is tested in every query. */
 import { sql, type Kysely } from 'kysely'
 import { delegationActive } from '../access/approvers.ts'
+import { byTenant } from '../db/joins.ts'
 import type { DB } from '../db/schema.ts'
 
 export interface DelegationRow {
@@ -12,8 +13,8 @@ export interface DelegationRow {
 export async function currentDelegation(db: Kysely<DB>, tenantId: number, userId: number) {
   const row = await db
     .selectFrom('delegations as d')
-    .innerJoin('user_profiles as p', 'p.user_id', 'd.delegatee_id')
-    .innerJoin('users as u', 'u.id', 'd.delegatee_id')
+    .innerJoin('user_profiles as p', byTenant('p', 'd.delegatee_id', 'user_id'))
+    .innerJoin('users as u', byTenant('u', 'd.delegatee_id'))
     .select([
       sql<
         DelegationRow['delegatee']
@@ -87,8 +88,8 @@ export async function notPast(db: Kysely<DB>, date: string): Promise<boolean> {
 export async function delegatorsOf(db: Kysely<DB>, tenantId: number, delegateeId: number) {
   const rows = await db
     .selectFrom('delegations as d')
-    .innerJoin('user_profiles as p', 'p.user_id', 'd.user_id')
-    .innerJoin('users as u', 'u.id', 'd.user_id')
+    .innerJoin('user_profiles as p', byTenant('p', 'd.user_id', 'user_id'))
+    .innerJoin('users as u', byTenant('u', 'd.user_id'))
     .select(['p.id', 'p.first_name', 'p.last_name', 'u.email'])
     .where('d.tenant_id', '=', tenantId)
     .where('d.delegatee_id', '=', delegateeId)

@@ -8,7 +8,7 @@ export const tenantOf = (db: Kysely<DB>, tenantId: number) =>
     .selectFrom('tenants')
     .select(['domain', 'name', 'active'])
     // Single sign-on is on for everyone of the tenant while it has a configuration (profiles' is_sso_enabled).
-    .select(sql<boolean>`exists (select 1 from sso_configs s where s.tenant_id = tenants.id)`.as('sso'))
+    .select(sql<boolean>`exists (select 1 from sso_configs s where s.tenant_id = ${tenantId})`.as('sso'))
     .where('id', '=', tenantId)
     .executeTakeFirstOrThrow()
 
@@ -30,29 +30,31 @@ export interface GrantRow {
  * roles granted at L, plus the profile role when L is one of the user's locations (or `all_locations`).
  * `location_id` null is the tenant-wide set: the profile role and the grants without a location.
  */
-export async function grantsOf(db: Kysely<DB>, userId: number): Promise<GrantRow[]> {
+export async function grantsOf(db: Kysely<DB>, tenantId: number, userId: number): Promise<GrantRow[]> {
   const result = await sql<GrantRow>`
     with granted as (
-      select location_id, role_id from role_grants where user_id = ${userId}
+      select location_id, role_id from role_grants where tenant_id = ${tenantId} and user_id = ${userId}
       union
-      select null, role_id from user_profiles where user_id = ${userId}
+      select null, role_id from user_profiles where tenant_id = ${tenantId} and user_id = ${userId}
       union
       select l.id, up.role_id from user_profiles up join locations l on l.tenant_id = up.tenant_id
-        and (up.all_locations or exists (
-          select 1 from user_locations ul where ul.user_id = up.user_id and ul.location_id = l.id))
-        where up.user_id = ${userId})
+        and (up.all_locations or exists (select 1 from user_locations ul
+          where ul.tenant_id = up.tenant_id and ul.user_id = up.user_id and ul.location_id = l.id))
+        where up.tenant_id = ${tenantId} and up.user_id = ${userId})
     select g.location_id, r.id as role_id, r.name as role_name,
       coalesce((select json_agg(json_build_object('id', p.id, 'name', p.key, 'description', p.description) order by p.id)
-        from role_permissions rp join permissions p on p.id = rp.permission_id where rp.role_id = r.id), '[]') as permissions
-    from granted g join roles r on r.id = g.role_id
+        from role_permissions rp join permissions p on p.id = rp.permission_id
+        where rp.tenant_id = r.tenant_id and rp.role_id = r.id), '[]') as permissions
+    from granted g join roles r on r.tenant_id = ${tenantId} and r.id = g.role_id
     order by g.location_id nulls first, r.id`.execute(db)
   return result.rows
 }
 
-export async function isDelegatee(db: Kysely<DB>, userId: number): Promise<boolean> {
+export async function isDelegatee(db: Kysely<DB>, tenantId: number, userId: number): Promise<boolean> {
   const row = await db
     .selectFrom('delegations as d')
     .select('d.id')
+    .where('d.tenant_id', '=', tenantId)
     .where('d.delegatee_id', '=', userId)
     .where(delegationActive('d'))
     .executeTakeFirst()

@@ -73,8 +73,8 @@ export async function me(db: Kysely<DB>, actor: Actor): Promise<Me> {
   if (row === undefined) throw notFound('The token’s user has no profile.')
   const [tenant, grants, delegatee, department] = await Promise.all([
     meRepo.tenantOf(db, actor.tenantId),
-    meRepo.grantsOf(db, userId),
-    meRepo.isDelegatee(db, userId),
+    meRepo.grantsOf(db, actor.tenantId, userId),
+    meRepo.isDelegatee(db, actor.tenantId, userId),
     row.department_id === null ? undefined : departmentWithBranch(db, actor, row.department_id),
   ])
   const profile = toProfile(row)

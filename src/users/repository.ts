@@ -4,7 +4,8 @@ import type { Static } from 'typebox'
 import { delegationActive, pendingCount } from '../access/approvers.ts'
 import { emailIn, emailIs, emailKeyOf } from '../db/email.ts'
 import { listSql } from '../db/list.ts'
-import type { DB } from '../db/schema.ts'
+import { byTenant } from '../db/joins.ts'
+import type { ApprovalKind, DB } from '../db/schema.ts'
 import type { LocationSummary } from '../lookups/schema.ts'
 import { UserListQuery, type Delegatee, type DepartmentSummary, type PendingApprovals } from './schema.ts'
 
@@ -21,23 +22,31 @@ const rowAway = sql<boolean>`(${sql.ref('del.user_id')} is not null)`
  */
 export const profilePendingOrders = pendingCount(sql.ref('u.id'), sql.ref('u.tenant_id'), 'order', rowAway)
 
-/** Pending approvals per kind: orders (requests and purchase orders) and bills; the others have no documents yet. */
+const pendingOf = (kind: ApprovalKind) => pendingCount(sql.ref('u.id'), sql.ref('u.tenant_id'), kind, rowAway)
+
+/**
+ * Pending approvals per kind: orders (requests and purchase orders), expense reports, travel requests, bills,
+ * and payments (payment requests and payment runs) — each document's handler names its kind.
+ */
 const pendingCounts = sql<Counts>`json_build_object('order', ${profilePendingOrders},
-  'expense', 0, 'travel', 0, 'bill', ${pendingCount(sql.ref('u.id'), sql.ref('u.tenant_id'), 'bill', rowAway)}, 'payment', 0)`
+  'expense', ${pendingOf('expense')}, 'travel', ${pendingOf('travel')}, 'bill', ${pendingOf('bill')},
+  'payment', ${pendingOf('payment')})`
 
 function selectProfiles(db: Kysely<DB>, tenantId: number) {
   const hq = sql<number>`(select min(h.id) from locations h where h.tenant_id = ${tenantId})`
   return db
     .selectFrom('user_profiles as p')
-    .innerJoin('users as u', 'u.id', 'p.user_id')
-    .innerJoin('roles as r', 'r.id', 'p.role_id')
-    .leftJoin('departments as d', 'd.id', 'p.department_id')
-    .leftJoin('locations as dl', 'dl.id', 'd.location_id')
-    .leftJoin('locations as pl', 'pl.id', 'p.location_id')
-    .leftJoin('delegations as del', (join) => join.onRef('del.user_id', '=', 'u.id').on(delegationActive('del')))
-    .leftJoin('user_profiles as dp', 'dp.user_id', 'del.delegatee_id')
-    .leftJoin('users as du', 'du.id', 'del.delegatee_id')
-    .leftJoin('roles as dr', 'dr.id', 'dp.role_id')
+    .innerJoin('users as u', byTenant('u', 'p.user_id'))
+    .innerJoin('roles as r', byTenant('r', 'p.role_id'))
+    .leftJoin('departments as d', byTenant('d', 'p.department_id'))
+    .leftJoin('locations as dl', byTenant('dl', 'd.location_id'))
+    .leftJoin('locations as pl', byTenant('pl', 'p.location_id'))
+    .leftJoin('delegations as del', (join) =>
+      join.onRef('del.tenant_id', '=', 'u.tenant_id').onRef('del.user_id', '=', 'u.id').on(delegationActive('del')),
+    )
+    .leftJoin('user_profiles as dp', byTenant('dp', 'del.delegatee_id', 'user_id'))
+    .leftJoin('users as du', byTenant('du', 'del.delegatee_id'))
+    .leftJoin('roles as dr', byTenant('dr', 'dp.role_id'))
     .select([
       'p.id',
       'p.user_id',
@@ -93,7 +102,8 @@ export const pageOfProfiles = listSql(UserListQuery, {
     pending_invite: 'u.pending_invite',
     role: 'p.role_id',
     location: (at: number) =>
-      sql<boolean>`(p.location_id = ${at} or exists (select 1 from user_locations ul where ul.user_id = u.id and ul.location_id = ${at}))`,
+      sql<boolean>`(p.location_id = ${at} or exists (select 1 from user_locations ul
+        where ul.tenant_id = u.tenant_id and ul.user_id = u.id and ul.location_id = ${at}))`,
     updated_since: (since) => sql<boolean>`greatest(u.updated_at, p.updated_at) >= ${since}`,
   },
   counted: 'users',

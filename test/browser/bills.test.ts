@@ -87,7 +87,7 @@ test(
     await page.getByRole('button', { name: 'Save as draft' }).click()
     await page.waitForURL(/\/console\/bills\/\d+\?done=created/)
     const billUrl = page.url().replace(/\?.*$/, '')
-    assert.equal((await page.getByTestId('total').textContent())!.trim(), '1304.41 USD')
+    assert.equal((await page.getByTestId('total').textContent())!.trim(), '1,304.41 USD')
     await page.getByRole('button', { name: 'Submit for approval' }).click()
     await page.waitForURL(/done=submit/)
     const main = await page.locator('main').innerText()

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import type { BrowserContext, Page } from 'playwright-core'
-import { accessible, checked, fitsPhone, freePort, noChromium } from '../helpers/browser.ts'
+import { accessible, checked, fitsPhone, freePort, HOME, noChromium } from '../helpers/browser.ts'
 import { useConsoleServer } from '../helpers/console-server.ts'
 import { startProvider, type TestProvider } from '../helpers/oidc.ts'
 
@@ -55,6 +55,8 @@ test(
 
     const { context, page } = await server.signedIn()
 
+    // At 390 px the menu is one button: open it first.
+    await page.locator('details.menu > summary').click()
     await page.getByRole('link', { name: 'Single sign-on' }).click()
     await page.waitForURL(/\/console\/settings\/sso/)
     assert.equal(await page.getByTestId('redirect-uri').textContent(), `${server.base}/console/sso/callback`)
@@ -72,19 +74,22 @@ test(
     assert.match(await page.content(), /the issuer answered OpenID discovery/)
     assert.equal(await page.getByLabel('Client secret').inputValue(), '', 'the secret is never shown back')
     await fitsPhone(page)
+    await page.locator('details.menu > summary').click()
     await page.getByRole('button', { name: 'Sign out' }).click()
     await accessible(context, `${server.base}/console/sign-in`)
     await context.close()
 
     // The administrator, linked by e-mail at the first sign-in.
     const ada = await signInThroughProvider('ada')
-    await ada.page.waitForURL(/\/console\/account/)
+    await ada.page.waitForURL(HOME)
+    await ada.page.goto(`${server.base}/console/account`)
     assert.match(await ada.page.content(), /admin@acme\.test/)
     await ada.context.close()
 
     // A new person: created at the first sign-in with the default role, plus the role of their group.
     const nina = await signInThroughProvider('nina')
-    await nina.page.waitForURL(/\/console\/account/)
+    await nina.page.waitForURL(HOME)
+    await nina.page.goto(`${server.base}/console/account`)
     const account = await nina.page.content()
     assert.match(account, /nina@acme\.test/)
     assert.match(account, /Requester/)

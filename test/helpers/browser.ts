@@ -50,12 +50,16 @@ export async function accessible(context: BrowserContext, url: string): Promise<
     const violations = await page.evaluate(async () => {
       const result = await (
         globalThis as unknown as {
-          axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string }[] }> }
+          axe: {
+            run(): Promise<{
+              violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[]
+            }>
+          }
         }
       ).axe.run()
       return result.violations
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.help}`)
+        .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)
     })
     assert.deepEqual(violations, [], `${url}: accessibility`)
   } finally {
@@ -92,20 +96,23 @@ export function shotPath(name: string): string {
 
 export const CONSOLE_PASSWORD = 'a long and private passphrase'
 
-/** Sets a password on the page of a one-time link (an invitation, a set-up link); the account page follows. */
+/** The console's Home (`/console/`, or `/console/?welcome=1` after a password is set): where signing in lands. */
+export const HOME = /\/console\/(\?welcome=1)?$/
+
+/** Sets a password on the page of a one-time link (an invitation, a set-up link); Home follows. */
 export async function choosePassword(page: Page, link: string, password = CONSOLE_PASSWORD): Promise<void> {
   await page.goto(link)
   await page.getByLabel('New password').fill(password)
   await page.getByLabel('Repeat the password').fill(password)
   await page.getByRole('button', { name: 'Set password' }).click()
-  await page.waitForURL(/\/console\/account/)
+  await page.waitForURL(HOME)
 }
 
-/** Signs in on the sign-in page of the console at `base`: the account page follows. */
+/** Signs in on the sign-in page of the console at `base`: Home follows. */
 export async function signIn(page: Page, base: string, email: string, password = CONSOLE_PASSWORD): Promise<void> {
   await page.goto(`${base}/console/sign-in`)
   await page.getByLabel('Email').fill(email)
   await page.getByLabel('Password').fill(password)
   await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.waitForURL(/\/console\/account/)
+  await page.waitForURL(HOME)
 }

@@ -112,7 +112,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   let browser: Browser | undefined
   const start = async () => {
     server = run(['serve'], env)
-    await server.waitFor(/listening on http:\/\/\S+/, 60_000)
+    // Generous: on a loaded machine (other suites beside this one) the first start can take minutes.
+    await server.waitFor(/listening on http:\/\/\S+/, 180_000)
     return server
   }
   const stop = async () => {

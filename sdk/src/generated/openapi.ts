@@ -661,6 +661,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/requests/{id}/approval-preview/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The approval steps a draft would go through if submitted now (step, candidates; nothing is written) */
+        get: operations["previewRequestApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/requests/{id}/cancel/": {
         parameters: {
             query?: never;
@@ -738,7 +755,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reject with a comment (required); the request is rejected and its chain ends */
+        /** Reject with a comment (required); its document (request, order, bill, …) is rejected and the chain ends */
         post: operations["rejectApproval"];
         delete?: never;
         options?: never;
@@ -1129,6 +1146,921 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/requests/{id}/attachments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a request's attachments (an order's include its request's) */
+        get: operations["listRequestAttachments"];
+        put?: never;
+        /** Attach a file to a request (multipart/form-data: file, description) */
+        post: operations["uploadRequestAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/purchase-orders/{id}/attachments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a purchase order's attachments (an order's include its request's) */
+        get: operations["listPurchaseOrderAttachments"];
+        put?: never;
+        /** Attach a file to a purchase order (multipart/form-data: file, description, vendor_visible) */
+        post: operations["uploadPurchaseOrderAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/receipts/{id}/attachments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a receipt's attachments (an order's include its request's) */
+        get: operations["listReceiptAttachments"];
+        put?: never;
+        /** Attach a file to a receipt (multipart/form-data: file, description) */
+        post: operations["uploadReceiptAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/bills/{id}/attachments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a bill's attachments (an order's include its request's) */
+        get: operations["listBillAttachments"];
+        put?: never;
+        /** Attach a file to a bill (multipart/form-data: file, description) */
+        post: operations["uploadBillAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/expense-reports/{id}/attachments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a expense report's attachments (an order's include its request's) */
+        get: operations["listExpenseReportAttachments"];
+        put?: never;
+        /** Attach a file to a expense report (multipart/form-data: file, description) */
+        post: operations["uploadExpenseReportAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/travel-requests/{id}/attachments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a travel request's attachments (an order's include its request's) */
+        get: operations["listTravelRequestAttachments"];
+        put?: never;
+        /** Attach a file to a travel request (multipart/form-data: file, description) */
+        post: operations["uploadTravelRequestAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/payment-requests/{id}/attachments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a payment request's attachments (an order's include its request's) */
+        get: operations["listPaymentRequestAttachments"];
+        put?: never;
+        /** Attach a file to a payment request (multipart/form-data: file, description) */
+        post: operations["uploadPaymentRequestAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/attachments/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an attachment */
+        get: operations["getAttachment"];
+        put?: never;
+        post?: never;
+        /** Delete an attachment (its uploader while the document is a draft or awaiting approval, or a superuser) */
+        delete: operations["deleteAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/attachments/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download an attachment's bytes (as an attachment, never rendered inline) */
+        get: operations["downloadAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/requests/{id}/comments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a request's comments, oldest first */
+        get: operations["listRequestComments"];
+        put?: never;
+        /** Comment on a request; @e-mail mentions notify */
+        post: operations["createRequestComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/purchase-orders/{id}/comments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a purchase order's comments, oldest first */
+        get: operations["listPurchaseOrderComments"];
+        put?: never;
+        /** Comment on a purchase order; @e-mail mentions notify */
+        post: operations["createPurchaseOrderComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/receipts/{id}/comments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a receipt's comments, oldest first */
+        get: operations["listReceiptComments"];
+        put?: never;
+        /** Comment on a receipt; @e-mail mentions notify */
+        post: operations["createReceiptComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/bills/{id}/comments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a bill's comments, oldest first */
+        get: operations["listBillComments"];
+        put?: never;
+        /** Comment on a bill; @e-mail mentions notify */
+        post: operations["createBillComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/expense-reports/{id}/comments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a expense report's comments, oldest first */
+        get: operations["listExpenseReportComments"];
+        put?: never;
+        /** Comment on a expense report; @e-mail mentions notify */
+        post: operations["createExpenseReportComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/travel-requests/{id}/comments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a travel request's comments, oldest first */
+        get: operations["listTravelRequestComments"];
+        put?: never;
+        /** Comment on a travel request; @e-mail mentions notify */
+        post: operations["createTravelRequestComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/payment-requests/{id}/comments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a payment request's comments, oldest first */
+        get: operations["listPaymentRequestComments"];
+        put?: never;
+        /** Comment on a payment request; @e-mail mentions notify */
+        post: operations["createPaymentRequestComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/comments/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a comment (its author within 15 minutes, or a superuser) */
+        delete: operations["deleteComment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/reports/spend/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Spend report: The ledger's spent entries (bills, approved expense reports and payment requests) by budget date. (nav_report) */
+        get: operations["reportSpend"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/reports/orders/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Orders report: Orders issued in the range (by their issue date): net amounts ordered, received and billed. (nav_report) */
+        get: operations["reportOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/reports/budgets/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Budgets report: Every budget whose period overlaps the range, with its figures from the ledger. (nav_report) */
+        get: operations["reportBudgets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/reports/commitments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Commitments report: Open order lines (issued orders, ordered > billed): what was received and not billed, and what is not received yet — what accountants accrue. (nav_report) */
+        get: operations["reportCommitments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/reports/payables-aging/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Payables aging report: Approved bills' open amounts (total with tax, less what payment runs paid) by vendor, by days past their due date on as_of. (nav_report) */
+        get: operations["reportPayablesAging"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/reports/cycle-times/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Cycle times report: Hours from submit to approval, to order, to receipt, to the bill's approval and to payment. (nav_report) */
+        get: operations["reportCycleTimes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/accounts/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List accounts (general-ledger codes) */
+        get: operations["listAccounts"];
+        put?: never;
+        /** Create an account (superuser or nav_setting) */
+        post: operations["createAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/accounts/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an account */
+        get: operations["getAccount"];
+        /** Replace an account (superuser or nav_setting) */
+        put: operations["replaceAccount"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/budgets/check/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What a document with these lines would do to the budgets it matches (writes nothing; nav_request) */
+        post: operations["checkBudgets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/budgets/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the budgets you may read, with their figures */
+        get: operations["listBudgets"];
+        put?: never;
+        /** Create a budget (superuser, or nav_manage at its location) */
+        post: operations["createBudget"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/budgets/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a budget with its figures */
+        get: operations["getBudget"];
+        /** Replace a budget (superuser, or nav_manage at its location); its entries stay as they are */
+        put: operations["replaceBudget"];
+        post?: never;
+        /** Delete a budget (superuser, or nav_manage at its location); the ledger keeps its entries */
+        delete: operations["deleteBudget"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/budgets/{id}/entries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The ledger entries a budget matches, newest first */
+        get: operations["entriesBudget"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/expense-reports/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the expense reports you may see (yours, those you approve, accounts_payable at their location) */
+        get: operations["listExpenseReports"];
+        put?: never;
+        /** Make a draft expense report of your own (nav_request at its location) */
+        post: operations["createExpenseReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/expense-reports/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an expense report */
+        get: operations["getExpenseReport"];
+        /** Replace a draft or rejected expense report (its employee) */
+        put: operations["replaceExpenseReport"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/expense-reports/{id}/submit/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Submit a draft or rejected report: rates locked, receipts checked, approved through the expense rules */
+        post: operations["submitExpenseReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/expense-reports/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a draft or pending expense report (its employee) */
+        post: operations["cancelExpenseReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/expense-reports/{id}/reimburse/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark an approved expense report reimbursed (accounts_payable at its location) */
+        post: operations["reimburseExpenseReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/travel-requests/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the travel requests you may see (yours, those you approve, accounts_payable at their location) */
+        get: operations["listTravelRequests"];
+        put?: never;
+        /** Make a draft travel request of your own (nav_request at its location) */
+        post: operations["createTravelRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/travel-requests/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a travel request */
+        get: operations["getTravelRequest"];
+        /** Replace a draft or rejected travel request (its traveller) */
+        put: operations["replaceTravelRequest"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/travel-requests/{id}/submit/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Submit a draft or rejected travel request: approved through the travel rules */
+        post: operations["submitTravelRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/travel-requests/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a draft or pending travel request (its traveller) */
+        post: operations["cancelTravelRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/vendors/{id}/bank-account/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a vendor’s bank account (IBAN and account number masked without accounts_payable) */
+        get: operations["getVendorBankAccount"];
+        /** Set a vendor’s bank account (accounts_payable): it becomes unverified and accounts payable is e-mailed */
+        put: operations["putVendorBankAccount"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/vendors/{id}/bank-account/verify/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Verify a vendor’s bank account (accounts_payable; someone other than who changed it) */
+        post: operations["verifyVendorBankAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/bank-accounts/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the company’s bank accounts */
+        get: operations["listBankAccounts"];
+        put?: never;
+        /** Add a company bank account (superuser or nav_setting) */
+        post: operations["createBankAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/bank-accounts/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a company bank account */
+        get: operations["getBankAccount"];
+        /** Replace a company bank account (superuser or nav_setting) */
+        put: operations["replaceBankAccount"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/payment-requests/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the payment requests you may see */
+        get: operations["listPaymentRequests"];
+        put?: never;
+        /** Make a payment request (a payment without an order) as a draft (nav_request at its location) */
+        post: operations["createPaymentRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/payment-requests/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a payment request */
+        get: operations["getPaymentRequest"];
+        /** Replace a draft payment request */
+        put: operations["replacePaymentRequest"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/payment-requests/{id}/submit/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Submit a draft payment request for approval (the payment_request rules) */
+        post: operations["submitPaymentRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/payment-requests/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a draft, pending or approved payment request */
+        post: operations["cancelPaymentRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/payment-runs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List payment runs (accounts_payable sees every run; approvers the runs they decide) */
+        get: operations["listPaymentRuns"];
+        put?: never;
+        /** Make a payment run of approved bills and payment requests (accounts_payable at every item’s location) */
+        post: operations["createPaymentRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/payment-runs/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a payment run */
+        get: operations["getPaymentRun"];
+        /** Replace a draft payment run */
+        put: operations["replacePaymentRun"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/payment-runs/{id}/submit/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Submit a draft payment run for approval (the payment_run rules) */
+        post: operations["submitPaymentRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/payment-runs/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a draft, pending or approved payment run; its documents are free again */
+        post: operations["cancelPaymentRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/payment-runs/{id}/confirm/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm that the bank executed the run: every item is marked paid in one transaction */
+        post: operations["confirmPaymentRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/payment-runs/{id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The run as an ISO 20022 pain.001.001.03 credit transfer file for the bank (approved or confirmed runs) */
+        get: operations["getPaymentRunFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/applications/": {
         parameters: {
             query?: never;
@@ -1371,7 +2303,7 @@ export interface components {
              * @description What kind of error this is; stable, so clients can branch on it.
              * @example /problems/validation
              */
-            type: "/problems/validation" | "/problems/unauthorized" | "/problems/permission" | "/problems/not-found" | "/problems/method-not-allowed" | "/problems/conflict" | "/problems/precondition-failed" | "/problems/precondition-required" | "/problems/too-large" | "/problems/unsupported-media-type" | "/problems/idempotency-mismatch" | "/problems/rate-limited" | "/problems/unavailable" | "/problems/internal" | "/problems/bad-request";
+            type: "/problems/validation" | "/problems/unauthorized" | "/problems/permission" | "/problems/not-found" | "/problems/method-not-allowed" | "/problems/conflict" | "/problems/precondition-failed" | "/problems/precondition-required" | "/problems/too-large" | "/problems/unsupported-media-type" | "/problems/idempotency-mismatch" | "/problems/malware-found" | "/problems/rate-limited" | "/problems/unavailable" | "/problems/internal" | "/problems/bad-request";
             /**
              * @description The HTTP status text.
              * @example Bad Request
@@ -3303,6 +4235,12 @@ export interface components {
              */
             email: string;
         };
+        /** @description The line’s general-ledger account, or null. */
+        AccountRef: {
+            id: number;
+            code: string;
+            name: string;
+        } | null;
         RequestLine: {
             /**
              * @description Identifier, unique within its kind.
@@ -3329,15 +4267,16 @@ export interface components {
              * @example 19.99
              */
             unit_price: string;
+            account: components["schemas"]["AccountRef"];
         };
         ApprovalDocument: {
             /**
              * @description What an approval (or a rule) is for.
              * @example request
              */
-            type: "request" | "purchase_order" | "bill";
+            type: "request" | "purchase_order" | "bill" | "expense_report" | "travel_request" | "payment_request" | "payment_run";
             /**
-             * @description The document’s id (a request, a purchase order or a bill).
+             * @description The document’s id (a request, a purchase order, a bill, …).
              * @example 31
              */
             id: number;
@@ -3356,10 +4295,10 @@ export interface components {
             /** @description What the approval approves: {type, id}. */
             document: components["schemas"]["ApprovalDocument"];
             /**
-             * @description order: a request’s or a purchase order’s approval; bill: a bill’s.
+             * @description The pending_approvals_count it counts in. order: a request’s or a purchase order’s approval; expense: an expense report’s; travel: a travel request’s; bill: a bill’s; payment: a payment request’s or a payment run’s.
              * @example order
              */
-            kind: "order" | "bill";
+            kind: "order" | "expense" | "travel" | "bill" | "payment";
             /**
              * @description Position in the approval chain, from 1; steps run in ascending order.
              * @example 1
@@ -3394,6 +4333,18 @@ export interface components {
              * @example null
              */
             acted_at: string | null;
+        };
+        BudgetWarning: {
+            budget: {
+                id: number;
+                name: string;
+            };
+            /** @example 150.00 */
+            available: string;
+            /** @example 400.00 */
+            requested: string;
+            /** @example 250.00 */
+            over_by: string;
         };
         PurchaseRequest: {
             /**
@@ -3460,6 +4411,8 @@ export interface components {
             total: string;
             /** @description The approval chain so far, by step. */
             approvals: components["schemas"]["Approval"][];
+            /** @description The `warn` budgets its submit took below zero (as of that moment); [] when none. */
+            budget_warnings: components["schemas"]["BudgetWarning"][];
             /**
              * @description When it was submitted (ISO 8601); null while a draft.
              * @example null
@@ -3512,6 +4465,15 @@ export interface components {
              * @example 42
              */
             id?: number;
+            /**
+             * @description An account id (GET /api/v3/accounts/), or null.
+             * @example 3
+             */
+            account?: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            }) | null;
         };
         RequestInput: {
             /**
@@ -3579,6 +4541,7 @@ export interface components {
              * @example []
              */
             approvals?: unknown;
+            budget_warnings?: unknown;
             /**
              * @description When it was submitted (ISO 8601); null while a draft.
              * @example null
@@ -3670,6 +4633,7 @@ export interface components {
              * @example []
              */
             approvals?: unknown;
+            budget_warnings?: unknown;
             /**
              * @description When it was submitted (ISO 8601); null while a draft.
              * @example null
@@ -3685,6 +4649,46 @@ export interface components {
              * @example 2026-11-22T14:42:53.000Z
              */
             updated_at?: unknown;
+        };
+        ApprovalPreview: {
+            /**
+             * @description A purchase request’s id.
+             * @example 31
+             */
+            request: number;
+            /**
+             * @description The request’s total, in its currency.
+             * @example 920.00
+             */
+            total: string;
+            /**
+             * @description Its total in the base currency (÷ its currency’s rate, half-up): what `min_total` is compared with.
+             * @example 1000.00
+             */
+            base_total: string;
+            /** @description The steps in order; none: the request is approved at once when submitted. Someone who approves a step is no candidate of the later ones; a later step left with no candidate for that reason is approved at once. */
+            steps: {
+                /** @example 1 */
+                step: number;
+                /** @description Who could decide it (any one of them, or their delegatee). */
+                candidates: components["schemas"]["Person"][];
+                /**
+                 * @description Why the step has no candidate and what an administrator must do; null when it has some.
+                 * @example null
+                 */
+                problem: string | null;
+            }[];
+            /** @description False when a step has no candidate: the submit would be refused. */
+            submittable: boolean;
+        };
+        ApprovalPreviewEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["ApprovalPreview"];
         };
         ApprovalList: {
             /** @description Pagination for lists; empty for one item. */
@@ -3755,7 +4759,7 @@ export interface components {
              * @description What an approval (or a rule) is for.
              * @example request
              */
-            document: "request" | "purchase_order" | "bill";
+            document: "request" | "purchase_order" | "bill" | "expense_report" | "travel_request" | "payment_request" | "payment_run";
         };
         ApprovalRuleList: {
             /** @description Pagination for lists; empty for one item. */
@@ -3796,10 +4800,10 @@ export interface components {
              */
             active?: boolean;
             /**
-             * @description What the rule routes: "request" (default), "purchase_order" or "bill".
+             * @description What the rule routes: "request" (default), "purchase_order", "bill", "expense_report", "travel_request", "payment_request" or "payment_run".
              * @example purchase_order
              */
-            document?: "request" | "purchase_order" | "bill";
+            document?: "request" | "purchase_order" | "bill" | "expense_report" | "travel_request" | "payment_request" | "payment_run";
             /**
              * @description Read-only; ignored.
              * @example 42
@@ -3903,6 +4907,7 @@ export interface components {
              * @example false
              */
             closed: boolean;
+            account: components["schemas"]["AccountRef"];
         };
         PurchaseOrder: {
             /**
@@ -4011,6 +5016,8 @@ export interface components {
             total: string;
             /** @description Approvals of its issue and of its revisions. */
             approvals: components["schemas"]["Approval"][];
+            /** @description The `warn` budgets its issue took below zero (as of that moment); [] when none. */
+            budget_warnings: components["schemas"]["BudgetWarning"][];
             /** @description A revision beyond the approval tolerance, held until approved; null when none. */
             pending_revision: {
                 /** @description The proposed order body (as PUT sent it). */
@@ -4092,6 +5099,15 @@ export interface components {
              * @example null
              */
             request_line?: unknown;
+            /**
+             * @description An account id, or null; absent: a kept line keeps its account.
+             * @example 3
+             */
+            account?: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            }) | null;
         } & {
             [key: string]: unknown;
         };
@@ -4223,6 +5239,11 @@ export interface components {
              * @example three_way
              */
             match_mode: "two_way" | "three_way";
+            /**
+             * @description An expense report line above this amount (in the report’s currency) needs a receipt; 2 decimals.
+             * @example 25.00
+             */
+            receipt_required_over: string;
         };
         ProcurementSettingsEnvelope: {
             /**
@@ -4254,6 +5275,11 @@ export interface components {
              * @example three_way
              */
             match_mode?: "two_way" | "three_way";
+            /**
+             * @description Expense lines above this (report currency) need a receipt; decimal string, up to 2 decimals.
+             * @example 25.00
+             */
+            receipt_required_over?: string;
         };
         Receipt: {
             /**
@@ -4446,6 +5472,7 @@ export interface components {
              * @example 2399.88
              */
             amount: string;
+            account: components["schemas"]["AccountRef"];
         };
         Bill: {
             /**
@@ -4561,8 +5588,15 @@ export interface components {
              * @example WIRE-88121
              */
             payment_reference: string | null;
+            /**
+             * @description What confirmed payment runs have paid of it; the rest of the total is open.
+             * @example 0.00
+             */
+            amount_paid: string;
             /** @description The approval chain so far, by step (read-only; ignored in a body). */
             approvals: components["schemas"]["Approval"][];
+            /** @description The `warn` budgets its submit took below zero (as of that moment); [] when none. */
+            budget_warnings: components["schemas"]["BudgetWarning"][];
             /** @description Who made it. */
             created_by: components["schemas"]["Person"];
             /**
@@ -4663,6 +5697,15 @@ export interface components {
                  * @example 8.25
                  */
                 tax_rate?: string;
+                /**
+                 * @description An account id, or null; default: the order line’s.
+                 * @example 3
+                 */
+                account?: number | ({
+                    id: number;
+                } & {
+                    [key: string]: unknown;
+                }) | null;
             } & {
                 [key: string]: unknown;
             })[];
@@ -4686,6 +5729,1802 @@ export interface components {
             paid_at?: string;
             /** @example WIRE-88121 */
             payment_reference?: string;
+        } | null;
+        Attachment: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 5
+             */
+            id: number;
+            /**
+             * @description What the approval approves: {type, id}.
+             * @example {
+             *       "type": "purchase_order",
+             *       "id": 42
+             *     }
+             */
+            document: {
+                /** @description The kind of document. */
+                type: "request" | "purchase_order" | "receipt" | "bill" | "expense_report" | "travel_request" | "payment_request";
+                /** @example 12 */
+                id: number;
+            };
+            /**
+             * @description The base name only, without control or bidi characters.
+             * @example quote.pdf
+             */
+            filename: string;
+            /**
+             * @description Detected from the content.
+             * @example application/pdf
+             */
+            content_type: string;
+            /**
+             * @description In bytes.
+             * @example 48213
+             */
+            size: number;
+            sha256: string;
+            scan_status: "not_scanned" | "clean";
+            /**
+             * @description Free text describing it.
+             * @example Net 30 days from invoice
+             */
+            description: string;
+            /** @description Orders only: sent with the order's e-mail. */
+            vendor_visible: boolean;
+            uploaded_by: components["schemas"]["Person"] | null;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+        };
+        AttachmentList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Attachment"][];
+        };
+        AttachmentEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Attachment"];
+        };
+        Comment: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 9
+             */
+            id: number;
+            /**
+             * @description What the approval approves: {type, id}.
+             * @example {
+             *       "type": "purchase_order",
+             *       "id": 42
+             *     }
+             */
+            document: {
+                /** @description The kind of document. */
+                type: "request" | "purchase_order" | "receipt" | "bill" | "expense_report" | "travel_request" | "payment_request";
+                /** @example 12 */
+                id: number;
+            };
+            author: components["schemas"]["Person"] | null;
+            body: string;
+            mentions: components["schemas"]["Person"][];
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+        };
+        CommentList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Comment"][];
+        };
+        CommentEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Comment"];
+        };
+        SpendReportRow: {
+            /** @description What the row groups by: `{id, name}` (a month: `{id: "2026-11", name: "November 2026"}`); null for what has no value for the grouping. */
+            key: {
+                id: number | string;
+                name: string;
+            } | null;
+            /** @description How many documents spent in the group. */
+            documents: number;
+            /** @description What they spent, net (decimal string, base currency) */
+            amount: string;
+        };
+        SpendReport: {
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["SpendReportRow"][];
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                /** @description The filters applied, defaults included. */
+                filters: {
+                    [key: string]: unknown;
+                };
+                /** @description The sums of the rows. */
+                totals: {
+                    [key: string]: unknown;
+                };
+                /** @description The base currency every amount is in. */
+                currency: string;
+            };
+        };
+        OrdersReportRow: {
+            /** @description What the row groups by: `{id, name}` (a month: `{id: "2026-11", name: "November 2026"}`); null for what has no value for the grouping. */
+            key: {
+                id: number | string;
+                name: string;
+            } | null;
+            /** @description How many orders. */
+            orders: number;
+            /** @description Net amount ordered (decimal string, base currency) */
+            ordered: string;
+            /** @description Net value received (received quantity × unit price) (decimal string, base currency) */
+            received: string;
+            /** @description Net value billed (billed quantity × unit price) (decimal string, base currency) */
+            billed: string;
+        };
+        OrdersReport: {
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["OrdersReportRow"][];
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                /** @description The filters applied, defaults included. */
+                filters: {
+                    [key: string]: unknown;
+                };
+                /** @description The sums of the rows. */
+                totals: {
+                    [key: string]: unknown;
+                };
+                /** @description The base currency every amount is in. */
+                currency: string;
+            };
+        };
+        BudgetsReportRow: {
+            /** @description The budget. */
+            budget: {
+                id: number;
+                name: string;
+            };
+            /** @description The budget (decimal string, base currency) */
+            amount: string;
+            /** @description Pending in the ledger (decimal string, base currency) */
+            pending: string;
+            /** @description Committed in the ledger (decimal string, base currency) */
+            committed: string;
+            /** @description Spent in the ledger (decimal string, base currency) */
+            spent: string;
+            /** @description amount − pending − committed − spent; negative when over (decimal string, base currency) */
+            available: string;
+            /** @description (pending + committed + spent) ÷ amount × 100, one decimal, half-up; null when amount is 0. */
+            used_percent: string | null;
+        };
+        BudgetsReport: {
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["BudgetsReportRow"][];
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                /** @description The filters applied, defaults included. */
+                filters: {
+                    [key: string]: unknown;
+                };
+                /** @description The sums of the rows. */
+                totals: {
+                    [key: string]: unknown;
+                };
+                /** @description The base currency every amount is in. */
+                currency: string;
+            };
+        };
+        CommitmentsReportRow: {
+            /** @description The order. */
+            order: {
+                id: number;
+                number: string;
+            };
+            /** @description The order's vendor. */
+            vendor: {
+                id: number;
+                name: string;
+            };
+            /** @description The order line's id. */
+            line: number;
+            /** @description The line's net amount (decimal string, base currency) */
+            ordered: string;
+            /** @description Received beyond what is billed (decimal string, base currency) */
+            received_not_billed: string;
+            /** @description Neither received nor billed yet (decimal string, base currency) */
+            not_received: string;
+        };
+        CommitmentsReport: {
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["CommitmentsReportRow"][];
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                /** @description The filters applied, defaults included. */
+                filters: {
+                    [key: string]: unknown;
+                };
+                /** @description The sums of the rows. */
+                totals: {
+                    [key: string]: unknown;
+                };
+                /** @description The base currency every amount is in. */
+                currency: string;
+            };
+        };
+        PayablesAgingReportRow: {
+            /** @description The vendor. */
+            vendor: {
+                id: number;
+                name: string;
+            };
+            /** @description Due on as_of or later (or without a due date) (decimal string, base currency) */
+            current: string;
+            /** @description 1–30 days past due (decimal string, base currency) */
+            "1_30": string;
+            /** @description 31–60 days past due (decimal string, base currency) */
+            "31_60": string;
+            /** @description 61–90 days past due (decimal string, base currency) */
+            "61_90": string;
+            /** @description More than 90 days past due (decimal string, base currency) */
+            over_90: string;
+            /**
+             * @description All of it (decimal string, base currency)
+             * @example 59.97
+             */
+            total: string;
+        };
+        PayablesAgingReport: {
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["PayablesAgingReportRow"][];
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                /** @description The filters applied, defaults included. */
+                filters: {
+                    [key: string]: unknown;
+                };
+                /** @description The sums of the rows. */
+                totals: {
+                    [key: string]: unknown;
+                };
+                /** @description The base currency every amount is in. */
+                currency: string;
+            };
+        };
+        CycleTimesReportRow: {
+            /** @description What the row groups by: `{id, name}` (a month: `{id: "2026-11", name: "November 2026"}`); null for what has no value for the grouping. */
+            key: {
+                id: number | string;
+                name: string;
+            } | null;
+            /** @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0). */
+            submit_to_approval: {
+                count: number;
+                median_hours: number | null;
+                p90_hours: number | null;
+            };
+            /** @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0). */
+            approval_to_order: {
+                count: number;
+                median_hours: number | null;
+                p90_hours: number | null;
+            };
+            /** @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0). */
+            order_to_receipt: {
+                count: number;
+                median_hours: number | null;
+                p90_hours: number | null;
+            };
+            /** @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0). */
+            receipt_to_bill_approval: {
+                count: number;
+                median_hours: number | null;
+                p90_hours: number | null;
+            };
+            /** @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0). */
+            bill_approval_to_paid: {
+                count: number;
+                median_hours: number | null;
+                p90_hours: number | null;
+            };
+        };
+        CycleTimesReport: {
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["CycleTimesReportRow"][];
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                /** @description The filters applied, defaults included. */
+                filters: {
+                    [key: string]: unknown;
+                };
+                /** @description The sums of the rows. */
+                totals: {
+                    [key: string]: unknown;
+                };
+                /** @description The base currency every amount is in. */
+                currency: string;
+            };
+        };
+        Account: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 3
+             */
+            id: number;
+            /** @example 6100 */
+            code: string;
+            /**
+             * @description Name, as people read it.
+             * @example Office supplies
+             */
+            name: string;
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @example true
+             */
+            active: boolean;
+        };
+        AccountList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Account"][];
+        };
+        AccountInput: {
+            /**
+             * @description 1–32 characters, unique in the tenant ignoring case.
+             * @example 6100
+             */
+            code: string;
+            /**
+             * @description Name, as people read it.
+             * @example Office supplies
+             */
+            name?: string;
+            /**
+             * @description Default true.
+             * @example true
+             */
+            active?: boolean;
+            /**
+             * @description Read-only; ignored.
+             * @example 42
+             */
+            id?: unknown;
+        };
+        AccountEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Account"];
+        };
+        BudgetCheckInput: {
+            /** @description What the approval approves: {type, id}. */
+            document: "request" | "purchase_order" | "bill" | "expense_report" | "travel_request";
+            /**
+             * @description The location (an id in requests, a summary in responses; a filter takes an id).
+             * @example 3
+             */
+            location: number;
+            /**
+             * @description The department (an id in requests, a summary in responses).
+             * @example 9
+             */
+            department?: number | null;
+            /**
+             * @description Default: the location’s.
+             * @example USD
+             */
+            currency?: string;
+            /**
+             * Format: date
+             * @description Default: today (UTC).
+             */
+            date?: string;
+            /**
+             * @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines.
+             * @example [
+             *       {
+             *         "id": 1,
+             *         "description": "Chair",
+             *         "vendor": null,
+             *         "quantity": "3",
+             *         "unit_price": "19.99"
+             *       }
+             *     ]
+             */
+            lines: ({
+                account?: number | null;
+                quantity: string;
+                unit_price: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        };
+        BudgetCheck: {
+            budgets: {
+                budget: {
+                    id: number;
+                    name: string;
+                    /**
+                     * @description What a document that would take `available` below zero does: proceed with a warning, be refused, or wait for the owner’s approval.
+                     * @example warn
+                     */
+                    action: "warn" | "block" | "approve";
+                };
+                available: string;
+                this_document: string;
+                over_by: string;
+            }[];
+        };
+        BudgetCheckEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["BudgetCheck"];
+        };
+        Budget: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 5
+             */
+            id: number;
+            /**
+             * @description Name, as people read it.
+             * @example Marketing 2026
+             */
+            name: string;
+            /**
+             * @description null: every location.
+             * @example 3
+             */
+            location: number | null;
+            /**
+             * @description null: every department.
+             * @example 9
+             */
+            department: number | null;
+            /** @description null: every account. */
+            account: number | null;
+            /**
+             * Format: date
+             * @example 2026-01-01
+             */
+            period_start: string;
+            /**
+             * Format: date
+             * @example 2026-12-31
+             */
+            period_end: string;
+            /**
+             * @description In the base currency.
+             * @example 10000.00
+             */
+            amount: string;
+            /**
+             * @description What a document that would take `available` below zero does: proceed with a warning, be refused, or wait for the owner’s approval.
+             * @example warn
+             */
+            action: "warn" | "block" | "approve";
+            /** @description A user id; required for approve. */
+            owner: number | null;
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @example true
+             */
+            active: boolean;
+            /**
+             * @description Σ pending entries it matches.
+             * @example 1200.00
+             */
+            pending: string;
+            /**
+             * @description Σ committed entries it matches.
+             * @example 3000.00
+             */
+            committed: string;
+            /**
+             * @description Σ spent entries it matches.
+             * @example 2500.00
+             */
+            spent: string;
+            /**
+             * @description amount − pending − committed − spent (negative when over).
+             * @example 3300.00
+             */
+            available: string;
+            /**
+             * @description (pending + committed + spent) ÷ amount × 100, one decimal, half-up; null when amount is 0.
+             * @example 67.0
+             */
+            used_percent: string | null;
+        };
+        BudgetList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Budget"][];
+        };
+        BudgetInput: {
+            /**
+             * @description Name, as people read it.
+             * @example Marketing 2026
+             */
+            name: string;
+            /**
+             * @description A location id; null or absent: every location.
+             * @example 3
+             */
+            location?: number | null;
+            /**
+             * @description A department id; null or absent: every department.
+             * @example 9
+             */
+            department?: number | null;
+            /** @description An account id; null or absent: every account. */
+            account?: number | null;
+            /**
+             * Format: date
+             * @example 2026-01-01
+             */
+            period_start: string;
+            /**
+             * Format: date
+             * @example 2026-12-31
+             */
+            period_end: string;
+            /**
+             * @description In the base currency, ≥ 0, up to 2 decimals.
+             * @example 10000.00
+             */
+            amount: string;
+            /**
+             * @description What a document that would take `available` below zero does: proceed with a warning, be refused, or wait for the owner’s approval.
+             * @example warn
+             */
+            action: "warn" | "block" | "approve";
+            /** @description A user id; required for approve. */
+            owner?: number | null;
+            /**
+             * @description Default true.
+             * @example true
+             */
+            active?: boolean;
+            /**
+             * @description Computed; ignored when sent.
+             * @example 42
+             */
+            id?: unknown;
+            /** @description Computed; ignored when sent. */
+            pending?: unknown;
+            /** @description Computed; ignored when sent. */
+            committed?: unknown;
+            /** @description Computed; ignored when sent. */
+            spent?: unknown;
+            /** @description Computed; ignored when sent. */
+            available?: unknown;
+            /** @description Computed; ignored when sent. */
+            used_percent?: unknown;
+        };
+        BudgetEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["Budget"];
+        };
+        LedgerEntry: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            stage: "pending" | "committed" | "spent";
+            /**
+             * @description Signed, in the base currency.
+             * @example -120.00
+             */
+            amount: string;
+            /**
+             * @description The currency (see the schema for how it is named).
+             * @example EUR
+             */
+            currency: string;
+            /**
+             * @description Signed, in `currency`.
+             * @example -110.40
+             */
+            original_amount: string;
+            /**
+             * @description Exchange rate to the base currency, as a decimal string.
+             * @example 0.920000
+             */
+            rate: string;
+            /** @description What the approval approves: {type, id}. */
+            document: {
+                type: string;
+                id: number;
+                number: string;
+            };
+            line: number;
+            /**
+             * @description The location (an id in requests, a summary in responses; a filter takes an id).
+             * @example 3
+             */
+            location: number;
+            /**
+             * @description The department (an id in requests, a summary in responses).
+             * @example 9
+             */
+            department: number | null;
+            account: number | null;
+            /** Format: date */
+            budget_date: string;
+            /** @example submitted */
+            reason: string;
+        };
+        LedgerEntryList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["LedgerEntry"][];
+        };
+        ExpenseReportLine: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 12
+             */
+            id: number;
+            /**
+             * Format: date
+             * @example 2026-11-20
+             */
+            date: string;
+            /** @example Café Central */
+            merchant: string;
+            /**
+             * @description Free text describing it.
+             * @example Lunch with a supplier
+             */
+            description: string;
+            /**
+             * @description The general-ledger account, or null.
+             * @example {
+             *       "id": 4,
+             *       "code": "6100",
+             *       "name": "Travel"
+             *     }
+             */
+            account: {
+                id: number;
+                code: string;
+                name: string;
+            } | null;
+            /**
+             * @description What the receipt says, in its currency; decimal string without trailing zeros.
+             * @example 42.5
+             */
+            amount: string;
+            /**
+             * @description The receipt’s currency.
+             * @example EUR
+             */
+            currency: string;
+            /**
+             * @description amount ÷ its currency’s rate × the report currency’s rate, rounded half-up to 2 decimals (rates locked at submit).
+             * @example 46.20
+             */
+            converted_amount: string;
+            /**
+             * @description An attachment of this report (GET /api/v3/attachments/{id}/), or null.
+             * @example 88
+             */
+            receipt: number | null;
+        };
+        ExpenseReport: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 5
+             */
+            id: number;
+            /**
+             * @description "EXP-" and at least 6 digits.
+             * @example EXP-000005
+             */
+            number: string;
+            /**
+             * @description draft → submit → pending_approval → approved | rejected (editable and submitted again); approved → reimburse → reimbursed; cancel from draft or pending_approval.
+             * @example pending_approval
+             */
+            status: "draft" | "pending_approval" | "approved" | "rejected" | "reimbursed" | "cancelled";
+            employee: components["schemas"]["Person"];
+            /**
+             * @description The location (an id in requests, a summary in responses; a filter takes an id).
+             * @example {
+             *       "id": 1,
+             *       "name": "Head Office"
+             *     }
+             */
+            location: {
+                id: number;
+                name: string;
+            };
+            /** @description The department (an id in requests, a summary in responses). */
+            department: {
+                id: number;
+                name: string;
+            } | null;
+            /**
+             * @description What is reimbursed (default the location’s).
+             * @example USD
+             */
+            currency: string;
+            /**
+             * @description An approved travel request of the same employee, or null.
+             * @example 3
+             */
+            travel_request: number | null;
+            /**
+             * @description The HTTP status text.
+             * @example Customer visit, Berlin
+             */
+            title: string;
+            /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
+            lines: components["schemas"]["ExpenseReportLine"][];
+            /**
+             * @description Σ converted amounts.
+             * @example 146.20
+             */
+            total: string;
+            /** @description What the budget check at submit warned of. */
+            budget_warnings: {
+                budget: {
+                    id: number;
+                    name: string;
+                };
+                available: string;
+                requested: string;
+                over_by: string;
+            }[];
+            /** @description The approval chain so far, by step (read-only; ignored in a body). */
+            approvals: components["schemas"]["Approval"][];
+            /** @description When it was reimbursed. */
+            reimbursed_at: string | null;
+            /** @example SEPA-2026-1181 */
+            payment_reference: string | null;
+            /**
+             * @description When it was last submitted.
+             * @example null
+             */
+            submitted_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at: string;
+        };
+        ExpenseReportList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["ExpenseReport"][];
+        };
+        ExpenseReportLineInput: {
+            /**
+             * @description A line of this report to keep (its id stays); else a new line.
+             * @example 42
+             */
+            id?: number;
+            /**
+             * Format: date
+             * @example 2026-11-20
+             */
+            date: string;
+            /** @example Café Central */
+            merchant?: string;
+            /**
+             * @description Free text describing it.
+             * @example Net 30 days from invoice
+             */
+            description?: string;
+            /** @description A general-ledger account id, or null. */
+            account?: (number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            })) | null;
+            /**
+             * @description What the receipt says: a decimal string greater than 0, up to 4 decimals.
+             * @example 42.50
+             */
+            amount: string;
+            /**
+             * @description The receipt’s currency; default the report’s.
+             * @example USD
+             */
+            currency?: string;
+            /** @description An attachment of this report (upload it first), or null. */
+            receipt?: number | null;
+            /** @description Read-only; ignored. */
+            converted_amount?: unknown;
+        };
+        /** @description Read-only fields (as GET returns them) are accepted and ignored. */
+        ExpenseReportInput: {
+            /**
+             * @description The location (an id in requests, a summary in responses; a filter takes an id).
+             * @example 3
+             */
+            location: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * @description A department of the location, or null.
+             * @example 9
+             */
+            department?: (number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            })) | null;
+            /**
+             * @description What is reimbursed; default the location’s.
+             * @example USD
+             */
+            currency?: string;
+            /** @description An approved travel request of yours, or null. */
+            travel_request?: number | null;
+            /**
+             * @description The HTTP status text.
+             * @example Bad Request
+             */
+            title?: string;
+            /** @description The lines (1 to 200): what, from which vendor (or null), how many, at what unit price. Sent lines replace all lines. */
+            lines: components["schemas"]["ExpenseReportLineInput"][];
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id?: unknown;
+            /**
+             * @description The document’s number, unique in the tenant and never reused.
+             * @example PO-000042
+             */
+            number?: unknown;
+            /**
+             * @description The HTTP status code.
+             * @example 404
+             */
+            status?: unknown;
+            employee?: unknown;
+            /**
+             * @description Σ quantity × unit_price, rounded half-up to 2 decimals; computed by the service (ignored in a body).
+             * @example 59.97
+             */
+            total?: unknown;
+            budget_warnings?: unknown;
+            /**
+             * @description The approval chain so far, by step (read-only; ignored in a body).
+             * @example []
+             */
+            approvals?: unknown;
+            reimbursed_at?: unknown;
+            payment_reference?: unknown;
+            /**
+             * @description When it was submitted (ISO 8601); null while a draft.
+             * @example null
+             */
+            submitted_at?: unknown;
+            /**
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at?: unknown;
+            /**
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at?: unknown;
+        };
+        ExpenseReportEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["ExpenseReport"];
+        };
+        ExpenseReimburseInput: {
+            /**
+             * Format: date-time
+             * @description Default: now.
+             */
+            reimbursed_at?: string;
+            /** @example SEPA-2026-1181 */
+            payment_reference?: string;
+        } | null;
+        TravelEstimate: {
+            /** @example lodging */
+            category: "airfare" | "lodging" | "ground" | "meals" | "other";
+            /**
+             * @description In the request’s currency; without trailing zeros.
+             * @example 420
+             */
+            amount: string;
+            /**
+             * @description The general-ledger account, or null.
+             * @example {
+             *       "id": 4,
+             *       "code": "6100",
+             *       "name": "Travel"
+             *     }
+             */
+            account: {
+                id: number;
+                code: string;
+                name: string;
+            } | null;
+        };
+        TravelRequest: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 3
+             */
+            id: number;
+            /**
+             * @description "TR-" and at least 6 digits.
+             * @example TR-000003
+             */
+            number: string;
+            /**
+             * @description draft → submit → pending_approval → approved | rejected (editable and submitted again); cancel from draft or pending_approval.
+             * @example approved
+             */
+            status: "draft" | "pending_approval" | "approved" | "rejected" | "cancelled";
+            traveller: components["schemas"]["Person"];
+            /**
+             * @description The location (an id in requests, a summary in responses; a filter takes an id).
+             * @example {
+             *       "id": 1,
+             *       "name": "Head Office"
+             *     }
+             */
+            location: {
+                id: number;
+                name: string;
+            };
+            /** @description The department (an id in requests, a summary in responses). */
+            department: {
+                id: number;
+                name: string;
+            } | null;
+            /** @example Customer workshop */
+            purpose: string;
+            /** @example Berlin */
+            destination: string;
+            /**
+             * Format: date
+             * @example 2026-12-07
+             */
+            departure_date: string;
+            /**
+             * Format: date
+             * @example 2026-12-09
+             */
+            return_date: string;
+            /**
+             * @description The currency (see the schema for how it is named).
+             * @example EUR
+             */
+            currency: string;
+            estimates: components["schemas"]["TravelEstimate"][];
+            /**
+             * @description Σ estimates, rounded half-up to 2 decimals.
+             * @example 1240.00
+             */
+            total: string;
+            /**
+             * @description Σ of the totals of approved (and reimbursed) expense reports naming it, each converted into its currency at the rates locked when the report was submitted.
+             * @example 310.55
+             */
+            expensed_total: string;
+            budget_warnings: {
+                budget: {
+                    id: number;
+                    name: string;
+                };
+                available: string;
+                requested: string;
+                over_by: string;
+            }[];
+            /** @description The approval chain so far, by step (read-only; ignored in a body). */
+            approvals: components["schemas"]["Approval"][];
+            /**
+             * @description When it was last submitted.
+             * @example null
+             */
+            submitted_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at: string;
+        };
+        TravelRequestList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["TravelRequest"][];
+        };
+        /** @description Read-only fields (as GET returns them) are accepted and ignored. */
+        TravelRequestInput: {
+            /**
+             * @description The location (an id in requests, a summary in responses; a filter takes an id).
+             * @example 3
+             */
+            location: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * @description A department of the location.
+             * @example 9
+             */
+            department?: (number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            })) | null;
+            /** @example Customer workshop */
+            purpose: string;
+            /** @example Berlin */
+            destination: string;
+            /**
+             * Format: date
+             * @example 2026-12-07
+             */
+            departure_date: string;
+            /**
+             * Format: date
+             * @description On or after departure_date.
+             * @example 2026-12-09
+             */
+            return_date: string;
+            /**
+             * @description A currency name; default the location’s.
+             * @example USD
+             */
+            currency?: string;
+            estimates: {
+                /** @example lodging */
+                category: "airfare" | "lodging" | "ground" | "meals" | "other";
+                /**
+                 * @description Decimal string, up to 4 decimals.
+                 * @example 420.00
+                 */
+                amount: string;
+                /** @description A general-ledger account id, or null. */
+                account?: (number | ({
+                    id: number;
+                } & {
+                    [key: string]: unknown;
+                })) | null;
+            }[];
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 42
+             */
+            id?: unknown;
+            /**
+             * @description The document’s number, unique in the tenant and never reused.
+             * @example PO-000042
+             */
+            number?: unknown;
+            /**
+             * @description The HTTP status code.
+             * @example 404
+             */
+            status?: unknown;
+            traveller?: unknown;
+            /**
+             * @description Σ quantity × unit_price, rounded half-up to 2 decimals; computed by the service (ignored in a body).
+             * @example 59.97
+             */
+            total?: unknown;
+            expensed_total?: unknown;
+            budget_warnings?: unknown;
+            /**
+             * @description The approval chain so far, by step (read-only; ignored in a body).
+             * @example []
+             */
+            approvals?: unknown;
+            /**
+             * @description When it was submitted (ISO 8601); null while a draft.
+             * @example null
+             */
+            submitted_at?: unknown;
+            /**
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at?: unknown;
+            /**
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at?: unknown;
+        };
+        TravelRequestEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["TravelRequest"];
+        };
+        VendorBankAccount: {
+            /**
+             * @description The vendor: its id on write (GET /api/v3/vendors/), {id, name} on read.
+             * @example {
+             *       "id": 3,
+             *       "name": "Acme Supplies"
+             *     }
+             */
+            vendor: {
+                id: number;
+                name: string;
+            };
+            /** @example Acme Supplies GmbH */
+            account_holder: string;
+            /**
+             * @description Electronic form (no spaces). Masked to its last four characters for readers without accounts_payable.
+             * @example DE89370400440532013000
+             */
+            iban: string | null;
+            /** @example COBADEFFXXX */
+            bic: string | null;
+            /**
+             * @description For accounts without an IBAN. Masked like the IBAN.
+             * @example null
+             */
+            account_number: string | null;
+            /** @example null */
+            routing_number: string | null;
+            /**
+             * @description ISO 3166 alpha-2; from the IBAN when it has one.
+             * @example DE
+             */
+            country: string;
+            /**
+             * @description unverified after every change, until another accounts-payable user verifies it.
+             * @example verified
+             */
+            status: "unverified" | "verified";
+            /**
+             * @description Whether iban and account_number are masked for you.
+             * @example false
+             */
+            masked: boolean;
+            /** @description Who proposed the revision. */
+            changed_by: components["schemas"]["Person"];
+            /**
+             * Format: date-time
+             * @description When the revision was applied.
+             * @example 2026-11-27T11:00:00.000Z
+             */
+            changed_at: string;
+            verified_by: components["schemas"]["Person"] | null;
+            /** @description When it was verified; null while unverified. */
+            verified_at: string | null;
+        };
+        VendorBankAccountEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["VendorBankAccount"];
+        };
+        /** @description The whole account: an IBAN, or an account number (with a routing number where the bank needs one). */
+        VendorBankAccountInput: {
+            /**
+             * Format: name
+             * @description The name on the account.
+             * @example Acme Supplies GmbH
+             */
+            account_holder: string;
+            iban?: string | null;
+            bic?: string | null;
+            account_number?: string | null;
+            routing_number?: string | null;
+            /**
+             * @description ISO 3166 alpha-2; default: the IBAN’s.
+             * @example DE
+             */
+            country?: string;
+            /**
+             * @description Read-only; ignored.
+             * @example 4
+             */
+            vendor?: unknown;
+            /**
+             * @description Read-only; ignored.
+             * @example 404
+             */
+            status?: unknown;
+            /** @description Read-only; ignored. */
+            masked?: unknown;
+            /**
+             * @description Read-only; ignored.
+             * @example {
+             *       "id": 7,
+             *       "first_name": "Ada",
+             *       "last_name": "Lovelace",
+             *       "email": "ada@example.com"
+             *     }
+             */
+            changed_by?: unknown;
+            /**
+             * @description Read-only; ignored.
+             * @example 2026-11-27T11:00:00.000Z
+             */
+            changed_at?: unknown;
+            /** @description Read-only; ignored. */
+            verified_by?: unknown;
+            /** @description Read-only; ignored. */
+            verified_at?: unknown;
+        };
+        CompanyBankAccount: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 1
+             */
+            id: number;
+            /**
+             * @description Name, as people read it.
+             * @example Operating account
+             */
+            name: string;
+            /** @example Example Corp */
+            account_holder: string;
+            /** @example DE02120300000000202051 */
+            iban: string;
+            /** @example BYLADEM1001 */
+            bic: string;
+            /**
+             * @description The currency (see the schema for how it is named).
+             * @example EUR
+             */
+            currency: string;
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @example true
+             */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at: string;
+        };
+        CompanyBankAccountList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["CompanyBankAccount"][];
+        };
+        CompanyBankAccountInput: {
+            /**
+             * Format: name
+             * @description Name, as people read it.
+             * @example Operating account
+             */
+            name: string;
+            /**
+             * Format: name
+             * @description The name on the account (the debtor in payment files).
+             */
+            account_holder: string;
+            /**
+             * @description IBAN (ISO 13616); spaces are ignored.
+             * @example DE02 1203 0000 0000 2020 51
+             */
+            iban: string;
+            /**
+             * @description BIC (ISO 9362), 8 or 11 characters.
+             * @example BYLADEM1001
+             */
+            bic: string;
+            /**
+             * @description The currency’s name (or the read object).
+             * @example EUR
+             */
+            currency: string | {
+                name: string;
+            };
+            /**
+             * @description Whether it is in use; inactive ones are kept, not deleted.
+             * @default true
+             * @example true
+             */
+            active?: boolean;
+            /**
+             * @description Read-only; ignored.
+             * @example 42
+             */
+            id?: unknown;
+            /**
+             * @description Read-only; ignored.
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at?: unknown;
+            /**
+             * @description Read-only; ignored.
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at?: unknown;
+        };
+        CompanyBankAccountEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["CompanyBankAccount"];
+        };
+        PaymentRequest: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 4
+             */
+            id: number;
+            /**
+             * @description "PAY-" and at least 6 digits.
+             * @example PAY-000004
+             */
+            number: string;
+            /**
+             * @description draft → submit → pending_approval → approved | rejected; approved → paid when a payment run that pays all of it is confirmed; cancel from draft, pending_approval or approved (not while a run holds it).
+             * @example pending_approval
+             */
+            status: "draft" | "pending_approval" | "approved" | "rejected" | "cancelled" | "paid";
+            /** @description Who made the request: read-only on a request (ignored in a body); a user id as a filter. */
+            requester: components["schemas"]["Person"];
+            /**
+             * @description Where it is paid from.
+             * @example {
+             *       "id": 1,
+             *       "name": "Head Office"
+             *     }
+             */
+            location: {
+                id: number;
+                name: string;
+            };
+            /**
+             * @description A department of the location, or null.
+             * @example {
+             *       "id": 2,
+             *       "name": "Facilities"
+             *     }
+             */
+            department: {
+                id: number;
+                name: string;
+            } | null;
+            /**
+             * @description Whom it pays.
+             * @example {
+             *       "id": 3,
+             *       "name": "Acme Supplies"
+             *     }
+             */
+            vendor: {
+                id: number;
+                name: string;
+            };
+            /**
+             * @description The currency (see the schema for how it is named).
+             * @example EUR
+             */
+            currency: string;
+            /**
+             * @description Decimal string, 2 decimals.
+             * @example 1500.00
+             */
+            amount: string;
+            /**
+             * @description What confirmed payment runs have paid of it.
+             * @example 0.00
+             */
+            amount_paid: string;
+            /**
+             * @description The general-ledger account id, or null.
+             * @example 12
+             */
+            account: number | null;
+            /**
+             * @description When it should be paid.
+             * @example 2026-12-15
+             */
+            due_date: string | null;
+            /**
+             * @description The vendor’s reference (the file’s remittance text).
+             * @example DEP-2026-11
+             */
+            invoice_number: string;
+            /** @example Deposit for the December offsite venue */
+            reason: string;
+            /** @description What the last budget check found; [] when none. */
+            budget_warnings: {
+                [key: string]: unknown;
+            }[];
+            /** @description The approval chain so far, by step (read-only; ignored in a body). */
+            approvals: components["schemas"]["Approval"][];
+            /**
+             * @description When it was last submitted.
+             * @example null
+             */
+            submitted_at: string | null;
+            /** @description When the run that paid it off was confirmed. */
+            paid_at: string | null;
+            /**
+             * @description The number of the run that paid it off.
+             * @example RUN-000002
+             */
+            payment_reference: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at: string;
+        };
+        PaymentRequestList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["PaymentRequest"][];
+        };
+        /** @description Read-only fields (id, number, status, requester, approvals, …) are accepted and ignored. */
+        PaymentRequestInput: {
+            /**
+             * @description The location (an id in requests, a summary in responses; a filter takes an id).
+             * @example 3
+             */
+            location: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * @description The department (an id in requests, a summary in responses).
+             * @example 9
+             */
+            department?: number | null | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * @description The vendor: its id on write (GET /api/v3/vendors/), {id, name} on read.
+             * @example 4
+             */
+            vendor: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * @description Default: the location’s currency.
+             * @example USD
+             */
+            currency?: string | {
+                name: string;
+            };
+            /**
+             * @description Decimal string greater than 0, up to 2 decimals.
+             * @example 1500.00
+             */
+            amount: string;
+            account?: number | null | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * @description When it should be paid.
+             * @example 2026-12-15
+             */
+            due_date?: string | null;
+            /**
+             * Format: name
+             * @example DEP-2026-11
+             */
+            invoice_number?: string;
+            /** @example Deposit for the December offsite venue */
+            reason?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        PaymentRequestEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["PaymentRequest"];
+        };
+        PaymentRunItem: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 11
+             */
+            id: number;
+            /**
+             * @description The bill (number: the vendor’s invoice number) or payment request (PAY-…) it pays.
+             * @example {
+             *       "type": "bill",
+             *       "id": 5,
+             *       "number": "INV-2291"
+             *     }
+             */
+            document: {
+                /** @example bill */
+                type: "bill" | "payment_request";
+                id: number;
+                number: string;
+            };
+            /**
+             * @description Whom it pays.
+             * @example {
+             *       "id": 3,
+             *       "name": "Acme Supplies"
+             *     }
+             */
+            vendor: {
+                id: number;
+                name: string;
+            };
+            /**
+             * @description The document’s location.
+             * @example {
+             *       "id": 1,
+             *       "name": "Head Office"
+             *     }
+             */
+            location: {
+                id: number;
+                name: string;
+            };
+            /**
+             * @description What this run pays of it (≤ what was open).
+             * @example 2597.88
+             */
+            amount: string;
+            /**
+             * @description Remittance text for the vendor; default: the invoice number.
+             * @example INV-2291
+             */
+            reference: string;
+        };
+        PaymentRun: {
+            /**
+             * @description Identifier, unique within its kind.
+             * @example 2
+             */
+            id: number;
+            /**
+             * @description "RUN-" and at least 6 digits.
+             * @example RUN-000002
+             */
+            number: string;
+            /**
+             * @description draft → submit → pending_approval → approved (back to draft when rejected) → confirm → confirmed; cancel from draft, pending_approval or approved (its documents are free again).
+             * @example approved
+             */
+            status: "draft" | "pending_approval" | "approved" | "confirmed" | "cancelled";
+            /**
+             * @description The company account it pays from.
+             * @example {
+             *       "id": 1,
+             *       "name": "Operating account"
+             *     }
+             */
+            bank_account: {
+                id: number;
+                name: string;
+            };
+            /**
+             * @description The bank account’s currency; every item’s.
+             * @example EUR
+             */
+            currency: string;
+            /**
+             * Format: date
+             * @description When the bank should pay.
+             * @example 2026-12-01
+             */
+            execution_date: string;
+            items: components["schemas"]["PaymentRunItem"][];
+            /**
+             * @description Σ item amounts.
+             * @example 2597.88
+             */
+            total: string;
+            /** @description The approval chain so far, by step (read-only; ignored in a body). */
+            approvals: components["schemas"]["Approval"][];
+            /**
+             * @description When it was last submitted.
+             * @example null
+             */
+            submitted_at: string | null;
+            /** @description When the bank executed it (set by confirm). */
+            confirmed_at: string | null;
+            /** @description Who made it. */
+            created_by: components["schemas"]["Person"];
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601).
+             * @example 2026-11-22T14:42:53.000Z
+             */
+            updated_at: string;
+        };
+        PaymentRunList: {
+            /** @description Pagination for lists; empty for one item. */
+            metadata: {
+                pagination: components["schemas"]["Pagination"];
+            };
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["PaymentRun"][];
+        };
+        /** @description Read-only fields (id, number, status, total, approvals, …) are accepted and ignored. */
+        PaymentRunInput: {
+            /** @description The company bank account (its currency is the run’s). */
+            bank_account: number | ({
+                id: number;
+            } & {
+                [key: string]: unknown;
+            });
+            /**
+             * Format: date
+             * @example 2026-12-01
+             */
+            execution_date: string;
+            items: ({
+                /** @description The approved bill or payment request to pay. */
+                document: {
+                    /** @example bill */
+                    type: "bill" | "payment_request";
+                    id: number;
+                } & {
+                    [key: string]: unknown;
+                };
+                /**
+                 * @description Up to 2 decimals, > 0 and ≤ what is open; default: all that is open.
+                 * @example 2597.88
+                 */
+                amount?: string;
+                /**
+                 * Format: name
+                 * @description Default: the invoice number.
+                 * @example INV-2291
+                 */
+                reference?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        PaymentRunEnvelope: {
+            /**
+             * @description Pagination for lists; empty for one item.
+             * @example {}
+             */
+            metadata: Record<string, never>;
+            /** @description The item, or the page of items. */
+            data: components["schemas"]["PaymentRun"];
+        };
+        PaymentRunConfirmInput: {
+            /**
+             * Format: date-time
+             * @description When the bank executed it; default: now.
+             */
+            confirmed_at?: string;
         } | null;
         Application: {
             /**
@@ -5358,8 +8197,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The token is not in the form a link carries */
+        /** @description The Host header or the request target is not valid */
         BadRequest2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The token is not in the form a link carries */
+        BadRequest3: {
             headers: {
                 [name: string]: unknown;
             };
@@ -5444,6 +8292,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            400: components["responses"]["BadRequest2"];
         };
     };
     getIndex: {
@@ -5478,6 +8327,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest2"];
         };
     };
     getHealth: {
@@ -5502,6 +8352,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest2"];
         };
     };
     getReadiness: {
@@ -5525,6 +8376,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest2"];
         };
     };
     getToken: {
@@ -5554,6 +8406,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
+            400: components["responses"]["BadRequest2"];
             /** @description Default Response */
             "4XX": {
                 headers: {
@@ -5597,6 +8450,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            400: components["responses"]["BadRequest2"];
             /** @description Default Response */
             "4XX": {
                 headers: {
@@ -5636,7 +8490,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest2"];
+            400: components["responses"]["BadRequest3"];
             404: components["responses"]["NotFound2"];
         };
     };
@@ -5667,7 +8521,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest2"];
+            400: components["responses"]["BadRequest3"];
             404: components["responses"]["NotFound2"];
         };
     };
@@ -6372,6 +9226,11 @@ export interface operations {
                 active?: boolean;
                 /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
+                /**
+                 * @description Only the departments the caller may make this kind of document for: those at locations where they hold nav_request (a superuser: every one). Accepts ORDER, EXPENSE, TRAVEL and PAY_REQUEST.
+                 * @example EXPENSE
+                 */
+                requestable?: "ORDER" | "EXPENSE" | "TRAVEL" | "PAY_REQUEST";
             };
             header: {
                 /** @description Always "api". */
@@ -7904,6 +10763,40 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    previewRequestApprovals: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPreviewEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     cancelRequest: {
         parameters: {
             query?: never;
@@ -7975,7 +10868,7 @@ export interface operations {
                  * @description What an approval (or a rule) is for.
                  * @example request
                  */
-                document_type?: "request" | "purchase_order" | "bill";
+                document_type?: "request" | "purchase_order" | "bill" | "expense_report" | "travel_request" | "payment_request" | "payment_run";
                 /**
                  * @description A document’s id (with document_type).
                  * @example 42
@@ -8154,7 +11047,7 @@ export interface operations {
                  * @description What an approval (or a rule) is for.
                  * @example request
                  */
-                document?: "request" | "purchase_order" | "bill";
+                document?: "request" | "purchase_order" | "bill" | "expense_report" | "travel_request" | "payment_request" | "payment_run";
                 /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
             };
@@ -8567,6 +11460,15 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyMismatch"];
+            /** @description Revising an issued order needs If-Match (its ETag from a GET), and none was sent */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
@@ -9444,6 +12346,3490 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listRequestAttachments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadRequestAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPurchaseOrderAttachments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadPurchaseOrderAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listReceiptAttachments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadReceiptAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listBillAttachments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadBillAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listExpenseReportAttachments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadExpenseReportAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTravelRequestAttachments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadTravelRequestAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPaymentRequestAttachments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadPaymentRequestAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    downloadAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Default Response */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listRequestComments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createRequestComment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Plain text; `@` followed by a user's e-mail mentions them (they get an e-mail).
+                     * @example @ada@example.com can you check the quote?
+                     */
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPurchaseOrderComments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPurchaseOrderComment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Plain text; `@` followed by a user's e-mail mentions them (they get an e-mail).
+                     * @example @ada@example.com can you check the quote?
+                     */
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listReceiptComments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createReceiptComment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Plain text; `@` followed by a user's e-mail mentions them (they get an e-mail).
+                     * @example @ada@example.com can you check the quote?
+                     */
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listBillComments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createBillComment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Plain text; `@` followed by a user's e-mail mentions them (they get an e-mail).
+                     * @example @ada@example.com can you check the quote?
+                     */
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listExpenseReportComments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createExpenseReportComment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Plain text; `@` followed by a user's e-mail mentions them (they get an e-mail).
+                     * @example @ada@example.com can you check the quote?
+                     */
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTravelRequestComments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createTravelRequestComment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Plain text; `@` followed by a user's e-mail mentions them (they get an e-mail).
+                     * @example @ada@example.com can you check the quote?
+                     */
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPaymentRequestComments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPaymentRequestComment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Plain text; `@` followed by a user's e-mail mentions them (they get an e-mail).
+                     * @example @ada@example.com can you check the quote?
+                     */
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteComment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    reportSpend: {
+        parameters: {
+            query?: {
+                /** @description First date, inclusive (YYYY-MM-DD). */
+                from?: string;
+                /** @description Last date, inclusive (YYYY-MM-DD). */
+                to?: string;
+                /** @description A location id (you need nav_report there). */
+                location?: string;
+                /** @description A department id. */
+                department?: string;
+                /** @description A vendor id. */
+                vendor?: string;
+                /** @description An account id. */
+                account?: string;
+                /** @description What a row groups by; default vendor. */
+                group_by?: "vendor" | "location" | "department" | "account" | "month" | "user";
+                /** @description The form: json (default), csv, xlsx or svg (a chart). `Accept: text/csv` also asks for CSV. */
+                format?: "json" | "csv" | "xlsx" | "svg";
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendReport"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["SpendReport"];
+                    "image/svg+xml": components["schemas"]["SpendReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    reportOrders: {
+        parameters: {
+            query?: {
+                /** @description First date, inclusive (YYYY-MM-DD). */
+                from?: string;
+                /** @description Last date, inclusive (YYYY-MM-DD). */
+                to?: string;
+                /** @description A location id (you need nav_report there). */
+                location?: string;
+                /** @description A department id. */
+                department?: string;
+                /** @description A vendor id. */
+                vendor?: string;
+                /** @description An account id. */
+                account?: string;
+                /** @description What a row groups by; default vendor. */
+                group_by?: "vendor" | "location" | "department" | "user" | "month";
+                /** @description The form: json (default), csv, xlsx or svg (a chart). `Accept: text/csv` also asks for CSV. */
+                format?: "json" | "csv" | "xlsx" | "svg";
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrdersReport"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["OrdersReport"];
+                    "image/svg+xml": components["schemas"]["OrdersReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    reportBudgets: {
+        parameters: {
+            query?: {
+                /** @description First date, inclusive (YYYY-MM-DD). */
+                from?: string;
+                /** @description Last date, inclusive (YYYY-MM-DD). */
+                to?: string;
+                /** @description A location id (you need nav_report there). */
+                location?: string;
+                /** @description A department id. */
+                department?: string;
+                /** @description An account id. */
+                account?: string;
+                /** @description The form: json (default), csv, xlsx or svg (a chart). `Accept: text/csv` also asks for CSV. */
+                format?: "json" | "csv" | "xlsx" | "svg";
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetsReport"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["BudgetsReport"];
+                    "image/svg+xml": components["schemas"]["BudgetsReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    reportCommitments: {
+        parameters: {
+            query?: {
+                /** @description First date, inclusive (YYYY-MM-DD). */
+                from?: string;
+                /** @description Last date, inclusive (YYYY-MM-DD). */
+                to?: string;
+                /** @description A location id (you need nav_report there). */
+                location?: string;
+                /** @description A department id. */
+                department?: string;
+                /** @description A vendor id. */
+                vendor?: string;
+                /** @description An account id. */
+                account?: string;
+                /** @description The form: json (default), csv, xlsx or svg (a chart). `Accept: text/csv` also asks for CSV. */
+                format?: "json" | "csv" | "xlsx" | "svg";
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommitmentsReport"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["CommitmentsReport"];
+                    "image/svg+xml": components["schemas"]["CommitmentsReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    reportPayablesAging: {
+        parameters: {
+            query?: {
+                /** @description First date, inclusive (YYYY-MM-DD). */
+                from?: string;
+                /** @description Last date, inclusive (YYYY-MM-DD). */
+                to?: string;
+                /** @description A location id (you need nav_report there). */
+                location?: string;
+                /** @description A department id. */
+                department?: string;
+                /** @description A vendor id. */
+                vendor?: string;
+                /** @description The day the bills are aged on (YYYY-MM-DD); default today (UTC). */
+                as_of?: string;
+                /** @description The form: json (default), csv, xlsx or svg (a chart). `Accept: text/csv` also asks for CSV. */
+                format?: "json" | "csv" | "xlsx" | "svg";
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayablesAgingReport"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["PayablesAgingReport"];
+                    "image/svg+xml": components["schemas"]["PayablesAgingReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    reportCycleTimes: {
+        parameters: {
+            query?: {
+                /** @description First date, inclusive (YYYY-MM-DD). */
+                from?: string;
+                /** @description Last date, inclusive (YYYY-MM-DD). */
+                to?: string;
+                /** @description A location id (you need nav_report there). */
+                location?: string;
+                /** @description A department id. */
+                department?: string;
+                /** @description What a row groups by; default month. */
+                group_by?: "location" | "month";
+                /** @description The form: json (default), csv, xlsx or svg (a chart). `Accept: text/csv` also asks for CSV. */
+                format?: "json" | "csv" | "xlsx" | "svg";
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CycleTimesReport"];
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["CycleTimesReport"];
+                    "image/svg+xml": components["schemas"]["CycleTimesReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listAccounts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (past the last: 404). */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "code" | "-code";
+                /** @description Whether it is in use; inactive ones are kept, not deleted. */
+                active?: boolean;
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    checkBudgets: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BudgetCheckInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetCheckEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listBudgets: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (past the last: 404). */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "name" | "-name" | "period_start" | "-period_start";
+                /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
+                location?: number;
+                /** @description Whether it is in use; inactive ones are kept, not deleted. */
+                active?: boolean;
+                /**
+                 * @description What a document that would take `available` below zero does: proceed with a warning, be refused, or wait for the owner’s approval.
+                 * @example warn
+                 */
+                action?: "warn" | "block" | "approve";
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createBudget: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BudgetInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getBudget: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceBudget: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BudgetInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteBudget: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    entriesBudget: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (past the last: 404). */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id";
+                stage?: "pending" | "committed" | "spent";
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerEntryList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listExpenseReports: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (past the last: 404). */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "total" | "-total";
+                /**
+                 * @description draft → submit → pending_approval → approved | rejected (editable and submitted again); approved → reimburse → reimbursed; cancel from draft or pending_approval.
+                 * @example pending_approval
+                 */
+                status?: "draft" | "pending_approval" | "approved" | "rejected" | "reimbursed" | "cancelled";
+                /** @description Only reports of this location. */
+                location?: number;
+                /** @description Only reports of this employee (the id of /api/v3/users/{id}/, as `employee.id` shows it). */
+                employee?: number;
+                /** @description Only reports naming this travel request. */
+                travel_request?: number;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpenseReportList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createExpenseReport: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read-only fields (as GET returns them) are accepted and ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "location": 1,
+                 *       "title": "Customer visit",
+                 *       "lines": [
+                 *         {
+                 *           "date": "2026-11-20",
+                 *           "merchant": "Taxi Berlin",
+                 *           "amount": "38.00",
+                 *           "currency": "EUR"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExpenseReportInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpenseReportEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getExpenseReport: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpenseReportEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceExpenseReport: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /** @description Read-only fields (as GET returns them) are accepted and ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "location": 1,
+                 *       "title": "Customer visit",
+                 *       "lines": [
+                 *         {
+                 *           "date": "2026-11-20",
+                 *           "merchant": "Taxi Berlin",
+                 *           "amount": "38.00",
+                 *           "currency": "EUR"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExpenseReportInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpenseReportEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    submitExpenseReport: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpenseReportEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelExpenseReport: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpenseReportEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    reimburseExpenseReport: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExpenseReimburseInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpenseReportEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTravelRequests: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (past the last: 404). */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "departure_date" | "-departure_date" | "total" | "-total";
+                /**
+                 * @description draft → submit → pending_approval → approved | rejected (editable and submitted again); cancel from draft or pending_approval.
+                 * @example approved
+                 */
+                status?: "draft" | "pending_approval" | "approved" | "rejected" | "cancelled";
+                /** @description Only requests of this location. */
+                location?: number;
+                /** @description Only requests of this traveller (the id of /api/v3/users/{id}/, as `traveller.id` shows it). */
+                traveller?: number;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TravelRequestList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createTravelRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read-only fields (as GET returns them) are accepted and ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "location": 1,
+                 *       "purpose": "Customer workshop",
+                 *       "destination": "Berlin",
+                 *       "departure_date": "2026-12-07",
+                 *       "return_date": "2026-12-09",
+                 *       "currency": "EUR",
+                 *       "estimates": [
+                 *         {
+                 *           "category": "airfare",
+                 *           "amount": "420.00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TravelRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TravelRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTravelRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TravelRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceTravelRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /** @description Read-only fields (as GET returns them) are accepted and ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "location": 1,
+                 *       "purpose": "Customer workshop",
+                 *       "destination": "Berlin",
+                 *       "departure_date": "2026-12-07",
+                 *       "return_date": "2026-12-09",
+                 *       "currency": "EUR",
+                 *       "estimates": [
+                 *         {
+                 *           "category": "airfare",
+                 *           "amount": "420.00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TravelRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TravelRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    submitTravelRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TravelRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelTravelRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TravelRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getVendorBankAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorBankAccountEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putVendorBankAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /** @description The whole account: an IBAN, or an account number (with a routing number where the bank needs one). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "account_holder": "Acme Supplies GmbH",
+                 *       "iban": "DE89370400440532013000",
+                 *       "bic": "COBADEFFXXX"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VendorBankAccountInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorBankAccountEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    verifyVendorBankAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorBankAccountEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listBankAccounts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (past the last: 404). */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "name" | "-name";
+                /** @description Whether it is in use; inactive ones are kept, not deleted. */
+                active?: boolean;
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyBankAccountList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createBankAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanyBankAccountInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyBankAccountEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getBankAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyBankAccountEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceBankAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanyBankAccountInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyBankAccountEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPaymentRequests: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (past the last: 404). */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "due_date" | "-due_date";
+                /**
+                 * @description draft → submit → pending_approval → approved | rejected; approved → paid when a payment run that pays all of it is confirmed; cancel from draft, pending_approval or approved (not while a run holds it).
+                 * @example pending_approval
+                 */
+                status?: "draft" | "pending_approval" | "approved" | "rejected" | "cancelled" | "paid";
+                /** @description The vendor: its id on write (GET /api/v3/vendors/), {id, name} on read. */
+                vendor?: number;
+                /** @description The location (an id in requests, a summary in responses; a filter takes an id). */
+                location?: number;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequestList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPaymentRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read-only fields (id, number, status, requester, approvals, …) are accepted and ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "location": 1,
+                 *       "vendor": 3,
+                 *       "amount": "1500.00",
+                 *       "reason": "Venue deposit"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPaymentRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replacePaymentRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /** @description Read-only fields (id, number, status, requester, approvals, …) are accepted and ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "location": 1,
+                 *       "vendor": 3,
+                 *       "amount": "1500.00",
+                 *       "reason": "Venue deposit"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    submitPaymentRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelPaymentRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequestEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPaymentRuns: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (past the last: 404). */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (default 10; above 100 is read as 100). */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring match. */
+                search?: components["parameters"]["Search"];
+                /** @description csv returns the page as text/csv. */
+                format?: components["parameters"]["Format"];
+                /** @description Sort field; prefix - for descending. */
+                order_by?: "id" | "-id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "execution_date" | "-execution_date";
+                /**
+                 * @description draft → submit → pending_approval → approved (back to draft when rejected) → confirm → confirmed; cancel from draft, pending_approval or approved (its documents are free again).
+                 * @example approved
+                 */
+                status?: "draft" | "pending_approval" | "approved" | "confirmed" | "cancelled";
+                bank_account?: number;
+                /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
+                updated_since?: string;
+            };
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRunList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPaymentRun: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read-only fields (id, number, status, total, approvals, …) are accepted and ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "bank_account": 1,
+                 *       "execution_date": "2026-12-01",
+                 *       "items": [
+                 *         {
+                 *           "document": {
+                 *             "type": "bill",
+                 *             "id": 5
+                 *           },
+                 *           "amount": "100.00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentRunInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRunEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPaymentRun: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRunEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replacePaymentRun: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /** @description Read-only fields (id, number, status, total, approvals, …) are accepted and ignored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "bank_account": 1,
+                 *       "execution_date": "2026-12-01",
+                 *       "items": [
+                 *         {
+                 *           "document": {
+                 *             "type": "bill",
+                 *             "id": 5
+                 *           },
+                 *           "amount": "100.00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentRunInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRunEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    submitPaymentRun: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRunEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelPaymentRun: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRunEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    confirmPaymentRun: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+                /** @description Retry-safe POST: the same key and body within 24 h replay the first response. */
+                "idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentRunConfirmInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRunEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPaymentRunFile: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always "api". */
+                "x-service-client": components["parameters"]["ServiceClient"];
+            };
+            path: {
+                /** @description Id of the item. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pain.001.001.03 XML document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };

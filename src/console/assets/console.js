@@ -20,11 +20,61 @@ document.addEventListener('click', (event) => {
   if (row !== null) location.assign(row.getAttribute('data-href'))
 })
 
-// Times in the reader's own time zone; the exact instant stays in the title.
-const local = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
-for (const time of document.querySelectorAll('time[datetime]')) {
-  const instant = new Date(time.getAttribute('datetime'))
-  if (!Number.isNaN(instant.getTime())) time.textContent = local.format(instant)
+// Times in the reader's own time zone, written the console's one way ("25 Nov 2026, 09:41", as the server
+// writes them in UTC); the exact instant stays in the title. Calendar dates (data-date) are not instants.
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sept', 'Oct', 'Nov', 'Dec']
+const two = (n) => String(n).padStart(2, '0')
+for (const time of document.querySelectorAll('time[datetime]:not([data-date])')) {
+  const d = new Date(time.getAttribute('datetime'))
+  if (!Number.isNaN(d.getTime()))
+    time.textContent = `${d.getDate()} ${MONTHS[d.getMonth()]} ${d.getFullYear()}, ${two(d.getHours())}:${two(d.getMinutes())}`
+}
+
+// A department select follows its location select: only the chosen location's departments are offered.
+for (const select of document.querySelectorAll('select[data-follows]')) {
+  const location = document.getElementById(select.getAttribute('data-follows'))
+  if (location === null) continue
+  const follow = () => {
+    for (const group of select.querySelectorAll('optgroup[data-location]')) {
+      const offered =
+        location.value === '' || group.dataset.location === '' || group.dataset.location === location.value
+      group.hidden = !offered
+      group.disabled = !offered
+      if (!offered && group.contains(select.selectedOptions[0] ?? null)) select.value = ''
+    }
+  }
+  location.addEventListener('change', follow)
+  follow()
+}
+
+// The running total of a lines editor, kept while lines are typed (the server writes it when it shows the form).
+for (const output of document.querySelectorAll('output[data-running-total]')) {
+  const form = output.closest('form')
+  if (form === null) continue
+  const scaled = (text) => {
+    const match = /^(\d{1,16})(?:\.(\d{1,4}))?$/.exec(text.trim())
+    return match === null ? null : BigInt(match[1] + (match[2] ?? '').padEnd(4, '0'))
+  }
+  const update = () => {
+    let sum = 0n
+    for (const quantity of form.querySelectorAll('input[name$=".quantity"]')) {
+      const price = form.elements.namedItem(quantity.name.replace(/quantity$/, 'unit_price'))
+      const remove = form.elements.namedItem(quantity.name.replace(/quantity$/, 'remove'))
+      const q = scaled(quantity.value)
+      const p = price === null ? null : scaled(price.value)
+      if (q === null || p === null || remove?.checked === true) continue
+      sum += q * p
+    }
+    const cents = ((sum + 500_000n) / 1_000_000n).toString().padStart(3, '0')
+    const whole = cents.slice(0, -2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+    output.textContent = `${whole}.${cents.slice(-2)}`
+    const currency = form.elements.namedItem('currency')
+    const label = form.querySelector('[data-running-currency]')
+    if (label !== null && currency !== null) label.textContent = currency.value || 'in the location’s currency'
+  }
+  form.addEventListener('input', update)
+  form.addEventListener('change', update)
+  update()
 }
 
 // After a failed submit, the error summary takes the focus so it is read out first.

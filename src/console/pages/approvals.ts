@@ -7,6 +7,9 @@
 import { Type } from 'typebox'
 import { Decision, Rejection } from '../../approvals/schema.ts'
 import { billsByIds, getBill } from '../../bills/service.ts'
+import { reportsByIds } from '../../expense-reports/service.ts'
+import { travelByIds } from '../../travel-requests/service.ts'
+import { otherDocument } from './expenses.ts'
 import { approve, getApproval, listApprovals, reject } from '../../approvals/service.ts'
 import { notFound, Problem } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
@@ -33,7 +36,35 @@ const checkRejection = bodyChecker(Rejection)
 const checkDecision = bodyChecker(Decision)
 /** The `done` each decision leads to ("reject" + "d" was once `rejectd`, which showed nothing). */
 const DONE = { approve: 'approved', reject: 'rejected' } as const
-const flash = flashOf({ approved: 'Approved. The request moves on.', rejected: 'Rejected. The requester is told why.' })
+/**
+ * What a decision did, said of the document decided (a bill, an order, an expense report — never "the
+ * request" for them): `done` is the decision, then the document's short name (`approved-bill`).
+ */
+const flash = flashOf({
+  approved: 'Approved. The request moves on to its next step, or is approved when this was the last.',
+  rejected: 'Rejected. The requester is told why.',
+  'approved-order':
+    'Approved. The purchase order moves on to its next step, or is issued (or its revision applied) when this was the last.',
+  'rejected-order': 'Rejected. The purchase order is not issued (a revision is dropped); your comment is kept with it.',
+  'approved-bill': 'Approved. The bill moves on to its next step, or is ready to be paid when this was the last.',
+  'rejected-bill': 'Rejected. The bill goes back to draft for accounts payable, with your comment.',
+  'approved-expense':
+    'Approved. The expense report moves on to its next step, or is ready to be reimbursed when this was the last.',
+  'rejected-expense': 'Rejected. The expense report goes back to its employee with your comment.',
+  'approved-travel': 'Approved. The travel request moves on to its next step, or is approved when this was the last.',
+  'rejected-travel': 'Rejected. The travel request goes back to its traveller with your comment.',
+  'approved-payment': 'Approved. The payment moves on to its next step, or is approved when this was the last.',
+  'rejected-payment': 'Rejected. The payment is not made; your comment is kept with it.',
+})
+/** The `done` suffix of each document type (a request has none: `approved`, `rejected`). */
+const DONE_OF: Readonly<Record<string, string>> = {
+  purchase_order: '-order',
+  bill: '-bill',
+  expense_report: '-expense',
+  travel_request: '-travel',
+  payment_request: '-payment',
+  payment_run: '-payment',
+}
 
 export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
   const { db } = deps
@@ -64,11 +95,16 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const orders = new Map((await ordersByIds(db, actor, orderIds)).map((o) => [o.id, o]))
     const billIds = result.rows.flatMap((a) => (a.document.type === 'bill' ? [a.document.id] : []))
     const bills = new Map((await billsByIds(db, actor, billIds)).map((b) => [b.id, b]))
+    const idsOf = (type: string) => result.rows.flatMap((a) => (a.document.type === type ? [a.document.id] : []))
+    const expenses = new Map((await reportsByIds(db, actor, idsOf('expense_report'))).map((e) => [e.id, e]))
+    const trips = new Map((await travelByIds(db, actor, idsOf('travel_request'))).map((t) => [t.id, t]))
     const rows: InboxRow[] = result.rows.map((a) => ({
       approval: a,
       request: a.request === null ? undefined : requests.get(a.request),
       order: a.document.type === 'purchase_order' ? orders.get(a.document.id) : undefined,
       bill: a.document.type === 'bill' ? bills.get(a.document.id) : undefined,
+      expense: a.document.type === 'expense_report' ? expenses.get(a.document.id) : undefined,
+      travel: a.document.type === 'travel_request' ? trips.get(a.document.id) : undefined,
       onBehalfOf:
         a.status === 'pending' ? (deciderOf(actor, delegators, a)?.onBehalfOf ?? null) : (a.on_behalf_of ?? null),
     }))
@@ -79,6 +115,14 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const approval = await getApproval(db, session.actor, id)
     if (approval.request === null) {
       const { type, id: documentId } = approval.document
+      if (type === 'expense_report' || type === 'travel_request') {
+        const [other, delegators] = await Promise.all([
+          otherDocument(db, session.actor, type, documentId),
+          myDelegators(db, session.actor),
+        ])
+        const onBehalfOf = deciderOf(session.actor, delegators, approval)?.onBehalfOf
+        return decisionView({ approval, other, vendors: new Map(), onBehalfOf, form, problem }, session)
+      }
       if (type !== 'purchase_order' && type !== 'bill') throw notFound(`Approval ${id} is decided through the API.`)
       const [document, delegators] = await Promise.all([
         type === 'bill'
@@ -125,10 +169,11 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
       const form = { values, errors: errorsFor(messages, ['comment']) }
       return sendPage(reply, await decisionPage(request.session, id, form), 400)
     }
+    let decided: Awaited<ReturnType<typeof approve>>
     try {
       const base = mailBaseOf(deps, actor.domain)
-      if (request.body.decision === 'approve') await approve(db, actor, id, comment.trim(), base)
-      else await reject(db, actor, id, comment, base)
+      if (request.body.decision === 'approve') decided = await approve(db, actor, id, comment.trim(), base)
+      else decided = await reject(db, actor, id, comment, base)
     } catch (error) {
       if (!(error instanceof Problem) || ![400, 403, 409].includes(error.status)) throw error
       return sendPage(
@@ -137,6 +182,7 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
         error.status,
       )
     }
-    return reply.redirect(`/console/approvals?done=${DONE[request.body.decision]}`, 303)
+    const of = DONE_OF[decided.document.type] ?? ''
+    return reply.redirect(`/console/approvals?done=${DONE[request.body.decision]}${of}`, 303)
   })
 }

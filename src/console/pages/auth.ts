@@ -131,6 +131,6 @@ export function authPages(app: ConsoleApp, deps: ConsoleDeps): void {
       address: request.ip,
     })
     setSessionCookie(request, reply, session, deps.limits.maxHours)
-    return reply.redirect('/console/account?welcome=1', 303)
+    return reply.redirect('/console/?welcome=1', 303)
   })
 }

@@ -17,6 +17,7 @@ import { BILL_STATUS_NAMES, MATCH_FILTERS } from '../views/bill-lines.ts'
 import { billsView, billView } from '../views/bills.ts'
 import { billFormPages } from './bill-form.ts'
 import { Done, flashOf, Id, PAGE_SIZE } from './forms.ts'
+import { historySection } from './history.ts'
 import { deciderOf } from './request-shared.ts'
 
 export const billFlash = flashOf({
@@ -69,7 +70,8 @@ export function billPages(app: ConsoleApp, deps: ConsoleDeps): void {
       b.approvals.filter((a) => deciderOf(session.actor, delegators, a) !== undefined).map((a) => a.id),
     )
     const payable = holdsAnyAt(access, b.location.id, 'accounts_payable')
-    return billView({ bill: b, payable, decidable, ...notes }, session)
+    const history = await historySection(deps, session.actor, 'bill', b.id)
+    return billView({ bill: b, payable, decidable, history, ...notes }, session)
   }
 
   app.get('/bills/:id', { schema: { hide: true, params: Id, querystring: Done } }, async (request, reply) => {

@@ -15,6 +15,7 @@ import type { Errors } from '../views/forms.ts'
 import { orderFormView, type OrderTarget } from '../views/order-form.ts'
 import { errorsFor, Id } from './forms.ts'
 import { onRows } from './request-form.ts'
+import { startingLocation } from './request-shared.ts'
 import { orderChoices, orderFields, OrderForm, orderRowsFor, readOrderForm, valuesOfOrder } from './order-form.ts'
 
 const check = bodyChecker(OrderInput)
@@ -99,7 +100,7 @@ export function orderEditPages(app: ConsoleApp, deps: ConsoleDeps): void {
         'Making an order needs the Purchase permission at a location; you hold it at none.',
       )
     const options = await orderChoices(deps, request.session)
-    const values = { location: options.location.length === 1 ? options.location[0]!.value : '' }
+    const values = { location: await startingLocation(deps, request.session.actor, options.location) }
     return sendPage(reply, orderFormView({ values, errors: {} }, 3, options, newTarget, request.session))
   })
 

@@ -16,6 +16,7 @@ import type { ConsoleDeps, ConsoleSession } from '../context.ts'
 import type { FormState } from '../views/forms.ts'
 import { orderView } from '../views/order.ts'
 import { deciderOf } from './request-shared.ts'
+import { historySection, orderLedTo } from './history.ts'
 
 export interface PageNotes {
   flash?: string | undefined
@@ -61,8 +62,14 @@ export async function orderPage(deps: ConsoleDeps, session: ConsoleSession, o: P
     (can.purchase && o.status === 'issued'
       ? { values: { to: await vendorEmails(deps, session, o) }, errors: {} }
       : { values: {}, errors: {} })
+  const [ledTo, history] = await Promise.all([
+    orderLedTo(deps, session.actor, o.id),
+    historySection(deps, session.actor, 'purchase_order', o.id),
+  ])
   return orderView(
     {
+      ledTo,
+      history,
       order: o,
       revisions,
       bills,

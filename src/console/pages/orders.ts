@@ -19,7 +19,7 @@ import { orderPage, readRecipients, type PageNotes } from './order-page.ts'
 import { receivingPages } from './receiving.ts'
 
 const flash = flashOf({
-  made: 'Draft orders are made from the request, one per vendor.',
+  made: 'A draft order is made from the request (its lines have one vendor). Issue it when it is complete.',
   created: 'The draft order is saved. Issue it when it is complete.',
   saved: 'Your changes to the draft are saved.',
   revised: 'The revision is applied: the order is at its next version.',
@@ -27,7 +27,10 @@ const flash = flashOf({
     'The revision goes beyond the approval tolerance, so it waits for approval; the order stays as it was until ' +
     'the steps below are approved.',
   issue: 'The order is issued (or waits for approval when the rules ask for it).',
-  send: 'The order is e-mailed with its PDF.',
+  send: 'The order is e-mailed to the vendor with its PDF.',
+  queued:
+    'No mail server is set up, so the e-mail to the vendor is queued in the outbox, not sent. Its PDF can be ' +
+    'downloaded there (or with “PDF” above) to forward it yourself.',
   close: 'The order is closed.',
   reopen: 'The order is open again.',
   cancel: 'The order is cancelled.',
@@ -135,7 +138,9 @@ export function orderPages(app: ConsoleApp, deps: ConsoleDeps): void {
       return sendPage(reply, page, 400)
     }
     const form = { send: { values, errors: {} } }
-    return answer(reply, await act(session, id, () => sendOrder(db, session.actor, id, read.input), 'send', form))
+    // Without a mail server nothing leaves: the page says it is queued, not e-mailed.
+    const done = deps.config.SMTP_URL === undefined ? 'queued' : 'send'
+    return answer(reply, await act(session, id, () => sendOrder(db, session.actor, id, read.input), done, form))
   })
   app.post('/orders/:id/lines/:line/close', { schema: { hide: true, params: LineParams } }, async (request, reply) =>
     answer(
@@ -152,7 +157,9 @@ export function orderPages(app: ConsoleApp, deps: ConsoleDeps): void {
   app.post('/requests/:id/order', { schema: { hide: true, params: Id } }, async (request, reply) => {
     try {
       const orders = await ordersFromRequest(db, request.session.actor, request.params.id, {})
-      return reply.redirect(`/console/orders/${orders[0]!.id}?done=made`, 303)
+      // One order goes straight to it; several are all listed on the request's page ("What it led to").
+      if (orders.length === 1) return reply.redirect(`/console/orders/${orders[0]!.id}?done=made`, 303)
+      return reply.redirect(`/console/requests/${request.params.id}?done=ordered#led-to`, 303)
     } catch (error) {
       if (!(error instanceof Problem) || ![400, 403, 409].includes(error.status)) throw error
       const code = error.status === 400 ? 'novendor' : error.status === 403 ? 'permission' : 'ordered'

@@ -11,6 +11,7 @@ import { listCurrencies, listDepartments } from '../../lookups/service.ts'
 import { getVendor, listVendors } from '../../vendors/service.ts'
 import { myDelegators } from '../../users/delegation.service.ts'
 import type { ConsoleDeps } from '../context.ts'
+import { profileOf } from '../home.repository.ts'
 import type { MenuKey } from '../views/layout.ts'
 
 /** Pages of a list the console offers as a select, read 100 at a time up to `limit` rows. */
@@ -39,10 +40,21 @@ export async function placeChoices(deps: ConsoleDeps, actor: Actor, may: (locati
     location: locations.map((l) => ({ value: String(l.id), label: l.name })),
     department: locations.map((l) => ({
       location: l.name,
+      locationId: String(l.id),
       options: departments.filter((d) => d.branch.id === l.id).map((d) => ({ value: String(d.id), label: d.name })),
     })),
     currency: currencies.map((c) => ({ value: c.name, label: c.name })),
   }
+}
+
+/**
+ * Where a new document starts: the person's home location (their profile's) when it is on offer, else the
+ * only location on offer, else none (the person chooses).
+ */
+export async function startingLocation(deps: ConsoleDeps, actor: Actor, offered: readonly { value: string }[]) {
+  const home = actor.userId === null ? undefined : (await profileOf(deps.db, actor.tenantId, actor.userId))?.location
+  if (home !== undefined && home !== null && offered.some((o) => o.value === String(home))) return String(home)
+  return offered.length === 1 ? offered[0]!.value : ''
 }
 
 /** The tenant's active vendors (id and name), by name. */

@@ -18,12 +18,15 @@ import {
   updateRequest,
 } from '../../requests/service.ts'
 import { myDelegators } from '../../users/delegation.service.ts'
+import { profileOf } from '../home.repository.ts'
 import { mailBaseOf, sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
 import type { FormState } from '../views/forms.ts'
 import { LINE_FIELDS, requestFormView } from '../views/request-form.ts'
 import { requestsView, requestView, STATUS_NAMES } from '../views/requests.ts'
 import { choices, type Keep, onRows, readForm, RequestForm, rowsFor, TOP, valuesOfRequest } from './request-form.ts'
-import { deciderOf, vendorNamesOf } from './request-shared.ts'
+import { deciderOf, startingLocation, vendorNamesOf } from './request-shared.ts'
+import { chainPreviewSection } from './chain-preview.ts'
+import { historySection, ordersFromRequestOf, requestLedTo } from './history.ts'
 import { attempt, Done, errorsFor, flashOf, Id, PAGE_SIZE } from './forms.ts'
 
 const checkCreate = bodyChecker(RequestInput)
@@ -34,12 +37,15 @@ const flash = flashOf({
   saved: 'Your changes are saved.',
   submitted: 'The request is submitted.',
   cancelled: 'The request is cancelled.',
+  ordered: 'Draft orders are made from the request, one per vendor: each is listed under “What it led to”.',
 })
 
 const Status = Type.Union(Object.keys(STATUS_NAMES).map((s) => Type.Literal(s)))
 const RequestsQuery = Type.Object({
   search: Type.Optional(Type.String({ maxLength: 200 })),
   status: Type.Optional(Type.Union([Status, Type.Literal('')])),
+  /** "1": only the signed-in person's own requests (Home's counts link here). */
+  mine: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('')])),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
 })
 
@@ -57,15 +63,20 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const { actor } = request.session
     const { search, page } = request.query
     const status = request.query.status === '' ? undefined : request.query.status
+    const me =
+      request.query.mine === '1' && actor.userId !== null
+        ? await profileOf(db, actor.tenantId, actor.userId)
+        : undefined
     const result = await listRequests(db, actor, {
       page: page ?? 1,
       page_size: PAGE_SIZE,
       order_by: '-created_at',
       ...(search === undefined || search === '' ? {} : { search }),
       ...(status === undefined ? {} : { status: status }),
+      ...(me === undefined ? {} : { requester: me.id }),
     })
     const canCreate = locationsWithAny(await actorLocationAccess(db, actor), 'nav_request').length > 0
-    const filter = { search: search === '' ? undefined : search, status }
+    const filter = { search: search === '' ? undefined : search, status, mine: me !== undefined }
     return sendPage(reply, requestsView(result, filter, request.session, canCreate))
   })
 
@@ -77,7 +88,10 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
         'Forbidden',
         'Making a request needs the Request permission at a location; you hold it at none.',
       )
-    const form = { values: { location: options.location.length === 1 ? options.location[0]!.value : '' }, errors: {} }
+    const form = {
+      values: { location: await startingLocation(deps, request.session.actor, options.location) },
+      errors: {},
+    }
     return sendPage(reply, requestFormView(form, rowsFor(0), options, newTarget, request.session))
   })
 
@@ -137,8 +151,14 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const decidable = new Set(
       r.approvals.filter((a) => deciderOf(session.actor, delegators, a) !== undefined).map((a) => a.id),
     )
-    const access = await actorLocationAccess(db, session.actor)
-    const order = r.status === 'approved' && holdsAnyAt(access, r.location.id, 'nav_purchase')
+    const [access, orders, history, preview] = await Promise.all([
+      actorLocationAccess(db, session.actor),
+      ordersFromRequestOf(deps, session.actor, r.id),
+      historySection(deps, session.actor, 'request', r.id),
+      r.status === 'draft' ? chainPreviewSection(deps, session.actor, r) : undefined,
+    ])
+    // Orders are made from a request once (every line at once): the button goes when there are any.
+    const order = r.status === 'approved' && orders.length === 0 && holdsAnyAt(access, r.location.id, 'nav_purchase')
     return requestView(
       {
         request: r,
@@ -147,6 +167,9 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
         decidable,
         flash: notes.flash,
         problem: notes.problem,
+        preview,
+        ledTo: await requestLedTo(deps, session.actor, r.id),
+        history,
       },
       session,
     )

@@ -10,6 +10,7 @@ import { sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from
 import type { FormState, Values } from '../views/forms.ts'
 import { VENDOR_LABELS, vendorFormView, vendorsView, vendorView, type VendorChoices } from '../views/vendors.ts'
 import { allVendors, choicesOf, vendorCsvRow, vendorNames } from './vendor-csv.ts'
+import { historySection, vendorLedTo } from './history.ts'
 import { attempt, Done, errorsFor, flashOf, FormBody, Id, idOrText, ListQuery, PAGE_SIZE, valuesOf } from './forms.ts'
 
 const FIELDS = Object.keys(VENDOR_LABELS)
@@ -122,7 +123,11 @@ export function vendorPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const vendor = await getVendor(db, lookups, request.session.actor, request.params.id)
     const currencies = (await choices(request.session)).currency
     const currency = currencies.find((c) => c.value === String(vendor.currency))?.label ?? '—'
-    return sendPage(reply, vendorView(vendor, currency, request.session, flash(request.query.done)))
+    const boxes = await Promise.all([
+      vendorLedTo(deps, request.session.actor, vendor.id),
+      historySection(deps, request.session.actor, 'vendor', vendor.id),
+    ])
+    return sendPage(reply, vendorView(vendor, currency, request.session, flash(request.query.done), boxes))
   })
 
   const editTarget = (id: number, name: string) => ({

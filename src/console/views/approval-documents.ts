@@ -1,9 +1,12 @@
 /** What the approvals pages show of each kind of document: a request, a purchase order, a bill. */
 import type { Approval } from '../../approvals/schema.ts'
 import type { Bill } from '../../bills/schema.ts'
+import type { ExpenseReport } from '../../expense-reports/schema.ts'
+import type { TravelRequest } from '../../travel-requests/schema.ts'
 import type { PurchaseOrder } from '../../purchase-orders/schema.ts'
 import type { PurchaseRequest } from '../../requests/schema.ts'
 import { matchText } from './bill-lines.ts'
+import { decimal, money, quantity, unitPrice } from './format.ts'
 import { html } from './html.ts'
 import { table } from './lists.ts'
 
@@ -15,16 +18,37 @@ export interface ApprovalDocument {
   order?: PurchaseOrder | undefined
   /** Its bill, for a bill's approval. */
   bill?: Bill | undefined
+  /** Its expense report or travel request, for theirs. */
+  expense?: ExpenseReport | undefined
+  travel?: TravelRequest | undefined
 }
 
 /** What an inbox row shows of its document: a request, a purchase order or a bill (each when visible). */
-export function documentOf({ approval: a, request: r, order: o, bill: b }: ApprovalDocument) {
+export function documentOf({ approval: a, request: r, order: o, bill: b, expense: e, travel: t }: ApprovalDocument) {
   const id = a.document.id
+  if (a.document.type === 'expense_report')
+    return {
+      href: `/console/expenses/${id}`,
+      label: e === undefined ? `Expense report ${id}` : `Expense report ${e.number}`,
+      total: e === undefined ? '—' : money(e.total, e.currency),
+      description: e === undefined ? 'Expense report' : e.title || 'Expense report',
+      submitter: e?.employee,
+      location: e?.location.name,
+    }
+  if (a.document.type === 'travel_request')
+    return {
+      href: `/console/travel/${id}`,
+      label: t === undefined ? `Travel request ${id}` : `Travel request ${t.number}`,
+      total: t === undefined ? '—' : money(t.total, t.currency),
+      description: t === undefined ? 'Travel request' : `Trip to ${t.destination}`,
+      submitter: t?.traveller,
+      location: t?.location.name,
+    }
   if (a.document.type === 'bill')
     return {
       href: `/console/bills/${id}`,
       label: b === undefined ? `Bill ${id}` : `Bill ${b.number}`,
-      total: b === undefined ? '—' : `${b.total} ${b.currency}`,
+      total: b === undefined ? '—' : money(b.total, b.currency),
       description:
         b === undefined
           ? 'Bill'
@@ -36,7 +60,7 @@ export function documentOf({ approval: a, request: r, order: o, bill: b }: Appro
     return {
       href: `/console/orders/${id}`,
       label: o?.number ?? `Order ${id}`,
-      total: o === undefined ? '—' : `${o.total} ${o.currency}`,
+      total: o === undefined ? '—' : money(o.total, o.currency),
       description: o === undefined ? 'Purchase order' : `Purchase order to ${o.vendor.name}`,
       submitter: o?.created_by,
       location: o?.location.name,
@@ -44,7 +68,7 @@ export function documentOf({ approval: a, request: r, order: o, bill: b }: Appro
   return {
     href: `/console/requests/${a.request}`,
     label: `#${a.request}`,
-    total: r === undefined ? '—' : `${r.total} ${r.currency}`,
+    total: r === undefined ? '—' : money(r.total, r.currency),
     description: r?.description || '—',
     submitter: r?.requester,
     location: r?.location.name,
@@ -61,12 +85,12 @@ export function orderSummary(o: PurchaseOrder) {
         <dt>Location</dt>
         <dd>${o.location.name}</dd>
         <dt>Total</dt>
-        <dd>${o.total} ${o.currency}</dd>
+        <dd>${money(o.total, o.currency)}</dd>
         ${
           o.pending_revision === null
             ? ''
             : html`<dt>Proposed revision</dt>
-                <dd>${o.pending_revision.total} ${o.currency}</dd>`
+                <dd>${money(o.pending_revision.total, o.currency)}</dd>`
         }
       </dl>
     </section>
@@ -76,9 +100,9 @@ export function orderSummary(o: PurchaseOrder) {
         (l) =>
           html`<tr>
             <td>${l.description || '—'}</td>
-            <td class="number">${l.quantity}</td>
-            <td class="number">${l.unit_price}</td>
-            <td class="number">${l.amount}</td>
+            <td class="number">${quantity(l.quantity)}</td>
+            <td class="number">${unitPrice(l.unit_price)}</td>
+            <td class="number">${decimal(l.amount)}</td>
           </tr>`,
       ),
     )}`

@@ -12,7 +12,7 @@ import { documentOf, orderSummary, type ApprovalDocument } from './approval-docu
 import { billSummary } from './bill-lines.ts'
 import { when } from './format.ts'
 import { errorSummary, textarea, type FormState } from './forms.ts'
-import { html } from './html.ts'
+import { html, type Html } from './html.ts'
 import { notice, page, postForm, type Frame } from './layout.ts'
 import { emptyState, pager, table } from './lists.ts'
 import { approvalChain, personName, requestSummary } from './requests.ts'
@@ -75,6 +75,8 @@ export interface DecisionView {
   /** The bill, for a bill's approval. */
   bill?: Bill | undefined
   vendors: ReadonlyMap<number, string>
+  /** Another kind of document (an expense report, a travel request): how it is named, linked and shown. */
+  other?: { name: string; href: string; link: string; summary: Html } | undefined
   /** Whom the user decides it for: null as a candidate; undefined when they may not decide it. */
   onBehalfOf: Person | null | undefined
   form: FormState
@@ -120,6 +122,7 @@ export function decisionView(view: DecisionView, { actor, csrf }: Frame): string
       ${r === undefined ? '' : html`<a href="/console/requests/${r.id}">Open the request</a>`}
       ${o === undefined ? '' : html`<a href="/console/orders/${o.id}">Open purchase order ${o.number}</a>`}
       ${b === undefined ? '' : html`<a href="/console/bills/${b.id}">Open bill ${b.number}</a>`}
+      ${view.other === undefined ? '' : html`<a href="${view.other.href}">${view.other.link}</a>`}
       <a href="/console/approvals">Back to the inbox</a>
     </p>
     ${
@@ -131,13 +134,15 @@ export function decisionView(view: DecisionView, { actor, csrf }: Frame): string
         : html`<p>${a.status === 'pending' ? 'You cannot decide this approval.' : `This approval is ${a.status}.`}</p>`
     }
     ${r === undefined ? '' : html`${requestSummary(r, view.vendors)} ${approvalChain(r.approvals, new Set())}`}
-    ${o === undefined ? '' : orderSummary(o)} ${b === undefined ? '' : billSummary(b)}`
+    ${o === undefined ? '' : orderSummary(o)} ${b === undefined ? '' : billSummary(b)} ${view.other?.summary ?? ''}`
   const name =
-    r !== undefined
-      ? `request #${r.id}`
-      : b !== undefined
-        ? `bill ${b.number} from ${b.vendor.name}`
-        : `purchase order ${o?.number ?? ''}`
+    view.other !== undefined
+      ? view.other.name
+      : r !== undefined
+        ? `request #${r.id}`
+        : b !== undefined
+          ? `bill ${b.number} from ${b.vendor.name}`
+          : `purchase order ${o?.number ?? ''}`
   const title = open
     ? `Approve ${name}?`
     : `${name.charAt(0).toUpperCase()}${name.slice(1)}: ${a.status === 'pending' ? 'waiting for approval' : `step ${a.step} ${a.status}`}`

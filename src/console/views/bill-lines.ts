@@ -1,5 +1,6 @@
 /** A bill as the console names it: its status and match in words, its lines with their exceptions, a summary. */
 import type { Bill } from '../../bills/schema.ts'
+import { decimal, money, quantity, unitPrice } from './format.ts'
 import { html, type Html } from './html.ts'
 import { lineTable } from './line-table.ts'
 
@@ -22,7 +23,6 @@ export const MATCH_FILTERS: Readonly<Record<string, string>> = {
   exception: 'With exceptions',
 }
 export const billStatusName = (s: string) => BILL_STATUS_NAMES[s] ?? s
-const money = (amount: string, currency: string) => `${amount} ${currency}`
 /** "Matched", "2 exceptions", … — what matching said at the last submit (nothing before the first). */
 export const matchText = (b: Pick<Bill, 'status' | 'match_status' | 'exceptions'>) =>
   b.match_status === 'exception'
@@ -38,7 +38,7 @@ export function billLines(b: Bill): Html {
     const found = b.exceptions.filter((e) => e.line === l.id)
     return html`<tr>
       <td>${l.description || '—'}</td>
-      ${cell(l.quantity)}${cell(l.unit_price)}${cell(l.tax_rate)}${cell(l.amount)}
+      ${cell(quantity(l.quantity))}${cell(unitPrice(l.unit_price))}${cell(l.tax_rate)}${cell(decimal(l.amount))}
       <td>
         ${
           found.length > 0

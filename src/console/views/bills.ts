@@ -5,8 +5,8 @@
  */
 import type { Bill } from '../../bills/schema.ts'
 import type { Page } from '../../core/list-query.ts'
-import { when } from './format.ts'
-import { html } from './html.ts'
+import { day, money, when } from './format.ts'
+import { html, type Html } from './html.ts'
 import { notice, page, postForm, type Frame } from './layout.ts'
 import { BILL_STATUS_NAMES, billLines, billStatusName, MATCH_FILTERS, matchText } from './bill-lines.ts'
 import { emptyState, pager, table } from './lists.ts'
@@ -57,13 +57,13 @@ export function billsView(result: Page<Bill>, filter: BillFilter, { actor, csrf 
                 html`<tr data-href="/console/bills/${b.id}">
                   <td><a href="/console/bills/${b.id}">${b.number}</a></td>
                   <td>${b.vendor.name}</td>
-                  <td class="number">${b.total} ${b.currency}</td>
+                  <td class="number">${money(b.total, b.currency)}</td>
                   <td>${billStatusName(b.status)}</td>
                   <td>${matchText(b)}</td>
                   <td>
                     ${b.purchase_order === null ? '—' : html`<a href="/console/orders/${b.purchase_order}">Order</a>`}
                   </td>
-                  <td>${b.due_date ?? '—'}</td>
+                  <td>${day(b.due_date)}</td>
                   <td>${when(b.created_at)}</td>
                 </tr>`,
             ),
@@ -80,6 +80,8 @@ export interface BillPageView {
   decidable: ReadonlySet<number>
   flash?: string | undefined
   problem?: string | undefined
+  /** Its History box (views/history.ts). */
+  history?: Html | undefined
 }
 
 export function billView(view: BillPageView, { actor, csrf }: Frame): string {
@@ -106,13 +108,16 @@ export function billView(view: BillPageView, { actor, csrf }: Frame): string {
       <button type="submit">Mark paid</button>`,
     html`class="card"`,
   )
-  const body = html`${view.flash === undefined ? '' : notice('status', view.flash)}
+  // A bill submitted with a matching exception is news that needs attention: a warning, not a success.
+  const exception = b.match_status === 'exception' && b.status === 'pending_approval'
+  const body = html`${view.flash === undefined || exception ? '' : notice('status', view.flash)}
     ${view.problem === undefined ? '' : notice('alert', view.problem)}
     ${
-      b.match_status === 'exception' && b.status === 'pending_approval'
+      exception
         ? notice(
-            'status',
-            'Matching found exceptions (beside their lines below): an accounts-payable colleague resolves them in their approvals.',
+            'warning',
+            'Matching found exceptions (beside their lines below): the bill waits for approval, and an ' +
+              'accounts-payable colleague resolves them there before it can be paid.',
           )
         : ''
     }
@@ -143,9 +148,9 @@ export function billView(view: BillPageView, { actor, csrf }: Frame): string {
         <dt>Location</dt>
         <dd>${b.location.name}</dd>
         <dt>Invoice date</dt>
-        <dd>${b.invoice_date ?? '—'}</dd>
+        <dd>${day(b.invoice_date)}</dd>
         <dt>Due date</dt>
-        <dd>${b.due_date ?? '—'}</dd>
+        <dd>${day(b.due_date)}</dd>
         <dt>Entered by</dt>
         <dd>${personName(b.created_by)}, ${when(b.created_at)}</dd>
         ${
@@ -160,6 +165,7 @@ export function billView(view: BillPageView, { actor, csrf }: Frame): string {
       <h2 id="lines">Lines</h2>
       ${billLines(b)}
     </section>
-    ${approvalChain(b.approvals, view.decidable)}`
+    ${approvalChain(b.approvals, view.decidable, 'No approvals: the bill has not been submitted, or no approval rule applied to it.')}
+    ${view.history ?? ''}`
   return page({ title: `Bill ${b.number} from ${b.vendor.name}`, actor, csrf, current: 'bills' }, body)
 }

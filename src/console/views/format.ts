@@ -47,3 +47,93 @@ export function userState(user: {
   if (!user.is_active) return 'Deactivated'
   return user.pending_invite === true ? 'Invited' : 'Active'
 }
+
+/** "1,234,567" from "1234567": digits grouped in threes with commas (the console's one grouping, en). */
+const groupDigits = (digits: string) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+
+/**
+ * A decimal string with grouping and at least `min` decimals, more only where they are not zeros (never
+ * rounded in the view: the service stored what it accepted); text that is not a decimal is shown as it is.
+ */
+export function decimal(value: string | null | undefined, min = 2): string {
+  if (value === null || value === undefined || value === '') return '—'
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(value.trim())
+  if (match === null) return value
+  const [, sign, whole, fraction = ''] = match
+  // Trailing zeros beyond `min` go ("249.5000" → "249.50"); digits beyond `max` that are not zeros stay.
+  const digits = fraction.replace(/0+$/, '').padEnd(min, '0')
+  return `${sign}${groupDigits(whole!)}${digits === '' ? '' : `.${digits}`}`
+}
+
+/** An amount with its currency: "2,200.00 USD". */
+export const money = (amount: string | null | undefined, currency: string) => `${decimal(amount)} ${currency}`
+
+/** A unit price as typed, with grouping: "1,299.00", "249.50", "0.1234" (two to four decimals). */
+export const unitPrice = (value: string | null | undefined) => decimal(value, 2)
+
+/** A quantity with grouping and only the decimals it has: "1,200", "2.5". */
+export const quantity = (value: string | null | undefined) => decimal(value, 0)
+
+/** A calendar date (YYYY-MM-DD) the console's one way: "30 Nov 2026"; `empty` when null. */
+export function day(value: string | null | undefined, empty = '—'): Html {
+  if (value === null || value === undefined) return html`${empty}`
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(value)
+  if (match === null) return html`${value}`
+  const [, year, month, date] = match
+  return html`<time datetime="${match[0]}" data-date
+    >${Number(date)} ${MONTHS[Number(month) - 1] ?? month} ${year}</time
+  >`
+}
+
+/** The parts of a postal address the console shows (locations, vendors, order addresses). */
+export interface AddressParts {
+  name?: string | null | undefined
+  addressLineOne?: string | null | undefined
+  addressLineTwo?: string | null | undefined
+  city?: string | null | undefined
+  postalCode?: string | null | undefined
+  state_province?: string | null | undefined
+  country?: string | null | undefined
+}
+
+/** Countries whose addresses end "City, ST 12345" (the US, Canada, Australia and others that write it so). */
+const CITY_STATE_POSTAL = new Set([
+  'us',
+  'usa',
+  'united states',
+  'united states of america',
+  'ca',
+  'canada',
+  'au',
+  'australia',
+])
+/** Countries whose addresses give the city and the postcode on lines of their own (the UK, Ireland). */
+const CITY_THEN_POSTAL = new Set(['gb', 'uk', 'united kingdom', 'great britain', 'ie', 'ireland'])
+
+/**
+ * An address as lines in its country's order: "City, ST 12345" in the US, Canada and Australia; the city and
+ * the postcode on lines of their own in the UK and Ireland; "12345 City" elsewhere (most of Europe), then the
+ * region when there is one; the country last. Empty parts are left out.
+ */
+export function addressLines(a: AddressParts): string[] {
+  const t = (v: string | null | undefined) => (v ?? '').trim()
+  const country = t(a.country)
+  const key = country.toLowerCase()
+  const [city, postal, region] = [t(a.city), t(a.postalCode), t(a.state_province)]
+  let place: string[]
+  if (CITY_STATE_POSTAL.has(key))
+    place = [[city, [region, postal].filter(Boolean).join(' ')].filter(Boolean).join(', ')]
+  else if (CITY_THEN_POSTAL.has(key)) place = [city, region, postal]
+  else place = [[postal, city].filter(Boolean).join(' '), region]
+  return [t(a.name), t(a.addressLineOne), t(a.addressLineTwo), ...place, country].filter((line) => line !== '')
+}
+
+/** An address as lines (`<br>` between), or `empty` when it has none. */
+export function address(a: AddressParts | null | undefined, empty = '—'): Html {
+  const lines = a === null || a === undefined ? [] : addressLines(a)
+  if (lines.length === 0) return html`${empty}`
+  return html`<span class="address">${lines.map((line, i) => html`${i === 0 ? '' : html`<br />`}${line}`)}</span>`
+}
+
+/** An address on one line, parts in the country's order: "1 Main St, Chicago, IL 60601, United States". */
+export const addressText = (a: AddressParts) => addressLines(a).join(', ')

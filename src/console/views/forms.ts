@@ -3,6 +3,8 @@
  * person typed kept after an error, the field's errors right under it (`aria-describedby`, `aria-invalid`),
  * and a summary of every error at the top that links to each field.
  */
+import { lineTotal } from '../../core/decimal.ts'
+import { decimal } from './format.ts'
 import { html, type Html } from './html.ts'
 
 /** Field errors by field name (the API's names, e.g. `primary_billing_address.city`). */
@@ -89,12 +91,23 @@ export function select(o: FieldOptions & { options: readonly Option[]; empty?: s
   </div>`
 }
 
-/** Departments grouped by the location they belong to, as the order and request forms offer them. */
-export type DepartmentGroups = readonly { location: string; options: readonly Option[] }[]
+/**
+ * Departments grouped by the location they belong to, as the order and request forms offer them; `locationId`
+ * (the location's id as the location select's value) lets the form offer only the chosen location's.
+ */
+export type DepartmentGroups = readonly { location: string; locationId?: string; options: readonly Option[] }[]
 
-/** The optional department select of a document form: "None", then each location's departments; `hint` says the rule. */
+/**
+ * The optional department select of a document form: "None", then the departments of the location chosen in
+ * the form (all locations' while none is chosen); `hint` says the rule. Without JavaScript the choice follows
+ * the location when the form is shown again ("Add a line", or a refusal naming what to fix); the console's
+ * script follows it live (`data-follows`).
+ */
 export function departmentSelect(form: FormState, groups: DepartmentGroups, hint: string): Html {
   const errors = form.errors.department ?? []
+  const chosen = form.values.location ?? ''
+  const offered = (g: DepartmentGroups[number]) =>
+    chosen === '' || g.locationId === undefined || g.locationId === chosen
   return html`<div class="field">
     <label for="f-department">Department <span class="muted">(optional)</span></label>
     <p class="hint" id="f-department-hint">${hint}</p>
@@ -102,14 +115,19 @@ export function departmentSelect(form: FormState, groups: DepartmentGroups, hint
     <select
       id="f-department"
       name="department"
+      data-follows="f-location"
       aria-describedby="f-department-hint${errors.length === 0 ? '' : ' f-department-error'}"
       ${errors.length === 0 ? '' : html`aria-invalid="true"`}
     >
       <option value="">None</option>
       ${groups.map(
         (group) =>
-          html`<optgroup label="${group.location}">
-            ${group.options.map((o) => html`<option value="${o.value}" ${o.value === form.values.department ? html`selected` : ''}>${o.label}</option>`)}
+          html`<optgroup
+            label="${group.location}"
+            data-location="${group.locationId ?? ''}"
+            ${offered(group) ? '' : html`hidden disabled`}
+          >
+            ${group.options.map((o) => html`<option value="${o.value}" ${o.value === form.values.department && offered(group) ? html`selected` : ''}>${o.label}</option>`)}
           </optgroup>`,
       )}
     </select>
@@ -154,4 +172,22 @@ export function errorSummary(form: FormState, labels: Readonly<Record<string, st
       )}
     </ul>
   </div>`
+}
+
+/**
+ * The running total of a lines editor: Σ quantity × unit price of the lines typed so far (lines not yet
+ * numbers count nothing), in the currency chosen (or the location's). The console's script keeps it up to
+ * date while lines are typed (`data-running-total`); without it, it is right whenever the form is shown.
+ */
+export function runningTotal(form: FormState, rows: number): Html {
+  const number = /^\d{1,16}(\.\d{1,4})?$/
+  const lines = Array.from({ length: rows }, (_, i) => ({
+    quantity: (form.values[`lines.${i}.quantity`] ?? '').trim(),
+    unit_price: (form.values[`lines.${i}.unit_price`] ?? '').trim(),
+  })).filter((l) => number.test(l.quantity) && number.test(l.unit_price))
+  const currency = form.values.currency ?? ''
+  return html`<p class="running-total" aria-live="polite">
+    Total of the lines: <output id="running-total" data-running-total>${decimal(lineTotal(lines))}</output>
+    <span data-running-currency>${currency === '' ? 'in the location’s currency' : currency}</span>
+  </p>`
 }

@@ -3,6 +3,7 @@ import type { Actor } from '../../access/actor.ts'
 import type { Page } from '../../core/list-query.ts'
 import type { LocationView } from '../../locations/schema.ts'
 import { errorSummary, input, select, type FormState, type Option } from './forms.ts'
+import { addressText } from './format.ts'
 import { html, safeHref, type Html } from './html.ts'
 import { notice, page, postForm, type Frame } from './layout.ts'
 import { emptyState, pager, searchForm, table } from './lists.ts'
@@ -77,9 +78,6 @@ export function locationsView(
   return page({ title: 'Locations', actor, csrf, current: 'locations' }, body)
 }
 
-const addressText = (a: LocationView['primary_billing_address']) =>
-  [a.addressLineOne, a.city, a.state_province, a.postalCode, a.country].filter((p) => p !== '').join(', ')
-
 export function locationView(location: LocationView, { actor, csrf }: Frame, flash?: string): string {
   const body = html`${flash === undefined ? '' : notice('status', flash)}
     <p class="actions">
@@ -115,13 +113,18 @@ export function locationView(location: LocationView, { actor, csrf }: Frame, fla
       <h2 id="addresses">Addresses</h2>
       <dl>
         <dt>Billing</dt>
-        <dd>${location.primary_billing_address.name}: ${addressText(location.primary_billing_address)}</dd>
+        <dd>
+          ${location.primary_billing_address.name}: ${addressText({ ...location.primary_billing_address, name: null })}
+        </dd>
         <dt>Shipping</dt>
-        <dd>${location.primary_shipping_address.name}: ${addressText(location.primary_shipping_address)}</dd>
+        <dd>
+          ${location.primary_shipping_address.name}:
+          ${addressText({ ...location.primary_shipping_address, name: null })}
+        </dd>
         ${location.shipping_addresses.map(
           (a) =>
             html`<dt>Other shipping</dt>
-              <dd>${a.name}: ${addressText(a)}</dd>`,
+              <dd>${a.name}: ${addressText({ ...a, name: null })}</dd>`,
         )}
       </dl>
     </section>`

@@ -9,6 +9,7 @@ import {
   errorSummary,
   input,
   lineEditorLabels,
+  runningTotal,
   select,
   textarea,
   type DepartmentGroups,
@@ -106,7 +107,7 @@ export function orderFormView(
         <legend>Lines</legend>
         <p class="hint">Lines left empty are ignored. Quantities, prices and tax take up to 4 decimals.</p>
         ${(form.errors.lines ?? []).length === 0 ? '' : html`<p class="field-error" id="f-lines">${form.errors.lines!.join('; ')}</p>`}
-        ${Array.from({ length: rows }, (_, i) => lineFields(i, form))}
+        ${Array.from({ length: rows }, (_, i) => lineFields(i, form))} ${runningTotal(form, rows)}
       </fieldset>
       <p class="actions">
         <button type="submit" name="intent" value="save">${target.submit}</button>

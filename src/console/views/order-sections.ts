@@ -6,7 +6,7 @@
 import type { Bill } from '../../bills/schema.ts'
 import type { PurchaseOrder, Revision } from '../../purchase-orders/schema.ts'
 import { errorSummary, input, textarea, type FormState } from './forms.ts'
-import { when } from './format.ts'
+import { decimal, quantity, unitPrice, when } from './format.ts'
 import { html, type Html } from './html.ts'
 import { postForm } from './layout.ts'
 import { lineTable } from './line-table.ts'
@@ -40,12 +40,12 @@ export function linesSection(o: PurchaseOrder, closable: boolean, csrf: string):
     (l) =>
       html`<tr>
         <td>${l.description || '—'}</td>
-        <td class="number">${l.quantity}</td>
-        <td class="number">${l.received_quantity}</td>
-        <td class="number">${l.rejected_quantity}</td>
-        <td class="number">${l.unit_price}</td>
+        <td class="number">${quantity(l.quantity)}</td>
+        <td class="number">${quantity(l.received_quantity)}</td>
+        <td class="number">${quantity(l.rejected_quantity)}</td>
+        <td class="number">${unitPrice(l.unit_price)}</td>
         <td class="number">${l.tax_rate}</td>
-        <td class="number">${l.amount}</td>
+        <td class="number">${decimal(l.amount)}</td>
         <td>${l.closed ? 'Closed' : closable ? close(l) : 'Open'}</td>
       </tr>`,
   )

@@ -5,18 +5,13 @@
  */
 import type { Bill } from '../../bills/schema.ts'
 import type { PurchaseOrder, Revision } from '../../purchase-orders/schema.ts'
-import { when } from './format.ts'
+import { address, day, when } from './format.ts'
 import type { FormState } from './forms.ts'
-import { html } from './html.ts'
+import { html, type Html } from './html.ts'
 import { notice, page, postForm, type Frame } from './layout.ts'
 import { billsSection, linesSection, revisionsSection, sendSection } from './order-sections.ts'
 import { money, RECEIPT_NAMES, statusName } from './orders.ts'
 import { approvalChain } from './requests.ts'
-
-const address = (a: PurchaseOrder['ship_to']) =>
-  a === null
-    ? '—'
-    : html`${a.name}<br />${a.addressLineOne}<br />${a.postalCode} ${a.city}<br />${[a.state_province, a.country].filter(Boolean).join(', ')}`
 
 export interface OrderPageView {
   order: PurchaseOrder
@@ -31,6 +26,9 @@ export interface OrderPageView {
   sendProblem?: string | undefined
   flash?: string | undefined
   problem?: string | undefined
+  /** The boxes at the end (views/history.ts): what it led to, its history. */
+  ledTo?: Html | undefined
+  history?: Html | undefined
 }
 
 export function orderView(view: OrderPageView, { actor, csrf }: Frame): string {
@@ -85,7 +83,7 @@ export function orderView(view: OrderPageView, { actor, csrf }: Frame): string {
         <dt>Bill to</dt>
         <dd>${address(o.bill_to)}</dd>
         <dt>Promised for</dt>
-        <dd>${o.promise_date ?? '—'}</dd>
+        <dd>${day(o.promise_date)}</dd>
         <dt>Issued</dt>
         <dd>${when(o.issued_at, 'Not yet')}</dd>
         <dt>Sent</dt>
@@ -102,6 +100,7 @@ export function orderView(view: OrderPageView, { actor, csrf }: Frame): string {
     )}
     ${revisionsSection(view.revisions)}
     ${view.bills === null ? '' : billsSection(o, view.bills, view.can.bill && ['issued', 'closed'].includes(o.status))}
-    ${buy && o.status === 'issued' ? sendSection(o, view.send, csrf, view.sendProblem) : ''}`
+    ${buy && o.status === 'issued' ? sendSection(o, view.send, csrf, view.sendProblem) : ''} ${view.ledTo ?? ''}
+    ${view.history ?? ''}`
   return page({ title: `Purchase order ${o.number}`, actor, csrf, current: 'orders' }, body)
 }

@@ -4,7 +4,7 @@
  */
 import type { Page } from '../../core/list-query.ts'
 import type { PurchaseOrder } from '../../purchase-orders/schema.ts'
-import { when } from './format.ts'
+import { money, when } from './format.ts'
 import { html } from './html.ts'
 import { page, type Frame } from './layout.ts'
 import { emptyState, pager, table } from './lists.ts'
@@ -23,7 +23,7 @@ export const RECEIPT_NAMES: Readonly<Record<string, string>> = {
   over: 'Over-received',
 }
 export const statusName = (s: string) => ORDER_STATUS_NAMES[s] ?? s
-export const money = (amount: string, currency: string) => `${amount} ${currency}`
+export { money }
 
 export function ordersView(
   result: Page<PurchaseOrder>,

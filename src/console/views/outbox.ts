@@ -12,7 +12,13 @@ export interface OutboxMessage {
   body_text: string
   status: 'queued' | 'sent' | 'failed'
   created_at: Date | string
+  /** What is attached (an order's PDF), without its bytes. */
+  attachments?: readonly { filename: string; content_type: string; size: number }[]
 }
+
+/** "84 KB" for people, bytes under one kilobyte as bytes. */
+const bytes = (n: number) =>
+  n < 1024 ? `${n} bytes` : `${String(Math.round(n / 1024)).replace(/\B(?=(\d{3})+(?!\d))/g, ',')} KB`
 
 const STATUS: Record<OutboxMessage['status'], string> = {
   queued: 'Not sent yet',
@@ -31,7 +37,7 @@ export function outboxView(
         ? notice('status', 'A mail server is configured: queued e-mail is being sent.')
         : notice(
             'alert',
-            'No mail server is configured (SMTP_URL), so the service sends no e-mail. Copy each link below and give it to its person yourself.',
+            'No mail server is configured (SMTP_URL), so the service sends no e-mail. Copy each link below and give it to its person yourself; download an order’s PDF to forward it to its vendor.',
           )
     }
     <p class="actions">
@@ -50,6 +56,24 @@ export function outboxView(
                 <h2 id="message-${m.id}">${m.subject}</h2>
                 <p class="muted">To ${m.to_address} · ${when(m.created_at)} · ${STATUS[m.status]}</p>
                 <pre>${m.body_text}</pre>
+                ${
+                  (m.attachments ?? []).length === 0
+                    ? ''
+                    : html`<ul class="attachments">
+                        ${(m.attachments ?? []).map(
+                          (a, i) =>
+                            html`<li>
+                              <a href="/console/outbox/${m.id}/attachments/${i}" download="${a.filename}"
+                                >Download ${a.filename}</a
+                              >
+                              <span class="muted"
+                                >(${a.content_type === 'application/pdf' ? 'PDF' : a.content_type},
+                                ${bytes(a.size)})</span
+                              >
+                            </li>`,
+                        )}
+                      </ul>`
+                }
               </article>`,
           )
     }`

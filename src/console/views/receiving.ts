@@ -4,7 +4,7 @@
  */
 import type { PurchaseOrder } from '../../purchase-orders/schema.ts'
 import type { Receipt } from '../../receipts/schema.ts'
-import { when } from './format.ts'
+import { quantity, when } from './format.ts'
 import { html } from './html.ts'
 import { notice, page, postForm, type Frame } from './layout.ts'
 import { emptyState, table } from './lists.ts'
@@ -47,8 +47,8 @@ export function receivingView(
                         (l) =>
                           html`<tr>
                             <td>${l.description || `Line ${l.id}`}</td>
-                            <td class="number">${l.quantity}</td>
-                            <td class="number">${l.received_quantity}</td>
+                            <td class="number">${quantity(l.quantity)}</td>
+                            <td class="number">${quantity(l.received_quantity)}</td>
                             <td>
                               <input
                                 name="accepted.${l.id}"
@@ -86,7 +86,7 @@ export function receivingView(
               receipts.map(
                 (r) =>
                   html`<tr>
-                    <td>${r.number}</td>
+                    <td><a href="/console/receipts/${r.id}">${r.number}</a></td>
                     <td>${r.type === 'return' ? 'Return' : 'Receipt'}</td>
                     <td>${r.status === 'voided' ? 'Voided' : 'Posted'}</td>
                     <td>${r.packing_slip || '—'}</td>

@@ -8,6 +8,7 @@ import {
   errorSummary,
   input,
   lineEditorLabels,
+  runningTotal,
   select,
   textarea,
   type DepartmentGroups,
@@ -84,7 +85,7 @@ export function requestFormView(
         <legend>Lines</legend>
         <p class="hint">Lines left empty are ignored. Quantities and prices take up to 4 decimals.</p>
         ${(form.errors.lines ?? []).length === 0 ? '' : html`<p class="field-error" id="f-lines">${form.errors.lines!.join('; ')}</p>`}
-        ${Array.from({ length: rows }, (_, i) => lineFields(i, form, choices.vendor))}
+        ${Array.from({ length: rows }, (_, i) => lineFields(i, form, choices.vendor))} ${runningTotal(form, rows)}
       </fieldset>
       <p class="actions">
         <button type="submit" name="intent" value="save">Save draft</button>

@@ -6,7 +6,7 @@ import type { Approval, Person } from '../../approvals/schema.ts'
 import { lineTotal } from '../../core/decimal.ts'
 import type { Page } from '../../core/list-query.ts'
 import type { PurchaseRequest } from '../../requests/schema.ts'
-import { when } from './format.ts'
+import { day, decimal, money, quantity, unitPrice, when } from './format.ts'
 import { html, type Html } from './html.ts'
 import { notice, page, postForm, type Frame } from './layout.ts'
 import { emptyState, pager, table } from './lists.ts'
@@ -24,15 +24,16 @@ const statusName = (status: string) => STATUS_NAMES[status] ?? status
 export const personName = (p: Person | null | undefined): string =>
   p === null || p === undefined ? '—' : `${p.first_name} ${p.last_name}`.trim() || p.email
 
-/** A request's money as people read it: "59.97 USD". */
-const money = (amount: string, currency: string) => `${amount} ${currency}`
-
 export function requestsView(
   result: Page<PurchaseRequest>,
-  filter: { search: string | undefined; status: string | undefined },
+  filter: { search: string | undefined; status: string | undefined; mine?: boolean },
   { actor, csrf }: Frame,
   canCreate: boolean,
 ): string {
+  const keep = {
+    ...(filter.status === undefined ? {} : { status: filter.status }),
+    ...(filter.mine === true ? { mine: '1' } : {}),
+  }
   const statuses = [
     { value: '', label: 'Any status' },
     ...Object.entries(STATUS_NAMES).map(([value, label]) => ({ value, label })),
@@ -45,12 +46,15 @@ export function requestsView(
       <select id="status" name="status">
         ${statuses.map((s) => html`<option value="${s.value}" ${s.value === (filter.status ?? '') ? html`selected` : ''}>${s.label}</option>`)}
       </select>
+      <label class="check"
+        ><input type="checkbox" name="mine" value="1" ${filter.mine === true ? html`checked` : ''} /> Only mine</label
+      >
       <button type="submit">Show</button>
     </form>
     ${
       result.count === 0
         ? emptyState(
-            filter.search === undefined && filter.status === undefined
+            filter.search === undefined && filter.status === undefined && filter.mine !== true
               ? canCreate
                 ? 'No requests yet. Start one with “New request”.'
                 : 'No requests you may see yet.'
@@ -71,7 +75,7 @@ export function requestsView(
                 </tr>`,
             ),
           )}
-          ${pager('/console/requests', result, filter.search, filter.status === undefined ? {} : { status: filter.status })}`
+          ${pager('/console/requests', result, filter.search, keep)}`
     }`
   return page({ title: 'Requests', actor, csrf, current: 'requests' }, body)
 }
@@ -102,7 +106,7 @@ export function requestSummary(r: PurchaseRequest, vendors: ReadonlyMap<number, 
         <dt>Description</dt>
         <dd>${r.description || '—'}</dd>
         <dt>Needed by</dt>
-        <dd>${r.needed_by ?? '—'}</dd>
+        <dd>${day(r.needed_by)}</dd>
         <dt>Submitted</dt>
         <dd>${when(r.submitted_at, 'Not yet')}</dd>
         <dt>Last changed</dt>
@@ -130,9 +134,9 @@ export function requestSummary(r: PurchaseRequest, vendors: ReadonlyMap<number, 
                   <td>${i + 1}</td>
                   <td>${l.description || '—'}</td>
                   <td>${l.vendor === null ? '—' : (vendors.get(l.vendor) ?? `Vendor ${l.vendor}`)}</td>
-                  <td class="number">${l.quantity}</td>
-                  <td class="number">${l.unit_price}</td>
-                  <td class="number">${lineTotal([l])}</td>
+                  <td class="number">${quantity(l.quantity)}</td>
+                  <td class="number">${unitPrice(l.unit_price)}</td>
+                  <td class="number">${decimal(lineTotal([l]))}</td>
                 </tr>`,
             )}
           </tbody>
@@ -191,6 +195,10 @@ export interface RequestPageView {
   decidable: ReadonlySet<number>
   flash?: string | undefined
   problem?: string | undefined
+  /** The boxes after the approval chain (views/history.ts): the chain it would go through, what it led to, history. */
+  preview?: Html | undefined
+  ledTo?: Html | undefined
+  history?: Html | undefined
 }
 
 export function requestView(view: RequestPageView, { actor, csrf }: Frame): string {
@@ -211,6 +219,8 @@ export function requestView(view: RequestPageView, { actor, csrf }: Frame): stri
       ${view.can.order === true ? button('order', 'Make purchase orders') : ''}
       <a href="/console/requests">All requests</a>
     </p>
-    ${requestSummary(r, view.vendors)} ${approvalChain(r.approvals, view.decidable)}`
+    ${requestSummary(r, view.vendors)} ${view.preview ?? ''}
+    ${r.status === 'draft' && view.preview !== undefined ? '' : approvalChain(r.approvals, view.decidable)}
+    ${view.ledTo ?? ''} ${view.history ?? ''}`
   return page({ title: `Request #${r.id}`, actor, csrf, current: 'requests' }, body)
 }

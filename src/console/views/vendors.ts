@@ -2,9 +2,9 @@
 import type { Actor } from '../../access/actor.ts'
 import type { Page } from '../../core/list-query.ts'
 import type { Vendor } from '../../vendors/schema.ts'
-import { when } from './format.ts'
+import { addressText, when } from './format.ts'
 import { errorSummary, input, select, textarea, type FormState, type Option } from './forms.ts'
-import { html, safeHref } from './html.ts'
+import { html, safeHref, type Html } from './html.ts'
 import { notice, page, postForm, type Frame } from './layout.ts'
 import { emptyState, pager, searchForm, table } from './lists.ts'
 
@@ -105,17 +105,15 @@ export function vendorsView(
 
 const refName = (ref: { name: string } | null) => ref?.name ?? '—'
 
-export function vendorView(vendor: Vendor, currency: string, { actor, csrf }: Frame, flash?: string): string {
-  const address = [
-    vendor.addressLineOne,
-    vendor.addressLineTwo,
-    vendor.city,
-    vendor.state_province,
-    vendor.postalCode,
-    vendor.country,
-  ]
-    .filter((part) => part !== '')
-    .join(', ')
+export function vendorView(
+  vendor: Vendor,
+  currency: string,
+  { actor, csrf }: Frame,
+  flash?: string,
+  /** The boxes at the end (views/history.ts): its orders, bills and spend; its history. */
+  boxes: readonly Html[] = [],
+): string {
+  const address = addressText(vendor)
   const body = html`${flash === undefined ? '' : notice('status', flash)}
     <p class="actions">
       ${
@@ -168,7 +166,8 @@ export function vendorView(vendor: Vendor, currency: string, { actor, csrf }: Fr
         <dt>Last changed</dt>
         <dd>${when(vendor.dateModified)}</dd>
       </dl>
-    </section>`
+    </section>
+    ${boxes}`
   return page({ title: vendor.name, actor, csrf, current: 'vendors' }, body)
 }
 

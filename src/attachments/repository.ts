@@ -1,0 +1,187 @@
+/** SQL for attachments and their content-addressed blobs. */
+import { sql, type Kysely } from 'kysely'
+import { personJson } from '../db/joins.ts'
+import type { DB } from '../db/schema.ts'
+import type { AttachableType } from './documents.ts'
+import './tables.ts'
+
+const selectAttachments = (db: Kysely<DB>) =>
+  db
+    .selectFrom('attachments as a')
+    .select([
+      'a.id',
+      'a.tenant_id',
+      'a.document_type',
+      'a.document_id',
+      'a.blob_id',
+      'a.sha256',
+      'a.filename',
+      'a.content_type',
+      'a.size',
+      'a.scan_status',
+      'a.description',
+      'a.vendor_visible',
+      'a.uploaded_by',
+      'a.created_at',
+      personJson(sql.ref('a.uploaded_by'), sql.ref('a.tenant_id')).as('uploader'),
+    ])
+
+export type AttachmentRow = Awaited<ReturnType<ReturnType<typeof selectAttachments>['executeTakeFirstOrThrow']>>
+
+export const findAttachment = (db: Kysely<DB>, tenantId: number, id: number) =>
+  selectAttachments(db).where('a.tenant_id', '=', tenantId).where('a.id', '=', id).executeTakeFirst()
+
+/** The attachments of these documents, oldest first. */
+export function attachmentsOf(
+  db: Kysely<DB>,
+  tenantId: number,
+  documents: readonly { type: AttachableType; id: number }[],
+) {
+  if (documents.length === 0) return Promise.resolve([])
+  return selectAttachments(db)
+    .where('a.tenant_id', '=', tenantId)
+    .where((eb) =>
+      eb.or(documents.map((d) => eb.and([eb('a.document_type', '=', d.type), eb('a.document_id', '=', d.id)]))),
+    )
+    .orderBy('a.created_at')
+    .orderBy('a.id')
+    .execute()
+}
+
+export async function countOf(db: Kysely<DB>, tenantId: number, type: AttachableType, id: number) {
+  const row = await db
+    .selectFrom('attachments')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .where('document_type', '=', type)
+    .where('document_id', '=', id)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/** Uploads to one document take turns (the count of 50 holds under concurrent uploads). */
+export async function lockDocument(db: Kysely<DB>, tenantId: number, type: AttachableType, id: number) {
+  await sql`select pg_advisory_xact_lock(${tenantId}::int, hashtext(${`attachments:${type}:${id}`}))`.execute(db)
+}
+
+/**
+ * The blob of these bytes, made when new: an upsert that locks an existing row (so a concurrent delete of
+ * its last reference waits for this upload, then sees the new reference), `inserted` when the row is new.
+ */
+export async function upsertBlob(
+  db: Kysely<DB>,
+  blob: { tenant_id: number; sha256: string; size: number; store: 'database' | 's3'; s3_key: string | null },
+) {
+  const { rows } = await sql<{ id: number; inserted: boolean; store: 'database' | 's3'; s3_key: string | null }>`
+    insert into attachment_blobs (tenant_id, sha256, size, store, s3_key)
+    values (${blob.tenant_id}, ${blob.sha256}, ${blob.size}, ${blob.store}, ${blob.s3_key})
+    on conflict (tenant_id, sha256) do update set sha256 = excluded.sha256
+    returning id, (xmax = 0) as inserted, store, s3_key`.execute(db)
+  return rows[0]!
+}
+
+export const blobExists = async (db: Kysely<DB>, tenantId: number, sha256: string) =>
+  (await db
+    .selectFrom('attachment_blobs')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('sha256', '=', sha256)
+    .executeTakeFirst()) !== undefined
+
+export const findBlob = (db: Kysely<DB>, tenantId: number, id: number) =>
+  db
+    .selectFrom('attachment_blobs')
+    .select(['tenant_id', 'id', 'store', 's3_key', 'size'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+
+export const insertPart = (db: Kysely<DB>, tenantId: number, blobId: number, id: number, data: Buffer) =>
+  db.insertInto('attachment_blob_parts').values({ tenant_id: tenantId, blob_id: blobId, id, data }).execute()
+
+export async function readPart(db: Kysely<DB>, tenantId: number, blobId: number, id: number) {
+  const row = await db
+    .selectFrom('attachment_blob_parts')
+    .select('data')
+    .where('tenant_id', '=', tenantId)
+    .where('blob_id', '=', blobId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return row?.data
+}
+
+export async function insertAttachment(
+  db: Kysely<DB>,
+  values: {
+    tenant_id: number
+    document_type: AttachableType
+    document_id: number
+    blob_id: number
+    sha256: string
+    filename: string
+    content_type: string
+    size: number
+    scan_status: 'not_scanned' | 'clean'
+    description: string
+    vendor_visible: boolean
+    uploaded_by: number | null
+  },
+) {
+  const row = await db.insertInto('attachments').values(values).returning('id').executeTakeFirstOrThrow()
+  return row.id
+}
+
+export const deleteAttachment = (db: Kysely<DB>, tenantId: number, id: number) =>
+  db.deleteFrom('attachments').where('tenant_id', '=', tenantId).where('id', '=', id).execute()
+
+/**
+ * Deletes the blob when no attachment refers to it any more: its row locked first, so an upload of the same
+ * bytes running now either finishes first (and its reference is seen) or waits and makes the blob again.
+ * Returns the deleted blob's S3 key (null in the database), or undefined when it is still referred to.
+ */
+export async function deleteBlobIfUnused(db: Kysely<DB>, tenantId: number, blobId: number) {
+  const blob = await db
+    .selectFrom('attachment_blobs')
+    .select(['id', 's3_key'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', blobId)
+    .forUpdate()
+    .executeTakeFirst()
+  if (blob === undefined) return undefined
+  const used = await db
+    .selectFrom('attachments')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('blob_id', '=', blobId)
+    .limit(1)
+    .executeTakeFirst()
+  if (used !== undefined) return undefined
+  await db.deleteFrom('attachment_blobs').where('tenant_id', '=', tenantId).where('id', '=', blobId).execute()
+  return blob.s3_key
+}
+
+/** The orders made from a request (an order lists its request's attachments). */
+export const ordersOfRequest = (db: Kysely<DB>, tenantId: number, requestId: number) =>
+  db
+    .selectFrom('purchase_orders')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('request_id', '=', requestId)
+    .orderBy('id')
+    .limit(100)
+    .execute()
+
+/** The order's attachments marked for the vendor (sent with `send`). */
+export const vendorVisibleOf = (db: Kysely<DB>, tenantId: number, orderId: number) =>
+  db
+    .selectFrom('attachments as a')
+    .innerJoin('attachment_blobs as b', (join) =>
+      join.onRef('b.tenant_id', '=', 'a.tenant_id').onRef('b.id', '=', 'a.blob_id'),
+    )
+    .select(['a.filename', 'a.content_type', 'a.size', 'b.tenant_id', 'b.id', 'b.store', 'b.s3_key'])
+    .where('a.tenant_id', '=', tenantId)
+    .where('a.document_type', '=', 'purchase_order')
+    .where('a.document_id', '=', orderId)
+    .where('a.vendor_visible', '=', true)
+    .orderBy('a.id')
+    .execute()

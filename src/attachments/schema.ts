@@ -1,0 +1,87 @@
+/** Attachments and comments on the wire (DECISIONS, "Attachments and comments"). */
+import { Type, type Static } from 'typebox'
+import { Person } from '../approvals/schema.ts'
+import { Id, named } from '../core/schema.ts'
+
+export const DocumentRef = Type.Object({
+  type: Type.Union(
+    [
+      Type.Literal('request'),
+      Type.Literal('purchase_order'),
+      Type.Literal('receipt'),
+      Type.Literal('bill'),
+      Type.Literal('expense_report'),
+      Type.Literal('travel_request'),
+      Type.Literal('payment_request'),
+    ],
+    { description: 'The kind of document.' },
+  ),
+  id: Type.Integer({ examples: [12] }),
+})
+
+export const Attachment = named(
+  'Attachment',
+  Type.Object({
+    id: Type.Integer({ examples: [5] }),
+    document: DocumentRef,
+    filename: Type.String({
+      description: 'The base name only, without control or bidi characters.',
+      examples: ['quote.pdf'],
+    }),
+    content_type: Type.String({ description: 'Detected from the content.', examples: ['application/pdf'] }),
+    size: Type.Integer({ description: 'In bytes.', examples: [48213] }),
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+    scan_status: Type.Union([Type.Literal('not_scanned'), Type.Literal('clean')]),
+    description: Type.String(),
+    vendor_visible: Type.Boolean({ description: "Orders only: sent with the order's e-mail." }),
+    uploaded_by: Type.Union([Person, Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+  }),
+)
+export type Attachment = Static<typeof Attachment>
+
+export const AttachmentList = Type.Array(Attachment)
+
+export const CommentSchema = named(
+  'Comment',
+  Type.Object({
+    id: Type.Integer({ examples: [9] }),
+    document: DocumentRef,
+    author: Type.Union([Person, Type.Null()]),
+    body: Type.String({ minLength: 1, maxLength: 5000 }),
+    mentions: Type.Array(Person),
+    created_at: Type.String({ format: 'date-time' }),
+  }),
+)
+export type CommentView = Static<typeof CommentSchema>
+
+export const CommentInput = Type.Object(
+  {
+    body: Type.String({
+      minLength: 1,
+      maxLength: 5000,
+      description: "Plain text; `@` followed by a user's e-mail mentions them (they get an e-mail).",
+      examples: ['@ada@example.com can you check the quote?'],
+    }),
+  },
+  { additionalProperties: false },
+)
+export type CommentInput = Static<typeof CommentInput>
+
+export const ItemParams = Type.Object({ id: Id })
+
+/** The upload form, for the OpenAPI document (the route reads the stream itself). */
+export const UploadForm = Type.Object({
+  file: Type.String({ format: 'binary', description: 'The file (one part).' }),
+  description: Type.Optional(Type.String({ maxLength: 1000 })),
+  vendor_visible: Type.Optional(Type.Boolean({ description: 'Orders only.' })),
+})
+
+declare module '../events/schema.ts' {
+  interface EventObjects {
+    'attachment.created': Attachment
+    'attachment.deleted': Attachment
+    'comment.created': CommentView
+    'comment.deleted': CommentView
+  }
+}

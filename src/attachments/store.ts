@@ -1,0 +1,118 @@
+/**
+ * Where attachments' bytes live (DECISIONS: in the database by default, or in any S3-compatible store with
+ * ATTACHMENT_STORE=s3). In the database a blob is `attachment_blob_parts`, 1 MiB each, written and read one
+ * part at a time; in S3 an object under a key made fresh for each blob row (`<tenant>/<sha256>/<uuid>`), so
+ * deleting a blob's object can never remove the object of a blob uploaded again meanwhile.
+ */
+import { randomUUID } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { Readable } from 'node:stream'
+import type { S3Client } from '@aws-sdk/client-s3'
+import type { Kysely } from 'kysely'
+import type { Config } from '../config.ts'
+import type { DB } from '../db/schema.ts'
+import * as repo from './repository.ts'
+
+export const PART_BYTES = 1024 * 1024
+
+export interface BlobStore {
+  kind: 'database' | 's3'
+  /** Puts the spooled file in the object store before the row is written; returns its key (S3 only). */
+  put?(tenantId: number, sha256: string, file: string): Promise<string>
+  /** The bytes of a blob row, as a stream. */
+  read(db: Kysely<DB>, blob: { tenant_id: number; id: number; s3_key: string | null }): Promise<Readable>
+  /** Removes an object whose row is gone (S3 only; the database's parts go with their row). */
+  remove?: (key: string) => Promise<void>
+}
+
+/** Writes the spooled file's bytes as the parts of blob `blobId`, one part in memory at a time. */
+export async function writeParts(db: Kysely<DB>, tenantId: number, blobId: number, file: string) {
+  let n = 0
+  for await (const chunk of createReadStream(file, { highWaterMark: PART_BYTES })) {
+    await repo.insertPart(db, tenantId, blobId, n++, chunk as Buffer)
+  }
+}
+
+const databaseStore: BlobStore = {
+  kind: 'database',
+  read: (db, blob) => {
+    async function* parts() {
+      for (let n = 0; ; n++) {
+        const data = await repo.readPart(db, blob.tenant_id, blob.id, n)
+        if (data === undefined) return
+        yield Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+      }
+    }
+    return Promise.resolve(Readable.from(parts(), { objectMode: false }))
+  },
+}
+
+/** The S3 client, made on first use (the SDK is large; a service storing in its database never loads it). */
+async function s3Store(config: Readonly<Config>): Promise<BlobStore> {
+  const { S3Client, GetObjectCommand, DeleteObjectCommand } = await import('@aws-sdk/client-s3')
+  const { Upload } = await import('@aws-sdk/lib-storage')
+  const client: S3Client = new S3Client({
+    region: config.S3_REGION,
+    ...(config.S3_ENDPOINT === undefined ? {} : { endpoint: config.S3_ENDPOINT }),
+    forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    credentials: { accessKeyId: config.S3_ACCESS_KEY_ID!, secretAccessKey: config.S3_SECRET_ACCESS_KEY! },
+    // Checksums only where the API requires them: MinIO-style servers refuse the newer default trailers.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  })
+  const Bucket = config.S3_BUCKET!
+  return {
+    kind: 's3',
+    async put(tenantId, sha256, file) {
+      const Key = `${tenantId}/${sha256}/${randomUUID()}`
+      const upload = new Upload({
+        client,
+        params: { Bucket, Key, Body: createReadStream(file), ContentType: 'application/octet-stream' },
+        queueSize: 2,
+        partSize: 5 * 1024 * 1024,
+      })
+      await upload.done()
+      return Key
+    },
+    async read(_db, blob) {
+      const out = await client.send(new GetObjectCommand({ Bucket, Key: blob.s3_key! }))
+      return out.Body as Readable
+    },
+    async remove(key) {
+      await client.send(new DeleteObjectCommand({ Bucket, Key: key }))
+    },
+  }
+}
+
+let configured: Readonly<Config> | undefined
+
+/** The service's settings for reads outside a route that has them (an order's `send`); set by the routes. */
+export function useStoreConfig(config: Readonly<Config>): void {
+  configured = config
+}
+export const storeConfig = (): Readonly<Config> => {
+  if (configured === undefined) throw new Error('attachment store used before useStoreConfig')
+  return configured
+}
+
+let s3: Promise<BlobStore> | undefined
+let s3Config: Readonly<Config> | undefined
+
+/** The store new uploads go to (ATTACHMENT_STORE). */
+export function storeFor(config: Readonly<Config>): Promise<BlobStore> {
+  if (config.ATTACHMENT_STORE !== 's3') return Promise.resolve(databaseStore)
+  return s3StoreOf(config)
+}
+
+/** The store that holds an existing blob (a blob keeps the store it was written to). */
+export function storeOfBlob(config: Readonly<Config>, blob: { store: 'database' | 's3' }): Promise<BlobStore> {
+  return blob.store === 's3' ? s3StoreOf(config) : Promise.resolve(databaseStore)
+}
+
+function s3StoreOf(config: Readonly<Config>): Promise<BlobStore> {
+  if (s3 === undefined || s3Config !== config) {
+    s3Config = config
+    s3 = s3Store(config)
+  }
+  return s3
+}
