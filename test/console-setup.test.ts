@@ -36,7 +36,7 @@ describe('Settings → Set-up', () => {
     await createUser(admin, `req@${tenant.domain}.test`, await roleId(ctx, tenant, 'Requester'))
     const requester = await userBrowser(ctx, tenant, `req@${tenant.domain}.test`)
     assert.equal((await requester.get('/console/settings/setup/currencies')).statusCode, 403)
-    assert.doesNotMatch((await requester.get('/console/account')).body, /Set-up/)
+    assert.doesNotMatch((await requester.get('/console/account')).body, /href="\/console\/settings\/setup/)
   })
 
   test('currencies: add EUR, a mistake said in words, the base currency kept', async () => {
@@ -53,6 +53,11 @@ describe('Settings → Set-up', () => {
     const list = visible((await b.get(`${page}?done=saved`)).body)
     assert.match(list, /Saved\./)
     assert.match(list, /EUR Euro 1\.08/)
+    assert.match(
+      visible((await b.get(page)).body),
+      /Units of this currency per one USD\. For example, 1 USD = 1\.08 EUR: enter 1\.08 for EUR\./,
+      'the rate hint says which way the rate goes, with the tenant’s own example',
+    )
     const usd = /href="\/console\/settings\/setup\/currencies\/(\d+)">USD</.exec((await b.get(page)).body)![1]
     const retire = await b.submit(`${page}/${usd}`, `${page}/${usd}`, { name: 'USD', rate: '1' })
     assert.equal(retire.statusCode, 409)

@@ -114,9 +114,9 @@ export async function people(db: Kysely<DB>, tenantId: number, userIds: readonly
   if (userIds.length === 0) return new Map<number, Person>()
   const rows = await db
     .selectFrom('user_profiles as p')
-    .innerJoin('users as u', 'u.id', 'p.user_id')
+    .innerJoin('users as u', byTenant('u', 'p.user_id'))
     .select(['u.id as user_id', 'p.id', 'p.first_name', 'p.last_name', 'u.email'])
-    .where('u.tenant_id', '=', tenantId)
+    .where('p.tenant_id', '=', tenantId)
     .where('u.id', 'in', [...userIds])
     .execute()
   return new Map(rows.map(({ user_id, ...person }) => [user_id, person]))

@@ -40,7 +40,9 @@ export function readAudit(
     .selectFrom('audit_log as a')
     .innerJoin('tenants as t', 't.id', 'a.tenant_id')
     .leftJoin('users as u', 'u.id', 'a.actor_user_id')
-    .leftJoin('applications as app', 'app.id', 'a.application_id')
+    .leftJoin('applications as app', (join) =>
+      join.onRef('app.tenant_id', '=', 'a.tenant_id').onRef('app.id', '=', 'a.application_id'),
+    )
     .select([
       'a.id',
       'a.created_at',
@@ -91,7 +93,9 @@ export function documentHistory(
     .leftJoin('user_profiles as p', (join) =>
       join.onRef('p.tenant_id', '=', 'u.tenant_id').onRef('p.user_id', '=', 'u.id'),
     )
-    .leftJoin('applications as app', 'app.id', 'a.application_id')
+    .leftJoin('applications as app', (join) =>
+      join.onRef('app.tenant_id', '=', 'a.tenant_id').onRef('app.id', '=', 'a.application_id'),
+    )
     .select([
       'a.id',
       'a.created_at',

@@ -95,7 +95,7 @@ export const LOOKUP_KINDS: Record<string, Kind> = {
       r.base === true ? 'Base currency' : '',
       activeText(r.active === true),
     ],
-    fields: async () => [
+    fields: async (db, actor) => [
       {
         kind: 'text',
         name: 'name',
@@ -105,7 +105,13 @@ export const LOOKUP_KINDS: Record<string, Kind> = {
         maxlength: 3,
       },
       { kind: 'text', name: 'description', label: 'Description', maxlength: 100 },
-      { kind: 'text', name: 'rate', label: 'Rate', hint: 'One unit in the base currency, e.g. 1.085.', required: true },
+      {
+        kind: 'text',
+        name: 'rate',
+        label: 'Rate',
+        hint: rateHint(await allRows((q) => listCurrencies(db, actor, q))),
+        required: true,
+      },
       activeField,
     ],
     schema: CurrencyInput,
@@ -126,4 +132,19 @@ export const LOOKUP_KINDS: Record<string, Kind> = {
     replace: (db, actor, id, body) => write.replaceCurrency(db, actor, id, body),
   },
   ...Object.fromEntries(Object.keys(VENDOR_KINDS).map((k) => [k, vendorKind(k as keyof typeof VENDOR_KINDS)])),
+}
+
+/**
+ * The rate field's hint (DECISIONS, "Exchange rates": units of the currency per one unit of the base currency),
+ * with the tenant's own example: `1 USD = 0.92 EUR: enter 0.92 for EUR`.
+ */
+function rateHint(rows: readonly Record<string, unknown>[]): string {
+  const base = rows.find((r) => r.base === true)
+  const baseName = typeof base?.name === 'string' ? base.name : 'base currency'
+  const other = rows.find((r) => r.base !== true && typeof r.name === 'string' && typeof r.rate === 'string')
+  const example =
+    other === undefined
+      ? ''
+      : ` For example, 1 ${baseName} = ${Number(other.rate)} ${other.name as string}: enter ${Number(other.rate)} for ${other.name as string}.`
+  return `Units of this currency per one ${baseName}.${example}`
 }
