@@ -320,7 +320,7 @@ test('a revision beyond the approval tolerance is held for approval, and the pag
     assert.match(String(held.headers.location), /done=held/)
     const page = await buyer.get(String(held.headers.location))
     assert.match(page.body, /waits for approval/)
-    assert.match(page.body, /A revision to 2000.00 USD waits for approval/)
+    assert.match(page.body, /A revision to 2,000.00 USD waits for approval/)
     assert.doesNotMatch(page.body, />Revise</, 'no second revision while one waits')
     const again = await buyer.get(edit)
     assert.equal(again.statusCode, 303)

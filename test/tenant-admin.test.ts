@@ -38,7 +38,9 @@ describe('the demo tenant', () => {
     const after = (await manager.api({ method: 'GET', url: '/api/v3/users/me/' })).json().data.pending_approvals_count
       .order
     assert.equal(after, before + 1)
-    // Over 1,000: step 2 follows step 1 and also has a candidate other than the admin.
+    // Over 1,000: step 2 follows step 1. Its approvers are the admin (the requester) and the manager, who approved
+    // step 1 and so is no candidate of it (DECISIONS, "Rules are checked when saved"): it is approved at once, in
+    // the manager's name.
     const approved = await manager.api({
       method: 'POST',
       url: `/api/v3/approvals/${approval.id}/approve/`,
@@ -46,7 +48,8 @@ describe('the demo tenant', () => {
     })
     assert.equal(approved.statusCode, 200, approved.body)
     const request = (await admin.api({ method: 'GET', url: `/api/v3/requests/${draft.json().data.id}/` })).json().data
-    assert.equal(request.approvals[1].status, 'pending')
+    assert.equal(request.approvals[1].status, 'approved')
+    assert.equal(request.approvals[1].comment, 'Approved at step 1')
   })
 })
 
