@@ -41,7 +41,9 @@ test('every route is documented; every /api/ operation has security, X-Service-C
       !r.url.startsWith('/docs') &&
       !r.url.startsWith('/console') &&
       !r.url.startsWith('/scim/') &&
-      r.url !== '/openapi.json',
+      r.url !== '/openapi.json' &&
+      // A report's name not among the six: the documented routes are one per report (docs/reports.md).
+      r.url !== '/api/v3/reports/:name/',
   )
   for (const route of routes) {
     const path = route.url.replace(/:([A-Za-z_]+)/g, '{$1}')
@@ -74,12 +76,14 @@ test('/docs serves the interactive documentation', async () => {
   assert.match(String(response.headers['content-type']), /text\/html/)
 })
 
-test('the document is small and names its schemas: components referenced by $ref, under 440 KB', async () => {
+test('the document is small and names its schemas: components referenced by $ref, under 760 KB', async () => {
   const committed = fs.readFileSync(OPENAPI_PATH, 'utf8')
   // 200 KB held the vendor, location and user API; requests, approvals, rules, roles and delegation add 17 operations;
   // the look-up writes (departments, currencies, the four vendor look-ups) 12 more, about 2 KB each;
   // purchase orders, receipts and procurement settings (issue #31) 19 more (about 70 KB, pretty-printed).
-  assert.ok(committed.length < 440_000, `${committed.length} bytes`)
+  // Wave 5 (accounts, budgets, reports with a row schema each, attachments, expenses, travel, payments): about 70
+  // more operations, about 300 KB pretty-printed.
+  assert.ok(committed.length < 760_000, `${committed.length} bytes`)
   const document = JSON.parse(committed) as {
     components: { schemas: Record<string, unknown> }
     paths: Record<string, unknown>
