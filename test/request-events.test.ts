@@ -154,8 +154,10 @@ describe('request and approval events', () => {
   })
 
   test('a refused submit (a step without a candidate) and refused transitions record nothing', async () => {
-    // At B the only approver holds nav_approval at A only: step 1 has no candidate → 409, still a draft.
-    const atB = await rule(s.admin, { location: s.B, step: 1, approvers: [first.profileId] })
+    // At B the only approver is the requester, who never approves their own: step 1 has no candidate → 409, still
+    // a draft. (A rule naming someone without nav_approval at B is refused when saved.)
+    const adminId = (await s.admin({ method: 'GET', url: '/api/v3/users/me/' })).json().data.id as number
+    const atB = await rule(s.admin, { location: s.B, step: 1, approvers: [adminId] })
     const { id } = await draft(s.admin, s.B)
     const nothing = await recorded(async () => {
       await ok(submit(s.admin, id), 409)
