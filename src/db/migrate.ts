@@ -105,6 +105,15 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
 }
 
+/** Applies the pending migrations up to and including `last` only (upgrade tests run one migration on its own). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+export async function migrateTo(db: Kysely<any>, last: string): Promise<string[]> {
+  const { error, results } = await migratorOf(db).migrateTo(last)
+  if (error !== undefined)
+    throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`)
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
 const migratorOf = (db: Kysely<any>) =>
   new Migrator({ db, provider, migrationTableName: MIGRATION_TABLE, migrationLockTableName: 'schema_migrations_lock' })
