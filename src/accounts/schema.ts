@@ -7,7 +7,10 @@ export const Account = named(
   'Account',
   Type.Object({
     id: Type.Integer({ examples: [3] }),
-    code: Type.String({ examples: ['6100'] }),
+    code: Type.String({
+      description: 'The account’s code in the general ledger, unique in the tenant ignoring case.',
+      examples: ['6100'],
+    }),
     name: Type.String({ examples: ['Office supplies'] }),
     active: Type.Boolean(),
   }),

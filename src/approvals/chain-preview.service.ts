@@ -40,7 +40,10 @@ export const ChainPreview = named(
         'The steps in order; none: the request is approved at once when submitted. Someone who approves a step is ' +
         'no candidate of the later ones; a later step left with no candidate for that reason is approved at once.',
     }),
-    submittable: Type.Boolean({ description: 'False when a step has no candidate: the submit would be refused.' }),
+    submittable: Type.Boolean({
+      description: 'False when a step has no candidate: the submit would be refused.',
+      examples: [true],
+    }),
   }),
 )
 export type ChainPreview = Static<typeof ChainPreview>

@@ -121,7 +121,15 @@ export const attachmentRoutes =
         operationId: 'downloadAttachment',
         tags,
         params: ItemParams,
-        headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
+        headers: Type.Object({
+          'if-none-match': Type.Optional(
+            Type.String({
+              description:
+                'The ETag of a copy you hold (the quoted SHA-256): 304 without a body when it still matches.',
+              examples: ['"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"'],
+            }),
+          ),
+        }),
         produces: ['application/octet-stream'],
         response: { 200: Type.String({ format: 'binary' }), 304: Type.Null() },
       },

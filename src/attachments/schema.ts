@@ -3,21 +3,27 @@ import { Type, type Static } from 'typebox'
 import { Person } from '../approvals/schema.ts'
 import { Id, named } from '../core/schema.ts'
 
-export const DocumentRef = Type.Object({
-  type: Type.Union(
-    [
-      Type.Literal('request'),
-      Type.Literal('purchase_order'),
-      Type.Literal('receipt'),
-      Type.Literal('bill'),
-      Type.Literal('expense_report'),
-      Type.Literal('travel_request'),
-      Type.Literal('payment_request'),
-    ],
-    { description: 'The kind of document.' },
-  ),
-  id: Type.Integer({ examples: [12] }),
-})
+export const DocumentRef = Type.Object(
+  {
+    type: Type.Union(
+      [
+        Type.Literal('request'),
+        Type.Literal('purchase_order'),
+        Type.Literal('receipt'),
+        Type.Literal('bill'),
+        Type.Literal('expense_report'),
+        Type.Literal('travel_request'),
+        Type.Literal('payment_request'),
+      ],
+      { description: 'The kind of document.' },
+    ),
+    id: Type.Integer({ examples: [12] }),
+  },
+  {
+    description: 'The document it belongs to: its type and id.',
+    examples: [{ type: 'purchase_order', id: 42 }],
+  },
+)
 
 export const Attachment = named(
   'Attachment',
@@ -30,11 +36,21 @@ export const Attachment = named(
     }),
     content_type: Type.String({ description: 'Detected from the content.', examples: ['application/pdf'] }),
     size: Type.Integer({ description: 'In bytes.', examples: [48213] }),
-    sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
-    scan_status: Type.Union([Type.Literal('not_scanned'), Type.Literal('clean')]),
+    sha256: Type.String({
+      pattern: '^[0-9a-f]{64}$',
+      description: 'SHA-256 of the content, in lowercase hex; the download’s ETag.',
+      examples: ['9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'],
+    }),
+    scan_status: Type.Union([Type.Literal('not_scanned'), Type.Literal('clean')], {
+      description:
+        'clean: the virus scanner (ClamAV) found nothing; not_scanned: the service runs without a scanner. An infected file is refused, never stored.',
+      examples: ['clean'],
+    }),
     description: Type.String(),
-    vendor_visible: Type.Boolean({ description: "Orders only: sent with the order's e-mail." }),
-    uploaded_by: Type.Union([Person, Type.Null()]),
+    vendor_visible: Type.Boolean({ description: "Orders only: sent with the order's e-mail.", examples: [false] }),
+    uploaded_by: Type.Union([Person, Type.Null()], {
+      description: 'Who uploaded it; null when no user did.',
+    }),
     created_at: Type.String({ format: 'date-time' }),
   }),
 )
@@ -47,9 +63,14 @@ export const CommentSchema = named(
   Type.Object({
     id: Type.Integer({ examples: [9] }),
     document: DocumentRef,
-    author: Type.Union([Person, Type.Null()]),
-    body: Type.String({ minLength: 1, maxLength: 5000 }),
-    mentions: Type.Array(Person),
+    author: Type.Union([Person, Type.Null()], { description: 'Who wrote it; null when no user did.' }),
+    body: Type.String({
+      minLength: 1,
+      maxLength: 5000,
+      description: 'The comment, as plain text (1–5,000 characters).',
+      examples: ['@ada@example.com can you check the quote?'],
+    }),
+    mentions: Type.Array(Person, { description: 'The users its body mentions (`@` followed by their e-mail).' }),
     created_at: Type.String({ format: 'date-time' }),
   }),
 )

@@ -24,8 +24,8 @@ export const ExpenseStatus = Type.Union(
 )
 const Ref = (example: object) => Type.Object({ id: Type.Integer(), name: Type.String() }, { examples: [example] })
 const Dec = (description: string, example: string) => Type.String({ description, examples: [example] })
-const Timestamp = (description: string) =>
-  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })
+const Timestamp = (description: string, example: string | null) =>
+  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description, examples: [example] })
 
 /** The general-ledger account of a line or estimate, or null. */
 export const AccountRef = Type.Union(
@@ -40,13 +40,27 @@ export const BudgetWarning = Type.Object({
   requested: Type.String(),
   over_by: Type.String(),
 })
+/** One warning, as documents show it: the `warn` budget, and its amounts in the base currency. */
+export const BUDGET_WARNING_EXAMPLE = {
+  budget: { id: 5, name: 'Travel 2026' },
+  available: '150.00',
+  requested: '400.00',
+  over_by: '250.00',
+}
 
 export const ExpenseLine = named(
   'ExpenseReportLine',
   Type.Object({
     id: Type.Integer({ examples: [12] }),
-    date: Type.String({ format: 'date', examples: ['2026-11-20'] }),
-    merchant: Type.String({ examples: ['Café Central'] }),
+    date: Type.String({
+      format: 'date',
+      description: 'The date on the receipt (YYYY-MM-DD); the line’s budget date.',
+      examples: ['2026-11-20'],
+    }),
+    merchant: Type.String({
+      description: 'Where the money was spent, as the receipt names it.',
+      examples: ['Café Central'],
+    }),
     description: Type.String({ examples: ['Lunch with a supplier'] }),
     account: AccountRef,
     amount: Dec('What the receipt says, in its currency; decimal string without trailing zeros.', '42.5'),
@@ -70,7 +84,7 @@ export const ExpenseReport = named(
     status: ExpenseStatus,
     employee: Person,
     location: Ref({ id: 1, name: 'Head Office' }),
-    department: Type.Union([Ref({ id: 3, name: 'Sales' }), Type.Null()]),
+    department: Type.Union([Ref({ id: 3, name: 'Sales' }), Type.Null()], { examples: [{ id: 3, name: 'Sales' }] }),
     currency: Type.String({ description: 'What is reimbursed (default the location’s).', examples: ['USD'] }),
     travel_request: Type.Union([Type.Integer(), Type.Null()], {
       description: 'An approved travel request of the same employee, or null.',
@@ -79,11 +93,17 @@ export const ExpenseReport = named(
     title: Type.String({ examples: ['Customer visit, Berlin'] }),
     lines: Type.Array(ExpenseLine),
     total: Dec('Σ converted amounts.', '146.20'),
-    budget_warnings: Type.Array(BudgetWarning, { description: 'What the budget check at submit warned of.' }),
+    budget_warnings: Type.Array(BudgetWarning, {
+      description: 'What the budget check at submit warned of; [] when none.',
+      examples: [[BUDGET_WARNING_EXAMPLE]],
+    }),
     approvals: Type.Array(Approval),
-    reimbursed_at: Timestamp('When it was reimbursed.'),
-    payment_reference: Type.Union([Type.String(), Type.Null()], { examples: ['SEPA-2026-1181'] }),
-    submitted_at: Timestamp('When it was last submitted.'),
+    reimbursed_at: Timestamp('When it was reimbursed; null until then.', '2026-11-25T10:00:00.000Z'),
+    payment_reference: Type.Union([Type.String(), Type.Null()], {
+      description: 'The reference of the payment that reimbursed it, as given to reimburse; null when none was given.',
+      examples: ['SEPA-2026-1181'],
+    }),
+    submitted_at: Timestamp('When it was last submitted.', null),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   }),
@@ -91,7 +111,8 @@ export const ExpenseReport = named(
 export type ExpenseReport = Static<typeof ExpenseReport>
 
 const IdOrRef = Type.Union([Id, Type.Object({ id: Id }, { additionalProperties: true })])
-const NullableRef = (description: string) => Type.Optional(Type.Union([IdOrRef, Type.Null()], { description }))
+const NullableRef = (description: string, example: number) =>
+  Type.Optional(Type.Union([IdOrRef, Type.Null()], { description, examples: [example] }))
 
 export const ExpenseLineInput = named(
   'ExpenseReportLineInput',
@@ -100,24 +121,47 @@ export const ExpenseLineInput = named(
       id: Type.Optional(
         Type.Integer({ description: 'A line of this report to keep (its id stays); else a new line.' }),
       ),
-      date: Type.String({ format: 'date', examples: ['2026-11-20'] }),
-      merchant: Type.Optional(Type.String({ maxLength: 200, examples: ['Café Central'] })),
+      date: Type.String({
+        format: 'date',
+        description: 'The date on the receipt (YYYY-MM-DD); the line’s budget date.',
+        examples: ['2026-11-20'],
+      }),
+      merchant: Type.Optional(
+        Type.String({
+          maxLength: 200,
+          description: 'Where the money was spent, as the receipt names it.',
+          examples: ['Café Central'],
+        }),
+      ),
       description: Type.Optional(Type.String({ maxLength: 1000 })),
-      account: NullableRef('A general-ledger account id, or null.'),
+      account: NullableRef('A general-ledger account id (GET /api/v3/accounts/), or null.', 4),
       amount: Money('What the receipt says: a decimal string greater than 0, up to 4 decimals.', '42.50'),
       currency: Type.Optional(
         Type.String({ minLength: 1, maxLength: 10, description: 'The receipt’s currency; default the report’s.' }),
       ),
       receipt: Type.Optional(
-        Type.Union([Id, Type.Null()], { description: 'An attachment of this report (upload it first), or null.' }),
+        Type.Union([Id, Type.Null()], {
+          description: 'An attachment of this report (upload it first), or null.',
+          examples: [88],
+        }),
       ),
-      converted_amount: Type.Optional(Type.Unknown({ description: 'Read-only; ignored.' })),
+      converted_amount: Type.Optional(Type.Unknown({ description: 'Read-only; ignored.', examples: ['46.20'] })),
     },
     { additionalProperties: false },
   ),
 )
 export type ExpenseLineInput = Static<typeof ExpenseLineInput>
 
+/** Read-only fields no other schema describes by their name (http/field-docs.ts describes the rest). */
+const READ_ONLY_DOCS: Record<string, [description: string, example: unknown]> = {
+  employee: [
+    'Read-only: who made it, as GET returns it; ignored (the employee is who creates it).',
+    { id: 7, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+  ],
+  budget_warnings: ['Read-only: what the budget check at submit warned of; ignored.', []],
+  reimbursed_at: ['Read-only: set by reimburse; ignored.', null],
+  payment_reference: ['Read-only: set by reimburse; ignored.', null],
+}
 const readOnly = Object.fromEntries(
   [
     'id',
@@ -132,7 +176,10 @@ const readOnly = Object.fromEntries(
     'submitted_at',
     'created_at',
     'updated_at',
-  ].map((k) => [k, Type.Optional(Type.Unknown())]),
+  ].map((k) => {
+    const doc = READ_ONLY_DOCS[k]
+    return [k, Type.Optional(Type.Unknown(doc && { description: doc[0], examples: [doc[1]] }))]
+  }),
 )
 
 export const ExpenseReportInput = named(
@@ -140,12 +187,12 @@ export const ExpenseReportInput = named(
   Type.Object(
     {
       location: IdOrRef,
-      department: NullableRef('A department of the location, or null.'),
+      department: NullableRef('A department of the location, or null.', 3),
       currency: Type.Optional(
         Type.String({ minLength: 1, maxLength: 10, description: 'What is reimbursed; default the location’s.' }),
       ),
       travel_request: Type.Optional(
-        Type.Union([Id, Type.Null()], { description: 'An approved travel request of yours, or null.' }),
+        Type.Union([Id, Type.Null()], { description: 'An approved travel request of yours, or null.', examples: [3] }),
       ),
       title: Type.Optional(Type.String({ maxLength: 500 })),
       lines: Type.Array(ExpenseLineInput, { minItems: 1, maxItems: MAX_EXPENSE_LINES }),
@@ -176,12 +223,13 @@ const ReimburseBody = Type.Object(
 export const ReimburseInput = named('ExpenseReimburseInput', Type.Union([ReimburseBody, Type.Null()]))
 export type ReimburseInput = Static<typeof ReimburseBody>
 
-const IntFilter = (description: string) => Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description }))
+const IntFilter = (description: string, example: number) =>
+  Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description, examples: [example] }))
 export const ExpenseListQuery = listQuery(['id', 'created_at', 'updated_at', 'total'], {
   status: Type.Optional(ExpenseStatus),
-  location: IntFilter('Only reports of this location.'),
-  employee: IntFilter('Only reports of this employee (the id of /api/v3/users/{id}/, as `employee.id` shows it).'),
-  travel_request: IntFilter('Only reports naming this travel request.'),
+  location: IntFilter('Only reports of this location.', 3),
+  employee: IntFilter('Only reports of this employee (the id of /api/v3/users/{id}/, as `employee.id` shows it).', 7),
+  travel_request: IntFilter('Only reports naming this travel request.', 3),
   updated_since: UpdatedSince,
 })
 export type ExpenseListQuery = Static<typeof ExpenseListQuery>

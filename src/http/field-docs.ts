@@ -262,4 +262,15 @@ export const SCHEMA_FIELD_DOCS: Record<string, Doc> = {
   'VendorPatch.currency': ['Id of a currency of your tenant (GET /api/v2/currencies/), or null.', 1],
   'Problem.status': ['The HTTP status code, repeated in the body.', 400],
   'Problem.type': ['What kind of error this is; stable, so clients can branch on it.', '/problems/validation'],
+  'RequestLine.account': ['The general-ledger account the line is booked to, or null.', undefined],
+  'PurchaseOrderLine.account': [
+    'The general-ledger account the line is booked to (its request line’s unless set), or null.',
+    undefined,
+  ],
+  'BillLine.account': [
+    'The general-ledger account the line is booked to (its order line’s unless set), or null.',
+    undefined,
+  ],
+  'ExpenseReport.employee': ['Who made it, and is reimbursed.', undefined],
+  'TravelRequest.traveller': ['Who travels (who made it).', undefined],
 }

@@ -13,8 +13,8 @@ const NullableRef = (description: string, example: object | null) =>
   })
 const NullableDate = (description: string, example: string) =>
   Type.Union([Type.String({ format: 'date' }), Type.Null()], { description, examples: [example] })
-const Instant = (description: string) =>
-  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })
+const Instant = (description: string, example: string | null) =>
+  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description, examples: [example] })
 
 export const PAYMENT_REQUEST_STATUSES = [
   'draft',
@@ -68,11 +68,19 @@ export const PaymentRequest = named(
       description: 'The vendor’s reference (the file’s remittance text).',
       examples: ['DEP-2026-11'],
     }),
-    reason: Type.String({ examples: ['Deposit for the December offsite venue'] }),
-    budget_warnings: Type.Array(BudgetWarning, { description: 'What the last budget check found; [] when none.' }),
+    reason: Type.String({
+      description: 'What it pays for and why.',
+      examples: ['Deposit for the December offsite venue'],
+    }),
+    budget_warnings: Type.Array(BudgetWarning, {
+      description: 'What the last budget check found; [] when none.',
+      examples: [
+        [{ budget: { id: 5, name: 'Facilities 2026' }, available: '900.00', requested: '1500.00', over_by: '600.00' }],
+      ],
+    }),
     approvals: Type.Array(Approval),
-    submitted_at: Instant('When it was last submitted.'),
-    paid_at: Instant('When the run that paid it off was confirmed.'),
+    submitted_at: Instant('When it was last submitted.', null),
+    paid_at: Instant('When the run that paid it off was confirmed; null until then.', '2026-12-01T15:00:00.000Z'),
     payment_reference: Type.Union([Type.String(), Type.Null()], {
       description: 'The number of the run that paid it off.',
       examples: ['RUN-000002'],
@@ -99,10 +107,28 @@ export const PaymentRequestInput = named(
         }),
       ),
       amount: Money('Decimal string greater than 0, up to 2 decimals.', '1500.00'),
-      account: Type.Optional(NullableIdOrRef),
+      account: Type.Optional(
+        Type.Union([Id, Type.Null(), Type.Object({ id: Id }, { additionalProperties: true })], {
+          description: 'A general-ledger account id (GET /api/v3/accounts/), or null.',
+          examples: [12],
+        }),
+      ),
       due_date: Type.Optional(NullableDate('When it should be paid.', '2026-12-15')),
-      invoice_number: Type.Optional(Type.String({ maxLength: 100, format: 'name', examples: ['DEP-2026-11'] })),
-      reason: Type.Optional(Type.String({ maxLength: 2000, examples: ['Deposit for the December offsite venue'] })),
+      invoice_number: Type.Optional(
+        Type.String({
+          maxLength: 100,
+          format: 'name',
+          description: 'The vendor’s reference (the payment file’s remittance text).',
+          examples: ['DEP-2026-11'],
+        }),
+      ),
+      reason: Type.Optional(
+        Type.String({
+          maxLength: 2000,
+          description: 'What it pays for and why.',
+          examples: ['Deposit for the December offsite venue'],
+        }),
+      ),
     },
     {
       additionalProperties: true,

@@ -7,8 +7,8 @@ import { Approval, Money, Person } from '../approvals/schema.ts'
 export const MAX_RUN_ITEMS = 2000
 const Ref = (description: string, example: object) =>
   Type.Object({ id: Type.Integer(), name: Type.String() }, { description, examples: [example] })
-const Instant = (description: string) =>
-  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })
+const Instant = (description: string, example: string | null) =>
+  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description, examples: [example] })
 
 export const PaymentRunStatus = Type.Union(
   [
@@ -60,11 +60,11 @@ export const PaymentRun = named(
     bank_account: Ref('The company account it pays from.', { id: 1, name: 'Operating account' }),
     currency: Type.String({ description: 'The bank account’s currency; every item’s.', examples: ['EUR'] }),
     execution_date: Type.String({ format: 'date', description: 'When the bank should pay.', examples: ['2026-12-01'] }),
-    items: Type.Array(PaymentRunItem),
+    items: Type.Array(PaymentRunItem, { description: 'The bills and payment requests it pays, and how much of each.' }),
     total: Type.String({ description: 'Σ item amounts.', examples: ['2597.88'] }),
     approvals: Type.Array(Approval),
-    submitted_at: Instant('When it was last submitted.'),
-    confirmed_at: Instant('When the bank executed it (set by confirm).'),
+    submitted_at: Instant('When it was last submitted.', null),
+    confirmed_at: Instant('When the bank executed it (set by confirm); null until then.', '2026-12-01T15:00:00.000Z'),
     created_by: Person,
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
@@ -98,9 +98,19 @@ export const PaymentRunInput = named(
     {
       bank_account: Type.Union([Id, Type.Object({ id: Id }, { additionalProperties: true })], {
         description: 'The company bank account (its currency is the run’s).',
+        examples: [1],
       }),
-      execution_date: Type.String({ format: 'date', examples: ['2026-12-01'] }),
-      items: Type.Array(PaymentRunItemInput, { minItems: 1, maxItems: MAX_RUN_ITEMS }),
+      execution_date: Type.String({
+        format: 'date',
+        description: 'When the bank should pay (YYYY-MM-DD).',
+        examples: ['2026-12-01'],
+      }),
+      items: Type.Array(PaymentRunItemInput, {
+        minItems: 1,
+        maxItems: MAX_RUN_ITEMS,
+        description: 'The approved bills and payment requests to pay (1 to 2,000), each at most once.',
+        examples: [[{ document: { type: 'bill', id: 5 }, amount: '100.00', reference: 'INV-2291' }]],
+      }),
     },
     {
       additionalProperties: true,
@@ -130,7 +140,14 @@ export type ConfirmInput = Static<typeof ConfirmBody>
 
 export const PaymentRunListQuery = listQuery(['id', 'created_at', 'updated_at', 'execution_date'], {
   status: Type.Optional(PaymentRunStatus),
-  bank_account: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })),
+  bank_account: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 2147483647,
+      description: 'Only runs paying from this company bank account (its id).',
+      examples: [1],
+    }),
+  ),
   updated_since: UpdatedSince,
 })
 export type PaymentRunListQuery = Static<typeof PaymentRunListQuery>

@@ -54,21 +54,26 @@ export interface ReportDefinition {
 
 // ---- shared pieces --------------------------------------------------------------------------------------
 
-const Amount = (description: string) =>
-  Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description: `${description} (decimal string, base currency)` })
-const Ref = (idType: 'integer' | 'string', description: string) =>
+const Amount = (description: string, example: string) =>
+  Type.String({
+    pattern: '^-?\\d+\\.\\d{2}$',
+    description: `${description} (decimal string, base currency)`,
+    examples: [example],
+  })
+const Ref = (idType: 'integer' | 'string', description: string, example: { id: number | string; name: string }) =>
   Type.Object(
     {
       id: idType === 'integer' ? Type.Integer() : Type.String(),
       name: Type.String(),
     },
-    { description },
+    { description, examples: [example] },
   )
 const Key = Type.Union(
   [Type.Object({ id: Type.Union([Type.Integer(), Type.String()]), name: Type.String() }), Type.Null()],
   {
     description:
       'What the row groups by: `{id, name}` (a month: `{id: "2026-11", name: "November 2026"}`); null for what has no value for the grouping.',
+    examples: [{ id: 4, name: 'Acme Supplies' }],
   },
 )
 
@@ -121,8 +126,8 @@ const spend: ReportDefinition = {
     'SpendReportRow',
     Type.Object({
       key: Key,
-      documents: Type.Integer({ description: 'How many documents spent in the group.' }),
-      amount: Amount('What they spent, net'),
+      documents: Type.Integer({ description: 'How many documents spent in the group.', examples: [12] }),
+      amount: Amount('What they spent, net', '18250.40'),
     }),
   ),
   async rows({ db, tenantId, scope, filters }) {
@@ -148,10 +153,10 @@ const orders: ReportDefinition = {
     'OrdersReportRow',
     Type.Object({
       key: Key,
-      orders: Type.Integer({ description: 'How many orders.' }),
-      ordered: Amount('Net amount ordered'),
-      received: Amount('Net value received (received quantity × unit price)'),
-      billed: Amount('Net value billed (billed quantity × unit price)'),
+      orders: Type.Integer({ description: 'How many orders.', examples: [7] }),
+      ordered: Amount('Net amount ordered', '12400.00'),
+      received: Amount('Net value received (received quantity × unit price)', '9800.00'),
+      billed: Amount('Net value billed (billed quantity × unit price)', '7350.00'),
     }),
   ),
   async rows({ db, tenantId, scope, filters }) {
@@ -197,14 +202,15 @@ const budgets: ReportDefinition = {
   row: named(
     'BudgetsReportRow',
     Type.Object({
-      budget: Ref('integer', 'The budget.'),
-      amount: Amount('The budget'),
-      pending: Amount('Pending in the ledger'),
-      committed: Amount('Committed in the ledger'),
-      spent: Amount('Spent in the ledger'),
-      available: Amount('amount − pending − committed − spent; negative when over'),
+      budget: Ref('integer', 'The budget.', { id: 5, name: 'Marketing 2026' }),
+      amount: Amount('The budget', '10000.00'),
+      pending: Amount('Pending in the ledger', '1200.00'),
+      committed: Amount('Committed in the ledger', '3000.00'),
+      spent: Amount('Spent in the ledger', '2500.00'),
+      available: Amount('amount − pending − committed − spent; negative when over', '3300.00'),
       used_percent: Type.Union([Type.String(), Type.Null()], {
         description: '(pending + committed + spent) ÷ amount × 100, one decimal, half-up; null when amount is 0.',
+        examples: ['67.0'],
       }),
     }),
   ),
@@ -264,12 +270,15 @@ const commitments: ReportDefinition = {
   row: named(
     'CommitmentsReportRow',
     Type.Object({
-      order: Type.Object({ id: Type.Integer(), number: Type.String() }, { description: 'The order.' }),
-      vendor: Ref('integer', "The order's vendor."),
-      line: Type.Integer({ description: "The order line's id." }),
-      ordered: Amount("The line's net amount"),
-      received_not_billed: Amount('Received beyond what is billed'),
-      not_received: Amount('Neither received nor billed yet'),
+      order: Type.Object(
+        { id: Type.Integer(), number: Type.String() },
+        { description: 'The order.', examples: [{ id: 42, number: 'PO-000042' }] },
+      ),
+      vendor: Ref('integer', "The order's vendor.", { id: 4, name: 'Acme Supplies' }),
+      line: Type.Integer({ description: "The order line's id.", examples: [101] }),
+      ordered: Amount("The line's net amount", '1200.00'),
+      received_not_billed: Amount('Received beyond what is billed', '300.00'),
+      not_received: Amount('Neither received nor billed yet', '500.00'),
     }),
   ),
   async rows({ db, tenantId, scope, filters }) {
@@ -319,13 +328,13 @@ const payablesAging: ReportDefinition = {
   row: named(
     'PayablesAgingReportRow',
     Type.Object({
-      vendor: Ref('integer', 'The vendor.'),
-      current: Amount('Due on as_of or later (or without a due date)'),
-      '1_30': Amount('1–30 days past due'),
-      '31_60': Amount('31–60 days past due'),
-      '61_90': Amount('61–90 days past due'),
-      over_90: Amount('More than 90 days past due'),
-      total: Amount('All of it'),
+      vendor: Ref('integer', 'The vendor.', { id: 4, name: 'Acme Supplies' }),
+      current: Amount('Due on as_of or later (or without a due date)', '2400.00'),
+      '1_30': Amount('1–30 days past due', '850.00'),
+      '31_60': Amount('31–60 days past due', '0.00'),
+      '61_90': Amount('61–90 days past due', '120.00'),
+      over_90: Amount('More than 90 days past due', '0.00'),
+      total: Amount('All of it', '3370.00'),
     }),
   ),
   async rows({ db, tenantId, scope, filters }) {
@@ -381,7 +390,10 @@ const Span = Type.Object(
     median_hours: Type.Union([Type.Number(), Type.Null()]),
     p90_hours: Type.Union([Type.Number(), Type.Null()]),
   },
-  { description: 'How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0).' },
+  {
+    description: 'How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0).',
+    examples: [{ count: 12, median_hours: 20.5, p90_hours: 70.2 }],
+  },
 )
 const stat = (r: Row, stage: string) =>
   r[stage] as { count: number; median_hours: number | null; p90_hours: number | null }

@@ -12,26 +12,31 @@ import { REPORTS, type ReportDefinition } from './definitions.ts'
 import { sendReport, XLSX_TYPE } from './send.ts'
 import { definitionOf } from './service.ts'
 
-const FILTER_DOCS: Record<string, string> = {
-  from: 'First date, inclusive (YYYY-MM-DD).',
-  to: 'Last date, inclusive (YYYY-MM-DD).',
-  location: 'A location id (you need nav_report there).',
-  department: 'A department id.',
-  vendor: 'A vendor id.',
-  account: 'An account id.',
-  as_of: 'The day the bills are aged on (YYYY-MM-DD); default today (UTC).',
+const FILTER_DOCS: Record<string, readonly [description: string, example: string]> = {
+  from: ['First date, inclusive (YYYY-MM-DD).', '2026-01-01'],
+  to: ['Last date, inclusive (YYYY-MM-DD).', '2026-12-31'],
+  location: ['A location id (you need nav_report there).', '3'],
+  department: ['A department id.', '9'],
+  vendor: ['A vendor id.', '4'],
+  account: ['An account id.', '3'],
+  as_of: ['The day the bills are aged on (YYYY-MM-DD); default today (UTC).', '2026-11-30'],
 }
 
 function querySchema(report: ReportDefinition) {
   const properties: Record<string, TSchema> = {}
   for (const name of report.filters) {
-    properties[name] =
-      name === 'group_by'
-        ? Type.Union(
-            report.groupBy!.values.map((v) => Type.Literal(v)),
-            { description: `What a row groups by; default ${report.groupBy!.default}.` },
-          )
-        : Type.String({ description: FILTER_DOCS[name]! })
+    if (name === 'group_by') {
+      properties[name] = Type.Union(
+        report.groupBy!.values.map((v) => Type.Literal(v)),
+        {
+          description: `What a row groups by; default ${report.groupBy!.default}.`,
+          examples: [report.groupBy!.values.at(-1)],
+        },
+      )
+    } else {
+      const [description, example] = FILTER_DOCS[name]!
+      properties[name] = Type.String({ description, examples: [example] })
+    }
   }
   properties.format = Type.Union(
     FORMATS.map((f) => Type.Literal(f)),
@@ -40,19 +45,41 @@ function querySchema(report: ReportDefinition) {
   return Type.Object(Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, Type.Optional(v)])))
 }
 
+/** The report's metadata as the document's example: its filters' defaults, the totals of its example row. */
+function metadataExample(report: ReportDefinition) {
+  const row = Object.fromEntries(
+    Object.entries(report.row.properties).map(([field, schema]) => [
+      field,
+      (schema as { examples?: unknown[] }).examples?.[0],
+    ]),
+  )
+  const defaults: Record<string, string> = { group_by: report.groupBy?.default ?? '', as_of: '2026-11-30' }
+  return {
+    filters: Object.fromEntries(report.filters.map((name) => [name, defaults[name] ?? null])),
+    totals: report.totals([row]),
+    currency: 'USD',
+  }
+}
+
 const responseOf = (report: ReportDefinition) =>
   named(
     (report.row as { 'x-component'?: string })['x-component']!.replace(/Row$/, ''),
     Type.Object({
       data: Type.Array(report.row),
-      metadata: Type.Object({
-        filters: Type.Object(
-          {},
-          { additionalProperties: true, description: 'The filters applied, defaults included.' },
-        ),
-        totals: Type.Object({}, { additionalProperties: true, description: 'The sums of the rows.' }),
-        currency: Type.String({ description: 'The base currency every amount is in.' }),
-      }),
+      metadata: Type.Object(
+        {
+          filters: Type.Object(
+            {},
+            { additionalProperties: true, description: 'The filters applied, defaults included.' },
+          ),
+          totals: Type.Object({}, { additionalProperties: true, description: 'The sums of the rows.' }),
+          currency: Type.String({ description: 'The base currency every amount is in.' }),
+        },
+        {
+          description: 'The filters applied, the totals of the rows, and their currency.',
+          examples: [metadataExample(report)],
+        },
+      ),
     }),
   )
 

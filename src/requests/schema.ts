@@ -116,7 +116,17 @@ const readOnly = Object.fromEntries(
     'submitted_at',
     'created_at',
     'updated_at',
-  ].map((k) => [k, Type.Optional(Type.Unknown())]),
+  ].map((k) => [
+    k,
+    Type.Optional(
+      k === 'budget_warnings'
+        ? Type.Unknown({
+            description: 'Read-only: what the budget check at submit warned of; ignored.',
+            examples: [[]],
+          })
+        : Type.Unknown(),
+    ),
+  ]),
 )
 
 export const RequestInput = named(

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox'
 import { listQuery, UpdatedSince } from '../core/list-query.ts'
 import { Id, named } from '../core/schema.ts'
 import { Approval, Money, Person } from '../approvals/schema.ts'
-import { AccountRef, BudgetWarning } from '../expense-reports/schema.ts'
+import { AccountRef, BUDGET_WARNING_EXAMPLE, BudgetWarning } from '../expense-reports/schema.ts'
 
 export const MAX_ESTIMATES = 200
 export const TRAVEL_STATUSES = ['draft', 'pending_approval', 'approved', 'rejected', 'cancelled'] as const
@@ -21,7 +21,10 @@ export const TravelCategory = Type.Union(
   TRAVEL_CATEGORIES.map((c) => Type.Literal(c)) as [
     ReturnType<typeof Type.Literal<(typeof TRAVEL_CATEGORIES)[number]>>,
   ],
-  { examples: ['lodging'] },
+  {
+    description: 'What it is for: airfare, lodging, ground (transport on the ground), meals or other.',
+    examples: ['lodging'],
+  },
 )
 const Ref = (example: object) => Type.Object({ id: Type.Integer(), name: Type.String() }, { examples: [example] })
 const Timestamp = (description: string) =>
@@ -44,13 +47,23 @@ export const TravelRequest = named(
     status: TravelStatus,
     traveller: Person,
     location: Ref({ id: 1, name: 'Head Office' }),
-    department: Type.Union([Ref({ id: 3, name: 'Sales' }), Type.Null()]),
-    purpose: Type.String({ examples: ['Customer workshop'] }),
-    destination: Type.String({ examples: ['Berlin'] }),
-    departure_date: Type.String({ format: 'date', examples: ['2026-12-07'] }),
-    return_date: Type.String({ format: 'date', examples: ['2026-12-09'] }),
+    department: Type.Union([Ref({ id: 3, name: 'Sales' }), Type.Null()], { examples: [{ id: 3, name: 'Sales' }] }),
+    purpose: Type.String({ description: 'Why the trip is made.', examples: ['Customer workshop'] }),
+    destination: Type.String({ description: 'Where the traveller goes.', examples: ['Berlin'] }),
+    departure_date: Type.String({
+      format: 'date',
+      description: 'The first day of the trip (YYYY-MM-DD); the estimates’ budget date.',
+      examples: ['2026-12-07'],
+    }),
+    return_date: Type.String({
+      format: 'date',
+      description: 'The last day of the trip (YYYY-MM-DD), on or after departure_date.',
+      examples: ['2026-12-09'],
+    }),
     currency: Type.String({ examples: ['EUR'] }),
-    estimates: Type.Array(TravelEstimate),
+    estimates: Type.Array(TravelEstimate, {
+      description: 'What the trip is expected to cost, by category, in the request’s currency.',
+    }),
     total: Type.String({ description: 'Σ estimates, rounded half-up to 2 decimals.', examples: ['1240.00'] }),
     expensed_total: Type.String({
       description:
@@ -58,7 +71,10 @@ export const TravelRequest = named(
         'at the rates locked when the report was submitted.',
       examples: ['310.55'],
     }),
-    budget_warnings: Type.Array(BudgetWarning),
+    budget_warnings: Type.Array(BudgetWarning, {
+      description: 'What the budget check at submit warned of; [] when none.',
+      examples: [[BUDGET_WARNING_EXAMPLE]],
+    }),
     approvals: Type.Array(Approval),
     submitted_at: Timestamp('When it was last submitted.'),
     created_at: Type.String({ format: 'date-time' }),
@@ -80,6 +96,15 @@ export const TravelEstimateInput = Type.Object(
   { additionalProperties: false },
 )
 
+/** Read-only fields no other schema describes by their name (http/field-docs.ts describes the rest). */
+const READ_ONLY_DOCS: Record<string, [description: string, example: unknown]> = {
+  traveller: [
+    'Read-only: who travels, as GET returns it; ignored (the traveller is who creates it).',
+    { id: 7, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+  ],
+  expensed_total: ['Read-only: computed from the expense reports that name it; ignored.', '310.55'],
+  budget_warnings: ['Read-only: what the budget check at submit warned of; ignored.', []],
+}
 const readOnly = Object.fromEntries(
   [
     'id',
@@ -93,7 +118,10 @@ const readOnly = Object.fromEntries(
     'submitted_at',
     'created_at',
     'updated_at',
-  ].map((k) => [k, Type.Optional(Type.Unknown())]),
+  ].map((k) => {
+    const doc = READ_ONLY_DOCS[k]
+    return [k, Type.Optional(Type.Unknown(doc && { description: doc[0], examples: [doc[1]] }))]
+  }),
 )
 
 export const TravelRequestInput = named(
@@ -102,9 +130,13 @@ export const TravelRequestInput = named(
     {
       location: IdOrRef,
       department: Type.Optional(Type.Union([IdOrRef, Type.Null()], { description: 'A department of the location.' })),
-      purpose: Type.String({ maxLength: 2000, examples: ['Customer workshop'] }),
-      destination: Type.String({ maxLength: 500, examples: ['Berlin'] }),
-      departure_date: Type.String({ format: 'date', examples: ['2026-12-07'] }),
+      purpose: Type.String({ maxLength: 2000, description: 'Why the trip is made.', examples: ['Customer workshop'] }),
+      destination: Type.String({ maxLength: 500, description: 'Where the traveller goes.', examples: ['Berlin'] }),
+      departure_date: Type.String({
+        format: 'date',
+        description: 'The first day of the trip (YYYY-MM-DD); the estimates’ budget date.',
+        examples: ['2026-12-07'],
+      }),
       return_date: Type.String({
         format: 'date',
         description: 'On or after departure_date.',
@@ -113,7 +145,12 @@ export const TravelRequestInput = named(
       currency: Type.Optional(
         Type.String({ minLength: 1, maxLength: 10, description: 'A currency name; default the location’s.' }),
       ),
-      estimates: Type.Array(TravelEstimateInput, { minItems: 1, maxItems: MAX_ESTIMATES }),
+      estimates: Type.Array(TravelEstimateInput, {
+        minItems: 1,
+        maxItems: MAX_ESTIMATES,
+        description: 'What the trip is expected to cost, by category, in the request’s currency (1 to 200).',
+        examples: [[{ category: 'airfare', amount: '420.00' }]],
+      }),
       ...readOnly,
     },
     {
@@ -135,11 +172,15 @@ export const TravelRequestInput = named(
 )
 export type TravelRequestInput = Static<typeof TravelRequestInput>
 
-const IntFilter = (description: string) => Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description }))
+const IntFilter = (description: string, example: number) =>
+  Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description, examples: [example] }))
 export const TravelListQuery = listQuery(['id', 'created_at', 'updated_at', 'departure_date', 'total'], {
   status: Type.Optional(TravelStatus),
-  location: IntFilter('Only requests of this location.'),
-  traveller: IntFilter('Only requests of this traveller (the id of /api/v3/users/{id}/, as `traveller.id` shows it).'),
+  location: IntFilter('Only requests of this location.', 3),
+  traveller: IntFilter(
+    'Only requests of this traveller (the id of /api/v3/users/{id}/, as `traveller.id` shows it).',
+    7,
+  ),
   updated_since: UpdatedSince,
 })
 export type TravelListQuery = Static<typeof TravelListQuery>

@@ -4267,6 +4267,7 @@ export interface components {
              * @example 19.99
              */
             unit_price: string;
+            /** @description The general-ledger account the line is booked to, or null. */
             account: components["schemas"]["AccountRef"];
         };
         ApprovalDocument: {
@@ -4335,15 +4336,31 @@ export interface components {
             acted_at: string | null;
         };
         BudgetWarning: {
+            /**
+             * @description The `warn` budget the document took below zero (or further below).
+             * @example {
+             *       "id": 5,
+             *       "name": "Marketing 2026"
+             *     }
+             */
             budget: {
                 id: number;
                 name: string;
             };
-            /** @example 150.00 */
+            /**
+             * @description What the budget had available before the document (decimal string, base currency).
+             * @example 150.00
+             */
             available: string;
-            /** @example 400.00 */
+            /**
+             * @description What the document’s new contribution adds to it (decimal string, base currency).
+             * @example 400.00
+             */
             requested: string;
-            /** @example 250.00 */
+            /**
+             * @description requested − available: how far below zero the budget is with the document (decimal string, base currency).
+             * @example 250.00
+             */
             over_by: string;
         };
         PurchaseRequest: {
@@ -4541,6 +4558,10 @@ export interface components {
              * @example []
              */
             approvals?: unknown;
+            /**
+             * @description Read-only: what the budget check at submit warned of; ignored.
+             * @example []
+             */
             budget_warnings?: unknown;
             /**
              * @description When it was submitted (ISO 8601); null while a draft.
@@ -4633,6 +4654,10 @@ export interface components {
              * @example []
              */
             approvals?: unknown;
+            /**
+             * @description Read-only: what the budget check at submit warned of; ignored.
+             * @example []
+             */
             budget_warnings?: unknown;
             /**
              * @description When it was submitted (ISO 8601); null while a draft.
@@ -4678,7 +4703,10 @@ export interface components {
                  */
                 problem: string | null;
             }[];
-            /** @description False when a step has no candidate: the submit would be refused. */
+            /**
+             * @description False when a step has no candidate: the submit would be refused.
+             * @example true
+             */
             submittable: boolean;
         };
         ApprovalPreviewEnvelope: {
@@ -4907,6 +4935,7 @@ export interface components {
              * @example false
              */
             closed: boolean;
+            /** @description The general-ledger account the line is booked to (its request line’s unless set), or null. */
             account: components["schemas"]["AccountRef"];
         };
         PurchaseOrder: {
@@ -5472,6 +5501,7 @@ export interface components {
              * @example 2399.88
              */
             amount: string;
+            /** @description The general-ledger account the line is booked to (its order line’s unless set), or null. */
             account: components["schemas"]["AccountRef"];
         };
         Bill: {
@@ -5737,7 +5767,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description What the approval approves: {type, id}.
+             * @description The document it belongs to: its type and id.
              * @example {
              *       "type": "purchase_order",
              *       "id": 42
@@ -5764,15 +5794,27 @@ export interface components {
              * @example 48213
              */
             size: number;
+            /**
+             * @description SHA-256 of the content, in lowercase hex; the download’s ETag.
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
             sha256: string;
+            /**
+             * @description clean: the virus scanner (ClamAV) found nothing; not_scanned: the service runs without a scanner. An infected file is refused, never stored.
+             * @example clean
+             */
             scan_status: "not_scanned" | "clean";
             /**
              * @description Free text describing it.
              * @example Net 30 days from invoice
              */
             description: string;
-            /** @description Orders only: sent with the order's e-mail. */
+            /**
+             * @description Orders only: sent with the order's e-mail.
+             * @example false
+             */
             vendor_visible: boolean;
+            /** @description Who uploaded it; null when no user did. */
             uploaded_by: components["schemas"]["Person"] | null;
             /**
              * Format: date-time
@@ -5805,7 +5847,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description What the approval approves: {type, id}.
+             * @description The document it belongs to: its type and id.
              * @example {
              *       "type": "purchase_order",
              *       "id": 42
@@ -5817,8 +5859,14 @@ export interface components {
                 /** @example 12 */
                 id: number;
             };
+            /** @description Who wrote it; null when no user did. */
             author: components["schemas"]["Person"] | null;
+            /**
+             * @description The comment, as plain text (1–5,000 characters).
+             * @example @ada@example.com can you check the quote?
+             */
             body: string;
+            /** @description The users its body mentions (`@` followed by their e-mail). */
             mentions: components["schemas"]["Person"][];
             /**
              * Format: date-time
@@ -5845,20 +5893,50 @@ export interface components {
             data: components["schemas"]["Comment"];
         };
         SpendReportRow: {
-            /** @description What the row groups by: `{id, name}` (a month: `{id: "2026-11", name: "November 2026"}`); null for what has no value for the grouping. */
+            /**
+             * @description What the row groups by: `{id, name}` (a month: `{id: "2026-11", name: "November 2026"}`); null for what has no value for the grouping.
+             * @example {
+             *       "id": 4,
+             *       "name": "Acme Supplies"
+             *     }
+             */
             key: {
                 id: number | string;
                 name: string;
             } | null;
-            /** @description How many documents spent in the group. */
+            /**
+             * @description How many documents spent in the group.
+             * @example 12
+             */
             documents: number;
-            /** @description What they spent, net (decimal string, base currency) */
+            /**
+             * @description What they spent, net (decimal string, base currency)
+             * @example 18250.40
+             */
             amount: string;
         };
         SpendReport: {
             /** @description The item, or the page of items. */
             data: components["schemas"]["SpendReportRow"][];
-            /** @description Pagination for lists; empty for one item. */
+            /**
+             * @description The filters applied, the totals of the rows, and their currency.
+             * @example {
+             *       "filters": {
+             *         "from": null,
+             *         "to": null,
+             *         "location": null,
+             *         "department": null,
+             *         "vendor": null,
+             *         "account": null,
+             *         "group_by": "vendor"
+             *       },
+             *       "totals": {
+             *         "documents": 12,
+             *         "amount": "18250.40"
+             *       },
+             *       "currency": "USD"
+             *     }
+             */
             metadata: {
                 /** @description The filters applied, defaults included. */
                 filters: {
@@ -5873,24 +5951,62 @@ export interface components {
             };
         };
         OrdersReportRow: {
-            /** @description What the row groups by: `{id, name}` (a month: `{id: "2026-11", name: "November 2026"}`); null for what has no value for the grouping. */
+            /**
+             * @description What the row groups by: `{id, name}` (a month: `{id: "2026-11", name: "November 2026"}`); null for what has no value for the grouping.
+             * @example {
+             *       "id": 4,
+             *       "name": "Acme Supplies"
+             *     }
+             */
             key: {
                 id: number | string;
                 name: string;
             } | null;
-            /** @description How many orders. */
+            /**
+             * @description How many orders.
+             * @example 7
+             */
             orders: number;
-            /** @description Net amount ordered (decimal string, base currency) */
+            /**
+             * @description Net amount ordered (decimal string, base currency)
+             * @example 12400.00
+             */
             ordered: string;
-            /** @description Net value received (received quantity × unit price) (decimal string, base currency) */
+            /**
+             * @description Net value received (received quantity × unit price) (decimal string, base currency)
+             * @example 9800.00
+             */
             received: string;
-            /** @description Net value billed (billed quantity × unit price) (decimal string, base currency) */
+            /**
+             * @description Net value billed (billed quantity × unit price) (decimal string, base currency)
+             * @example 7350.00
+             */
             billed: string;
         };
         OrdersReport: {
             /** @description The item, or the page of items. */
             data: components["schemas"]["OrdersReportRow"][];
-            /** @description Pagination for lists; empty for one item. */
+            /**
+             * @description The filters applied, the totals of the rows, and their currency.
+             * @example {
+             *       "filters": {
+             *         "from": null,
+             *         "to": null,
+             *         "location": null,
+             *         "department": null,
+             *         "vendor": null,
+             *         "account": null,
+             *         "group_by": "vendor"
+             *       },
+             *       "totals": {
+             *         "orders": 7,
+             *         "ordered": "12400.00",
+             *         "received": "9800.00",
+             *         "billed": "7350.00"
+             *       },
+             *       "currency": "USD"
+             *     }
+             */
             metadata: {
                 /** @description The filters applied, defaults included. */
                 filters: {
@@ -5905,28 +6021,72 @@ export interface components {
             };
         };
         BudgetsReportRow: {
-            /** @description The budget. */
+            /**
+             * @description The budget.
+             * @example {
+             *       "id": 5,
+             *       "name": "Marketing 2026"
+             *     }
+             */
             budget: {
                 id: number;
                 name: string;
             };
-            /** @description The budget (decimal string, base currency) */
+            /**
+             * @description The budget (decimal string, base currency)
+             * @example 10000.00
+             */
             amount: string;
-            /** @description Pending in the ledger (decimal string, base currency) */
+            /**
+             * @description Pending in the ledger (decimal string, base currency)
+             * @example 1200.00
+             */
             pending: string;
-            /** @description Committed in the ledger (decimal string, base currency) */
+            /**
+             * @description Committed in the ledger (decimal string, base currency)
+             * @example 3000.00
+             */
             committed: string;
-            /** @description Spent in the ledger (decimal string, base currency) */
+            /**
+             * @description Spent in the ledger (decimal string, base currency)
+             * @example 2500.00
+             */
             spent: string;
-            /** @description amount − pending − committed − spent; negative when over (decimal string, base currency) */
+            /**
+             * @description amount − pending − committed − spent; negative when over (decimal string, base currency)
+             * @example 3300.00
+             */
             available: string;
-            /** @description (pending + committed + spent) ÷ amount × 100, one decimal, half-up; null when amount is 0. */
+            /**
+             * @description (pending + committed + spent) ÷ amount × 100, one decimal, half-up; null when amount is 0.
+             * @example 67.0
+             */
             used_percent: string | null;
         };
         BudgetsReport: {
             /** @description The item, or the page of items. */
             data: components["schemas"]["BudgetsReportRow"][];
-            /** @description Pagination for lists; empty for one item. */
+            /**
+             * @description The filters applied, the totals of the rows, and their currency.
+             * @example {
+             *       "filters": {
+             *         "from": null,
+             *         "to": null,
+             *         "location": null,
+             *         "department": null,
+             *         "account": null
+             *       },
+             *       "totals": {
+             *         "amount": "10000.00",
+             *         "pending": "1200.00",
+             *         "committed": "3000.00",
+             *         "spent": "2500.00",
+             *         "available": "3300.00",
+             *         "used_percent": "67.0"
+             *       },
+             *       "currency": "USD"
+             *     }
+             */
             metadata: {
                 /** @description The filters applied, defaults included. */
                 filters: {
@@ -5941,29 +6101,71 @@ export interface components {
             };
         };
         CommitmentsReportRow: {
-            /** @description The order. */
+            /**
+             * @description The order.
+             * @example {
+             *       "id": 42,
+             *       "number": "PO-000042"
+             *     }
+             */
             order: {
                 id: number;
                 number: string;
             };
-            /** @description The order's vendor. */
+            /**
+             * @description The order's vendor.
+             * @example {
+             *       "id": 4,
+             *       "name": "Acme Supplies"
+             *     }
+             */
             vendor: {
                 id: number;
                 name: string;
             };
-            /** @description The order line's id. */
+            /**
+             * @description The order line's id.
+             * @example 101
+             */
             line: number;
-            /** @description The line's net amount (decimal string, base currency) */
+            /**
+             * @description The line's net amount (decimal string, base currency)
+             * @example 1200.00
+             */
             ordered: string;
-            /** @description Received beyond what is billed (decimal string, base currency) */
+            /**
+             * @description Received beyond what is billed (decimal string, base currency)
+             * @example 300.00
+             */
             received_not_billed: string;
-            /** @description Neither received nor billed yet (decimal string, base currency) */
+            /**
+             * @description Neither received nor billed yet (decimal string, base currency)
+             * @example 500.00
+             */
             not_received: string;
         };
         CommitmentsReport: {
             /** @description The item, or the page of items. */
             data: components["schemas"]["CommitmentsReportRow"][];
-            /** @description Pagination for lists; empty for one item. */
+            /**
+             * @description The filters applied, the totals of the rows, and their currency.
+             * @example {
+             *       "filters": {
+             *         "from": null,
+             *         "to": null,
+             *         "location": null,
+             *         "department": null,
+             *         "vendor": null,
+             *         "account": null
+             *       },
+             *       "totals": {
+             *         "ordered": "1200.00",
+             *         "received_not_billed": "300.00",
+             *         "not_received": "500.00"
+             *       },
+             *       "currency": "USD"
+             *     }
+             */
             metadata: {
                 /** @description The filters applied, defaults included. */
                 filters: {
@@ -5978,31 +6180,73 @@ export interface components {
             };
         };
         PayablesAgingReportRow: {
-            /** @description The vendor. */
+            /**
+             * @description The vendor.
+             * @example {
+             *       "id": 4,
+             *       "name": "Acme Supplies"
+             *     }
+             */
             vendor: {
                 id: number;
                 name: string;
             };
-            /** @description Due on as_of or later (or without a due date) (decimal string, base currency) */
+            /**
+             * @description Due on as_of or later (or without a due date) (decimal string, base currency)
+             * @example 2400.00
+             */
             current: string;
-            /** @description 1–30 days past due (decimal string, base currency) */
+            /**
+             * @description 1–30 days past due (decimal string, base currency)
+             * @example 850.00
+             */
             "1_30": string;
-            /** @description 31–60 days past due (decimal string, base currency) */
+            /**
+             * @description 31–60 days past due (decimal string, base currency)
+             * @example 0.00
+             */
             "31_60": string;
-            /** @description 61–90 days past due (decimal string, base currency) */
+            /**
+             * @description 61–90 days past due (decimal string, base currency)
+             * @example 120.00
+             */
             "61_90": string;
-            /** @description More than 90 days past due (decimal string, base currency) */
+            /**
+             * @description More than 90 days past due (decimal string, base currency)
+             * @example 0.00
+             */
             over_90: string;
             /**
              * @description All of it (decimal string, base currency)
-             * @example 59.97
+             * @example 3370.00
              */
             total: string;
         };
         PayablesAgingReport: {
             /** @description The item, or the page of items. */
             data: components["schemas"]["PayablesAgingReportRow"][];
-            /** @description Pagination for lists; empty for one item. */
+            /**
+             * @description The filters applied, the totals of the rows, and their currency.
+             * @example {
+             *       "filters": {
+             *         "from": null,
+             *         "to": null,
+             *         "location": null,
+             *         "department": null,
+             *         "vendor": null,
+             *         "as_of": "2026-11-30"
+             *       },
+             *       "totals": {
+             *         "current": "2400.00",
+             *         "1_30": "850.00",
+             *         "31_60": "0.00",
+             *         "61_90": "120.00",
+             *         "over_90": "0.00",
+             *         "total": "3370.00"
+             *       },
+             *       "currency": "USD"
+             *     }
+             */
             metadata: {
                 /** @description The filters applied, defaults included. */
                 filters: {
@@ -6017,36 +6261,77 @@ export interface components {
             };
         };
         CycleTimesReportRow: {
-            /** @description What the row groups by: `{id, name}` (a month: `{id: "2026-11", name: "November 2026"}`); null for what has no value for the grouping. */
+            /**
+             * @description What the row groups by: `{id, name}` (a month: `{id: "2026-11", name: "November 2026"}`); null for what has no value for the grouping.
+             * @example {
+             *       "id": 4,
+             *       "name": "Acme Supplies"
+             *     }
+             */
             key: {
                 id: number | string;
                 name: string;
             } | null;
-            /** @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0). */
+            /**
+             * @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0).
+             * @example {
+             *       "count": 12,
+             *       "median_hours": 20.5,
+             *       "p90_hours": 70.2
+             *     }
+             */
             submit_to_approval: {
                 count: number;
                 median_hours: number | null;
                 p90_hours: number | null;
             };
-            /** @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0). */
+            /**
+             * @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0).
+             * @example {
+             *       "count": 12,
+             *       "median_hours": 20.5,
+             *       "p90_hours": 70.2
+             *     }
+             */
             approval_to_order: {
                 count: number;
                 median_hours: number | null;
                 p90_hours: number | null;
             };
-            /** @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0). */
+            /**
+             * @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0).
+             * @example {
+             *       "count": 12,
+             *       "median_hours": 20.5,
+             *       "p90_hours": 70.2
+             *     }
+             */
             order_to_receipt: {
                 count: number;
                 median_hours: number | null;
                 p90_hours: number | null;
             };
-            /** @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0). */
+            /**
+             * @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0).
+             * @example {
+             *       "count": 12,
+             *       "median_hours": 20.5,
+             *       "p90_hours": 70.2
+             *     }
+             */
             receipt_to_bill_approval: {
                 count: number;
                 median_hours: number | null;
                 p90_hours: number | null;
             };
-            /** @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0). */
+            /**
+             * @description How many spans, and their median and 90th percentile in hours (one decimal; null when count is 0).
+             * @example {
+             *       "count": 12,
+             *       "median_hours": 20.5,
+             *       "p90_hours": 70.2
+             *     }
+             */
             bill_approval_to_paid: {
                 count: number;
                 median_hours: number | null;
@@ -6056,7 +6341,36 @@ export interface components {
         CycleTimesReport: {
             /** @description The item, or the page of items. */
             data: components["schemas"]["CycleTimesReportRow"][];
-            /** @description Pagination for lists; empty for one item. */
+            /**
+             * @description The filters applied, the totals of the rows, and their currency.
+             * @example {
+             *       "filters": {
+             *         "from": null,
+             *         "to": null,
+             *         "location": null,
+             *         "department": null,
+             *         "group_by": "month"
+             *       },
+             *       "totals": {
+             *         "submit_to_approval": {
+             *           "count": 12
+             *         },
+             *         "approval_to_order": {
+             *           "count": 12
+             *         },
+             *         "order_to_receipt": {
+             *           "count": 12
+             *         },
+             *         "receipt_to_bill_approval": {
+             *           "count": 12
+             *         },
+             *         "bill_approval_to_paid": {
+             *           "count": 12
+             *         }
+             *       },
+             *       "currency": "USD"
+             *     }
+             */
             metadata: {
                 /** @description The filters applied, defaults included. */
                 filters: {
@@ -6076,7 +6390,10 @@ export interface components {
              * @example 3
              */
             id: number;
-            /** @example 6100 */
+            /**
+             * @description The account’s code in the general ledger, unique in the tenant ignoring case.
+             * @example 6100
+             */
             code: string;
             /**
              * @description Name, as people read it.
@@ -6129,7 +6446,10 @@ export interface components {
             data: components["schemas"]["Account"];
         };
         BudgetCheckInput: {
-            /** @description What the approval approves: {type, id}. */
+            /**
+             * @description The kind of document the lines belong to.
+             * @example request
+             */
             document: "request" | "purchase_order" | "bill" | "expense_report" | "travel_request";
             /**
              * @description The location (an id in requests, a summary in responses; a filter takes an id).
@@ -6148,7 +6468,8 @@ export interface components {
             currency?: string;
             /**
              * Format: date
-             * @description Default: today (UTC).
+             * @description The budget date the lines would count on (YYYY-MM-DD); default: today (UTC).
+             * @example 2026-11-20
              */
             date?: string;
             /**
@@ -6172,6 +6493,21 @@ export interface components {
             })[];
         };
         BudgetCheck: {
+            /**
+             * @description Every active budget the lines match: what it has available, what this document would add, and how far that goes below zero ("0.00" when within); amounts are decimal strings in the base currency.
+             * @example [
+             *       {
+             *         "budget": {
+             *           "id": 5,
+             *           "name": "Marketing 2026",
+             *           "action": "warn"
+             *         },
+             *         "available": "150.00",
+             *         "this_document": "400.00",
+             *         "over_by": "250.00"
+             *       }
+             *     ]
+             */
             budgets: {
                 budget: {
                     id: number;
@@ -6217,15 +6553,20 @@ export interface components {
              * @example 9
              */
             department: number | null;
-            /** @description null: every account. */
+            /**
+             * @description null: every account.
+             * @example 3
+             */
             account: number | null;
             /**
              * Format: date
+             * @description The first day of its period (YYYY-MM-DD), inclusive.
              * @example 2026-01-01
              */
             period_start: string;
             /**
              * Format: date
+             * @description The last day of its period (YYYY-MM-DD), inclusive.
              * @example 2026-12-31
              */
             period_end: string;
@@ -6239,7 +6580,10 @@ export interface components {
              * @example warn
              */
             action: "warn" | "block" | "approve";
-            /** @description A user id; required for approve. */
+            /**
+             * @description A user id; required for approve.
+             * @example 7
+             */
             owner: number | null;
             /**
              * @description Whether it is in use; inactive ones are kept, not deleted.
@@ -6296,15 +6640,20 @@ export interface components {
              * @example 9
              */
             department?: number | null;
-            /** @description An account id; null or absent: every account. */
+            /**
+             * @description An account id; null or absent: every account.
+             * @example 3
+             */
             account?: number | null;
             /**
              * Format: date
+             * @description The first day of its period (YYYY-MM-DD), inclusive.
              * @example 2026-01-01
              */
             period_start: string;
             /**
              * Format: date
+             * @description The last day of its period (YYYY-MM-DD), inclusive: on or after period_start, at most 366 days counting both ends.
              * @example 2026-12-31
              */
             period_end: string;
@@ -6318,7 +6667,10 @@ export interface components {
              * @example warn
              */
             action: "warn" | "block" | "approve";
-            /** @description A user id; required for approve. */
+            /**
+             * @description A user id; required for approve.
+             * @example 7
+             */
             owner?: number | null;
             /**
              * @description Default true.
@@ -6327,18 +6679,33 @@ export interface components {
             active?: boolean;
             /**
              * @description Computed; ignored when sent.
-             * @example 42
+             * @example 5
              */
             id?: unknown;
-            /** @description Computed; ignored when sent. */
+            /**
+             * @description Computed; ignored when sent.
+             * @example 1200.00
+             */
             pending?: unknown;
-            /** @description Computed; ignored when sent. */
+            /**
+             * @description Computed; ignored when sent.
+             * @example 3000.00
+             */
             committed?: unknown;
-            /** @description Computed; ignored when sent. */
+            /**
+             * @description Computed; ignored when sent.
+             * @example 2500.00
+             */
             spent?: unknown;
-            /** @description Computed; ignored when sent. */
+            /**
+             * @description Computed; ignored when sent.
+             * @example 3300.00
+             */
             available?: unknown;
-            /** @description Computed; ignored when sent. */
+            /**
+             * @description Computed; ignored when sent.
+             * @example 67.0
+             */
             used_percent?: unknown;
         };
         BudgetEnvelope: {
@@ -6362,6 +6729,10 @@ export interface components {
              * @example 2026-11-22T14:42:53.000Z
              */
             created_at: string;
+            /**
+             * @description What it counts as: pending (awaiting approval), committed (approved or ordered, not billed yet) or spent (billed, or an approved expense report or payment request).
+             * @example committed
+             */
             stage: "pending" | "committed" | "spent";
             /**
              * @description Signed, in the base currency.
@@ -6383,12 +6754,23 @@ export interface components {
              * @example 0.920000
              */
             rate: string;
-            /** @description What the approval approves: {type, id}. */
+            /**
+             * @description The document whose line wrote it: its type (request, purchase_order, bill, …), id and number.
+             * @example {
+             *       "type": "purchase_order",
+             *       "id": 42,
+             *       "number": "PO-000042"
+             *     }
+             */
             document: {
                 type: string;
                 id: number;
                 number: string;
             };
+            /**
+             * @description The id of the document’s line it counts.
+             * @example 101
+             */
             line: number;
             /**
              * @description The location (an id in requests, a summary in responses; a filter takes an id).
@@ -6400,10 +6782,21 @@ export interface components {
              * @example 9
              */
             department: number | null;
+            /**
+             * @description The line’s general-ledger account id; null when the line has none.
+             * @example 3
+             */
             account: number | null;
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The date that places it in a budget’s period (YYYY-MM-DD): a request’s submit date, an order’s request’s (else its issue date), a bill’s order’s (else its invoice date), an expense line’s date, a travel request’s departure date.
+             * @example 2026-11-20
+             */
             budget_date: string;
-            /** @example submitted */
+            /**
+             * @description The action that wrote it: submitted, approved, rejected, cancelled, ordered, issued, billed, closed or paid.
+             * @example submitted
+             */
             reason: string;
         };
         LedgerEntryList: {
@@ -6422,10 +6815,14 @@ export interface components {
             id: number;
             /**
              * Format: date
+             * @description The date on the receipt (YYYY-MM-DD); the line’s budget date.
              * @example 2026-11-20
              */
             date: string;
-            /** @example Café Central */
+            /**
+             * @description Where the money was spent, as the receipt names it.
+             * @example Café Central
+             */
             merchant: string;
             /**
              * @description Free text describing it.
@@ -6482,6 +6879,7 @@ export interface components {
              * @example pending_approval
              */
             status: "draft" | "pending_approval" | "approved" | "rejected" | "reimbursed" | "cancelled";
+            /** @description Who made it, and is reimbursed. */
             employee: components["schemas"]["Person"];
             /**
              * @description The location (an id in requests, a summary in responses; a filter takes an id).
@@ -6494,7 +6892,13 @@ export interface components {
                 id: number;
                 name: string;
             };
-            /** @description The department (an id in requests, a summary in responses). */
+            /**
+             * @description The department (an id in requests, a summary in responses).
+             * @example {
+             *       "id": 3,
+             *       "name": "Sales"
+             *     }
+             */
             department: {
                 id: number;
                 name: string;
@@ -6521,7 +6925,20 @@ export interface components {
              * @example 146.20
              */
             total: string;
-            /** @description What the budget check at submit warned of. */
+            /**
+             * @description What the budget check at submit warned of; [] when none.
+             * @example [
+             *       {
+             *         "budget": {
+             *           "id": 5,
+             *           "name": "Travel 2026"
+             *         },
+             *         "available": "150.00",
+             *         "requested": "400.00",
+             *         "over_by": "250.00"
+             *       }
+             *     ]
+             */
             budget_warnings: {
                 budget: {
                     id: number;
@@ -6533,9 +6950,15 @@ export interface components {
             }[];
             /** @description The approval chain so far, by step (read-only; ignored in a body). */
             approvals: components["schemas"]["Approval"][];
-            /** @description When it was reimbursed. */
+            /**
+             * @description When it was reimbursed; null until then.
+             * @example 2026-11-25T10:00:00.000Z
+             */
             reimbursed_at: string | null;
-            /** @example SEPA-2026-1181 */
+            /**
+             * @description The reference of the payment that reimbursed it, as given to reimburse; null when none was given.
+             * @example SEPA-2026-1181
+             */
             payment_reference: string | null;
             /**
              * @description When it was last submitted.
@@ -6571,17 +6994,24 @@ export interface components {
             id?: number;
             /**
              * Format: date
+             * @description The date on the receipt (YYYY-MM-DD); the line’s budget date.
              * @example 2026-11-20
              */
             date: string;
-            /** @example Café Central */
+            /**
+             * @description Where the money was spent, as the receipt names it.
+             * @example Café Central
+             */
             merchant?: string;
             /**
              * @description Free text describing it.
              * @example Net 30 days from invoice
              */
             description?: string;
-            /** @description A general-ledger account id, or null. */
+            /**
+             * @description A general-ledger account id (GET /api/v3/accounts/), or null.
+             * @example 4
+             */
             account?: (number | ({
                 id: number;
             } & {
@@ -6597,9 +7027,15 @@ export interface components {
              * @example USD
              */
             currency?: string;
-            /** @description An attachment of this report (upload it first), or null. */
+            /**
+             * @description An attachment of this report (upload it first), or null.
+             * @example 88
+             */
             receipt?: number | null;
-            /** @description Read-only; ignored. */
+            /**
+             * @description Read-only; ignored.
+             * @example 46.20
+             */
             converted_amount?: unknown;
         };
         /** @description Read-only fields (as GET returns them) are accepted and ignored. */
@@ -6615,7 +7051,7 @@ export interface components {
             });
             /**
              * @description A department of the location, or null.
-             * @example 9
+             * @example 3
              */
             department?: (number | ({
                 id: number;
@@ -6627,7 +7063,10 @@ export interface components {
              * @example USD
              */
             currency?: string;
-            /** @description An approved travel request of yours, or null. */
+            /**
+             * @description An approved travel request of yours, or null.
+             * @example 3
+             */
             travel_request?: number | null;
             /**
              * @description The HTTP status text.
@@ -6651,19 +7090,40 @@ export interface components {
              * @example 404
              */
             status?: unknown;
+            /**
+             * @description Read-only: who made it, as GET returns it; ignored (the employee is who creates it).
+             * @example {
+             *       "id": 7,
+             *       "first_name": "Ada",
+             *       "last_name": "Lovelace",
+             *       "email": "ada@example.com"
+             *     }
+             */
             employee?: unknown;
             /**
              * @description Σ quantity × unit_price, rounded half-up to 2 decimals; computed by the service (ignored in a body).
              * @example 59.97
              */
             total?: unknown;
+            /**
+             * @description Read-only: what the budget check at submit warned of; ignored.
+             * @example []
+             */
             budget_warnings?: unknown;
             /**
              * @description The approval chain so far, by step (read-only; ignored in a body).
              * @example []
              */
             approvals?: unknown;
+            /**
+             * @description Read-only: set by reimburse; ignored.
+             * @example null
+             */
             reimbursed_at?: unknown;
+            /**
+             * @description Read-only: set by reimburse; ignored.
+             * @example null
+             */
             payment_reference?: unknown;
             /**
              * @description When it was submitted (ISO 8601); null while a draft.
@@ -6700,7 +7160,10 @@ export interface components {
             payment_reference?: string;
         } | null;
         TravelEstimate: {
-            /** @example lodging */
+            /**
+             * @description What it is for: airfare, lodging, ground (transport on the ground), meals or other.
+             * @example lodging
+             */
             category: "airfare" | "lodging" | "ground" | "meals" | "other";
             /**
              * @description In the request’s currency; without trailing zeros.
@@ -6737,6 +7200,7 @@ export interface components {
              * @example approved
              */
             status: "draft" | "pending_approval" | "approved" | "rejected" | "cancelled";
+            /** @description Who travels (who made it). */
             traveller: components["schemas"]["Person"];
             /**
              * @description The location (an id in requests, a summary in responses; a filter takes an id).
@@ -6749,22 +7213,36 @@ export interface components {
                 id: number;
                 name: string;
             };
-            /** @description The department (an id in requests, a summary in responses). */
+            /**
+             * @description The department (an id in requests, a summary in responses).
+             * @example {
+             *       "id": 3,
+             *       "name": "Sales"
+             *     }
+             */
             department: {
                 id: number;
                 name: string;
             } | null;
-            /** @example Customer workshop */
+            /**
+             * @description Why the trip is made.
+             * @example Customer workshop
+             */
             purpose: string;
-            /** @example Berlin */
+            /**
+             * @description Where the traveller goes.
+             * @example Berlin
+             */
             destination: string;
             /**
              * Format: date
+             * @description The first day of the trip (YYYY-MM-DD); the estimates’ budget date.
              * @example 2026-12-07
              */
             departure_date: string;
             /**
              * Format: date
+             * @description The last day of the trip (YYYY-MM-DD), on or after departure_date.
              * @example 2026-12-09
              */
             return_date: string;
@@ -6773,6 +7251,7 @@ export interface components {
              * @example EUR
              */
             currency: string;
+            /** @description What the trip is expected to cost, by category, in the request’s currency. */
             estimates: components["schemas"]["TravelEstimate"][];
             /**
              * @description Σ estimates, rounded half-up to 2 decimals.
@@ -6784,6 +7263,20 @@ export interface components {
              * @example 310.55
              */
             expensed_total: string;
+            /**
+             * @description What the budget check at submit warned of; [] when none.
+             * @example [
+             *       {
+             *         "budget": {
+             *           "id": 5,
+             *           "name": "Travel 2026"
+             *         },
+             *         "available": "150.00",
+             *         "requested": "400.00",
+             *         "over_by": "250.00"
+             *       }
+             *     ]
+             */
             budget_warnings: {
                 budget: {
                     id: number;
@@ -6841,12 +7334,19 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })) | null;
-            /** @example Customer workshop */
+            /**
+             * @description Why the trip is made.
+             * @example Customer workshop
+             */
             purpose: string;
-            /** @example Berlin */
+            /**
+             * @description Where the traveller goes.
+             * @example Berlin
+             */
             destination: string;
             /**
              * Format: date
+             * @description The first day of the trip (YYYY-MM-DD); the estimates’ budget date.
              * @example 2026-12-07
              */
             departure_date: string;
@@ -6861,8 +7361,20 @@ export interface components {
              * @example USD
              */
             currency?: string;
+            /**
+             * @description What the trip is expected to cost, by category, in the request’s currency (1 to 200).
+             * @example [
+             *       {
+             *         "category": "airfare",
+             *         "amount": "420.00"
+             *       }
+             *     ]
+             */
             estimates: {
-                /** @example lodging */
+                /**
+                 * @description What it is for: airfare, lodging, ground (transport on the ground), meals or other.
+                 * @example lodging
+                 */
                 category: "airfare" | "lodging" | "ground" | "meals" | "other";
                 /**
                  * @description Decimal string, up to 4 decimals.
@@ -6891,13 +7403,30 @@ export interface components {
              * @example 404
              */
             status?: unknown;
+            /**
+             * @description Read-only: who travels, as GET returns it; ignored (the traveller is who creates it).
+             * @example {
+             *       "id": 7,
+             *       "first_name": "Ada",
+             *       "last_name": "Lovelace",
+             *       "email": "ada@example.com"
+             *     }
+             */
             traveller?: unknown;
             /**
              * @description Σ quantity × unit_price, rounded half-up to 2 decimals; computed by the service (ignored in a body).
              * @example 59.97
              */
             total?: unknown;
+            /**
+             * @description Read-only: computed from the expense reports that name it; ignored.
+             * @example 310.55
+             */
             expensed_total?: unknown;
+            /**
+             * @description Read-only: what the budget check at submit warned of; ignored.
+             * @example []
+             */
             budget_warnings?: unknown;
             /**
              * @description The approval chain so far, by step (read-only; ignored in a body).
@@ -6941,21 +7470,30 @@ export interface components {
                 id: number;
                 name: string;
             };
-            /** @example Acme Supplies GmbH */
+            /**
+             * @description The name on the account.
+             * @example Acme Supplies GmbH
+             */
             account_holder: string;
             /**
              * @description Electronic form (no spaces). Masked to its last four characters for readers without accounts_payable.
              * @example DE89370400440532013000
              */
             iban: string | null;
-            /** @example COBADEFFXXX */
+            /**
+             * @description BIC (ISO 9362), 8 or 11 characters; null when none was given.
+             * @example COBADEFFXXX
+             */
             bic: string | null;
             /**
              * @description For accounts without an IBAN. Masked like the IBAN.
              * @example null
              */
             account_number: string | null;
-            /** @example null */
+            /**
+             * @description The bank’s routing or sort code; null when none was given.
+             * @example null
+             */
             routing_number: string | null;
             /**
              * @description ISO 3166 alpha-2; from the IBAN when it has one.
@@ -6980,8 +7518,12 @@ export interface components {
              * @example 2026-11-27T11:00:00.000Z
              */
             changed_at: string;
+            /** @description Who verified it (another user than the one who last changed it); null while unverified. */
             verified_by: components["schemas"]["Person"] | null;
-            /** @description When it was verified; null while unverified. */
+            /**
+             * @description When it was verified; null while unverified.
+             * @example 2026-11-21T09:30:00.000Z
+             */
             verified_at: string | null;
         };
         VendorBankAccountEnvelope: {
@@ -7001,9 +7543,25 @@ export interface components {
              * @example Acme Supplies GmbH
              */
             account_holder: string;
+            /**
+             * @description IBAN (ISO 13616); spaces are ignored; null for none.
+             * @example DE89 3704 0044 0532 0130 00
+             */
             iban?: string | null;
+            /**
+             * @description BIC (ISO 9362), 8 or 11 characters; null for none.
+             * @example COBADEFFXXX
+             */
             bic?: string | null;
+            /**
+             * @description For an account without an IBAN; null for none.
+             * @example 000123456789
+             */
             account_number?: string | null;
+            /**
+             * @description The bank’s routing or sort code; null for none.
+             * @example 021000021
+             */
             routing_number?: string | null;
             /**
              * @description ISO 3166 alpha-2; default: the IBAN’s.
@@ -7012,15 +7570,21 @@ export interface components {
             country?: string;
             /**
              * @description Read-only; ignored.
-             * @example 4
+             * @example {
+             *       "id": 3,
+             *       "name": "Acme Supplies"
+             *     }
              */
             vendor?: unknown;
             /**
              * @description Read-only; ignored.
-             * @example 404
+             * @example verified
              */
             status?: unknown;
-            /** @description Read-only; ignored. */
+            /**
+             * @description Read-only; ignored.
+             * @example false
+             */
             masked?: unknown;
             /**
              * @description Read-only; ignored.
@@ -7034,12 +7598,23 @@ export interface components {
             changed_by?: unknown;
             /**
              * @description Read-only; ignored.
-             * @example 2026-11-27T11:00:00.000Z
+             * @example 2026-11-20T16:05:00.000Z
              */
             changed_at?: unknown;
-            /** @description Read-only; ignored. */
+            /**
+             * @description Read-only; ignored.
+             * @example {
+             *       "id": 7,
+             *       "first_name": "Ada",
+             *       "last_name": "Lovelace",
+             *       "email": "ada@example.com"
+             *     }
+             */
             verified_by?: unknown;
-            /** @description Read-only; ignored. */
+            /**
+             * @description Read-only; ignored.
+             * @example 2026-11-21T09:30:00.000Z
+             */
             verified_at?: unknown;
         };
         CompanyBankAccount: {
@@ -7053,11 +7628,20 @@ export interface components {
              * @example Operating account
              */
             name: string;
-            /** @example Example Corp */
+            /**
+             * @description The name on the account (the debtor in payment files).
+             * @example Example Corp
+             */
             account_holder: string;
-            /** @example DE02120300000000202051 */
+            /**
+             * @description IBAN (ISO 13616), electronic form (no spaces).
+             * @example DE02120300000000202051
+             */
             iban: string;
-            /** @example BYLADEM1001 */
+            /**
+             * @description BIC (ISO 9362), 8 or 11 characters.
+             * @example BYLADEM1001
+             */
             bic: string;
             /**
              * @description The currency (see the schema for how it is named).
@@ -7100,6 +7684,7 @@ export interface components {
             /**
              * Format: name
              * @description The name on the account (the debtor in payment files).
+             * @example Example Corp
              */
             account_holder: string;
             /**
@@ -7231,9 +7816,25 @@ export interface components {
              * @example DEP-2026-11
              */
             invoice_number: string;
-            /** @example Deposit for the December offsite venue */
+            /**
+             * @description What it pays for and why.
+             * @example Deposit for the December offsite venue
+             */
             reason: string;
-            /** @description What the last budget check found; [] when none. */
+            /**
+             * @description What the last budget check found; [] when none.
+             * @example [
+             *       {
+             *         "budget": {
+             *           "id": 5,
+             *           "name": "Facilities 2026"
+             *         },
+             *         "available": "900.00",
+             *         "requested": "1500.00",
+             *         "over_by": "600.00"
+             *       }
+             *     ]
+             */
             budget_warnings: {
                 [key: string]: unknown;
             }[];
@@ -7244,7 +7845,10 @@ export interface components {
              * @example null
              */
             submitted_at: string | null;
-            /** @description When the run that paid it off was confirmed. */
+            /**
+             * @description When the run that paid it off was confirmed; null until then.
+             * @example 2026-12-01T15:00:00.000Z
+             */
             paid_at: string | null;
             /**
              * @description The number of the run that paid it off.
@@ -7313,6 +7917,10 @@ export interface components {
              * @example 1500.00
              */
             amount: string;
+            /**
+             * @description A general-ledger account id (GET /api/v3/accounts/), or null.
+             * @example 12
+             */
             account?: number | null | ({
                 id: number;
             } & {
@@ -7325,10 +7933,14 @@ export interface components {
             due_date?: string | null;
             /**
              * Format: name
+             * @description The vendor’s reference (the payment file’s remittance text).
              * @example DEP-2026-11
              */
             invoice_number?: string;
-            /** @example Deposit for the December offsite venue */
+            /**
+             * @description What it pays for and why.
+             * @example Deposit for the December offsite venue
+             */
             reason?: string;
         } & {
             [key: string]: unknown;
@@ -7433,6 +8045,7 @@ export interface components {
              * @example 2026-12-01
              */
             execution_date: string;
+            /** @description The bills and payment requests it pays, and how much of each. */
             items: components["schemas"]["PaymentRunItem"][];
             /**
              * @description Σ item amounts.
@@ -7446,7 +8059,10 @@ export interface components {
              * @example null
              */
             submitted_at: string | null;
-            /** @description When the bank executed it (set by confirm). */
+            /**
+             * @description When the bank executed it (set by confirm); null until then.
+             * @example 2026-12-01T15:00:00.000Z
+             */
             confirmed_at: string | null;
             /** @description Who made it. */
             created_by: components["schemas"]["Person"];
@@ -7473,7 +8089,10 @@ export interface components {
         };
         /** @description Read-only fields (id, number, status, total, approvals, …) are accepted and ignored. */
         PaymentRunInput: {
-            /** @description The company bank account (its currency is the run’s). */
+            /**
+             * @description The company bank account (its currency is the run’s).
+             * @example 1
+             */
             bank_account: number | ({
                 id: number;
             } & {
@@ -7481,9 +8100,23 @@ export interface components {
             });
             /**
              * Format: date
+             * @description When the bank should pay (YYYY-MM-DD).
              * @example 2026-12-01
              */
             execution_date: string;
+            /**
+             * @description The approved bills and payment requests to pay (1 to 2,000), each at most once.
+             * @example [
+             *       {
+             *         "document": {
+             *           "type": "bill",
+             *           "id": 5
+             *         },
+             *         "amount": "100.00",
+             *         "reference": "INV-2291"
+             *       }
+             *     ]
+             */
             items: ({
                 /** @description The approved bill or payment request to pay. */
                 document: {
@@ -12936,6 +13569,10 @@ export interface operations {
             header: {
                 /** @description Always "api". */
                 "x-service-client": components["parameters"]["ServiceClient"];
+                /**
+                 * @description The ETag of a copy you hold (the quoted SHA-256): 304 without a body when it still matches.
+                 * @example "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                 */
                 "if-none-match"?: string;
             };
             path: {
@@ -13591,19 +14228,40 @@ export interface operations {
     reportSpend: {
         parameters: {
             query?: {
-                /** @description First date, inclusive (YYYY-MM-DD). */
+                /**
+                 * @description First date, inclusive (YYYY-MM-DD).
+                 * @example 2026-01-01
+                 */
                 from?: string;
-                /** @description Last date, inclusive (YYYY-MM-DD). */
+                /**
+                 * @description Last date, inclusive (YYYY-MM-DD).
+                 * @example 2026-12-31
+                 */
                 to?: string;
-                /** @description A location id (you need nav_report there). */
+                /**
+                 * @description A location id (you need nav_report there).
+                 * @example 3
+                 */
                 location?: string;
-                /** @description A department id. */
+                /**
+                 * @description A department id.
+                 * @example 9
+                 */
                 department?: string;
-                /** @description A vendor id. */
+                /**
+                 * @description A vendor id.
+                 * @example 4
+                 */
                 vendor?: string;
-                /** @description An account id. */
+                /**
+                 * @description An account id.
+                 * @example 3
+                 */
                 account?: string;
-                /** @description What a row groups by; default vendor. */
+                /**
+                 * @description What a row groups by; default vendor.
+                 * @example user
+                 */
                 group_by?: "vendor" | "location" | "department" | "account" | "month" | "user";
                 /** @description The form: json (default), csv, xlsx or svg (a chart). `Accept: text/csv` also asks for CSV. */
                 format?: "json" | "csv" | "xlsx" | "svg";
@@ -13642,19 +14300,40 @@ export interface operations {
     reportOrders: {
         parameters: {
             query?: {
-                /** @description First date, inclusive (YYYY-MM-DD). */
+                /**
+                 * @description First date, inclusive (YYYY-MM-DD).
+                 * @example 2026-01-01
+                 */
                 from?: string;
-                /** @description Last date, inclusive (YYYY-MM-DD). */
+                /**
+                 * @description Last date, inclusive (YYYY-MM-DD).
+                 * @example 2026-12-31
+                 */
                 to?: string;
-                /** @description A location id (you need nav_report there). */
+                /**
+                 * @description A location id (you need nav_report there).
+                 * @example 3
+                 */
                 location?: string;
-                /** @description A department id. */
+                /**
+                 * @description A department id.
+                 * @example 9
+                 */
                 department?: string;
-                /** @description A vendor id. */
+                /**
+                 * @description A vendor id.
+                 * @example 4
+                 */
                 vendor?: string;
-                /** @description An account id. */
+                /**
+                 * @description An account id.
+                 * @example 3
+                 */
                 account?: string;
-                /** @description What a row groups by; default vendor. */
+                /**
+                 * @description What a row groups by; default vendor.
+                 * @example month
+                 */
                 group_by?: "vendor" | "location" | "department" | "user" | "month";
                 /** @description The form: json (default), csv, xlsx or svg (a chart). `Accept: text/csv` also asks for CSV. */
                 format?: "json" | "csv" | "xlsx" | "svg";
@@ -13693,15 +14372,30 @@ export interface operations {
     reportBudgets: {
         parameters: {
             query?: {
-                /** @description First date, inclusive (YYYY-MM-DD). */
+                /**
+                 * @description First date, inclusive (YYYY-MM-DD).
+                 * @example 2026-01-01
+                 */
                 from?: string;
-                /** @description Last date, inclusive (YYYY-MM-DD). */
+                /**
+                 * @description Last date, inclusive (YYYY-MM-DD).
+                 * @example 2026-12-31
+                 */
                 to?: string;
-                /** @description A location id (you need nav_report there). */
+                /**
+                 * @description A location id (you need nav_report there).
+                 * @example 3
+                 */
                 location?: string;
-                /** @description A department id. */
+                /**
+                 * @description A department id.
+                 * @example 9
+                 */
                 department?: string;
-                /** @description An account id. */
+                /**
+                 * @description An account id.
+                 * @example 3
+                 */
                 account?: string;
                 /** @description The form: json (default), csv, xlsx or svg (a chart). `Accept: text/csv` also asks for CSV. */
                 format?: "json" | "csv" | "xlsx" | "svg";
@@ -13740,17 +14434,35 @@ export interface operations {
     reportCommitments: {
         parameters: {
             query?: {
-                /** @description First date, inclusive (YYYY-MM-DD). */
+                /**
+                 * @description First date, inclusive (YYYY-MM-DD).
+                 * @example 2026-01-01
+                 */
                 from?: string;
-                /** @description Last date, inclusive (YYYY-MM-DD). */
+                /**
+                 * @description Last date, inclusive (YYYY-MM-DD).
+                 * @example 2026-12-31
+                 */
                 to?: string;
-                /** @description A location id (you need nav_report there). */
+                /**
+                 * @description A location id (you need nav_report there).
+                 * @example 3
+                 */
                 location?: string;
-                /** @description A department id. */
+                /**
+                 * @description A department id.
+                 * @example 9
+                 */
                 department?: string;
-                /** @description A vendor id. */
+                /**
+                 * @description A vendor id.
+                 * @example 4
+                 */
                 vendor?: string;
-                /** @description An account id. */
+                /**
+                 * @description An account id.
+                 * @example 3
+                 */
                 account?: string;
                 /** @description The form: json (default), csv, xlsx or svg (a chart). `Accept: text/csv` also asks for CSV. */
                 format?: "json" | "csv" | "xlsx" | "svg";
@@ -13789,17 +14501,35 @@ export interface operations {
     reportPayablesAging: {
         parameters: {
             query?: {
-                /** @description First date, inclusive (YYYY-MM-DD). */
+                /**
+                 * @description First date, inclusive (YYYY-MM-DD).
+                 * @example 2026-01-01
+                 */
                 from?: string;
-                /** @description Last date, inclusive (YYYY-MM-DD). */
+                /**
+                 * @description Last date, inclusive (YYYY-MM-DD).
+                 * @example 2026-12-31
+                 */
                 to?: string;
-                /** @description A location id (you need nav_report there). */
+                /**
+                 * @description A location id (you need nav_report there).
+                 * @example 3
+                 */
                 location?: string;
-                /** @description A department id. */
+                /**
+                 * @description A department id.
+                 * @example 9
+                 */
                 department?: string;
-                /** @description A vendor id. */
+                /**
+                 * @description A vendor id.
+                 * @example 4
+                 */
                 vendor?: string;
-                /** @description The day the bills are aged on (YYYY-MM-DD); default today (UTC). */
+                /**
+                 * @description The day the bills are aged on (YYYY-MM-DD); default today (UTC).
+                 * @example 2026-11-30
+                 */
                 as_of?: string;
                 /** @description The form: json (default), csv, xlsx or svg (a chart). `Accept: text/csv` also asks for CSV. */
                 format?: "json" | "csv" | "xlsx" | "svg";
@@ -13838,15 +14568,30 @@ export interface operations {
     reportCycleTimes: {
         parameters: {
             query?: {
-                /** @description First date, inclusive (YYYY-MM-DD). */
+                /**
+                 * @description First date, inclusive (YYYY-MM-DD).
+                 * @example 2026-01-01
+                 */
                 from?: string;
-                /** @description Last date, inclusive (YYYY-MM-DD). */
+                /**
+                 * @description Last date, inclusive (YYYY-MM-DD).
+                 * @example 2026-12-31
+                 */
                 to?: string;
-                /** @description A location id (you need nav_report there). */
+                /**
+                 * @description A location id (you need nav_report there).
+                 * @example 3
+                 */
                 location?: string;
-                /** @description A department id. */
+                /**
+                 * @description A department id.
+                 * @example 9
+                 */
                 department?: string;
-                /** @description What a row groups by; default month. */
+                /**
+                 * @description What a row groups by; default month.
+                 * @example month
+                 */
                 group_by?: "location" | "month";
                 /** @description The form: json (default), csv, xlsx or svg (a chart). `Accept: text/csv` also asks for CSV. */
                 format?: "json" | "csv" | "xlsx" | "svg";
@@ -14297,6 +15042,10 @@ export interface operations {
                 format?: components["parameters"]["Format"];
                 /** @description Sort field; prefix - for descending. */
                 order_by?: "id" | "-id";
+                /**
+                 * @description Only entries of this stage.
+                 * @example committed
+                 */
                 stage?: "pending" | "committed" | "spent";
             };
             header: {
@@ -14349,11 +15098,20 @@ export interface operations {
                  * @example pending_approval
                  */
                 status?: "draft" | "pending_approval" | "approved" | "rejected" | "reimbursed" | "cancelled";
-                /** @description Only reports of this location. */
+                /**
+                 * @description Only reports of this location.
+                 * @example 3
+                 */
                 location?: number;
-                /** @description Only reports of this employee (the id of /api/v3/users/{id}/, as `employee.id` shows it). */
+                /**
+                 * @description Only reports of this employee (the id of /api/v3/users/{id}/, as `employee.id` shows it).
+                 * @example 7
+                 */
                 employee?: number;
-                /** @description Only reports naming this travel request. */
+                /**
+                 * @description Only reports naming this travel request.
+                 * @example 3
+                 */
                 travel_request?: number;
                 /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
@@ -14671,9 +15429,15 @@ export interface operations {
                  * @example approved
                  */
                 status?: "draft" | "pending_approval" | "approved" | "rejected" | "cancelled";
-                /** @description Only requests of this location. */
+                /**
+                 * @description Only requests of this location.
+                 * @example 3
+                 */
                 location?: number;
-                /** @description Only requests of this traveller (the id of /api/v3/users/{id}/, as `traveller.id` shows it). */
+                /**
+                 * @description Only requests of this traveller (the id of /api/v3/users/{id}/, as `traveller.id` shows it).
+                 * @example 7
+                 */
                 traveller?: number;
                 /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
@@ -15499,6 +16263,10 @@ export interface operations {
                  * @example approved
                  */
                 status?: "draft" | "pending_approval" | "approved" | "confirmed" | "cancelled";
+                /**
+                 * @description Only runs paying from this company bank account (its id).
+                 * @example 1
+                 */
                 bank_account?: number;
                 /** @description Only items changed at or after this instant: ISO 8601 with a time zone (2026-01-31T09:30:00Z), or a date alone (2026-01-31, read as 00:00 UTC). */
                 updated_since?: string;
