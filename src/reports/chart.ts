@@ -9,6 +9,7 @@ import { BarChart } from 'echarts/charts'
 import { GridComponent, LegendComponent, TitleComponent } from 'echarts/components'
 import * as echarts from 'echarts/core'
 import { SVGRenderer } from 'echarts/renderers'
+import { visible } from '../core/visible.ts'
 import type { ReportDefinition, Row } from './definitions.ts'
 
 echarts.use([BarChart, GridComponent, LegendComponent, TitleComponent, SVGRenderer])
@@ -17,7 +18,10 @@ const WIDTH = 420
 const FONT = 13
 
 const escapeXml = (text: string) =>
-  text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+  visible(text).replace(
+    /[<>&"']/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!,
+  )
 
 /** What the chart shows, as data: its categories and each series' values (null: nothing to draw). */
 export interface ChartData {
@@ -28,8 +32,8 @@ export interface ChartData {
 
 export function chartData(report: ReportDefinition, rows: Row[]): ChartData {
   return {
-    categories: rows.map(report.chart.category),
-    series: report.chart.series.map((s) => ({ name: s.name, values: rows.map(s.value) })),
+    categories: rows.map((row) => visible(report.chart.category(row))),
+    series: report.chart.series.map((s) => ({ name: visible(s.name), values: rows.map(s.value) })),
     unit: report.chart.unit,
   }
 }
@@ -96,7 +100,7 @@ function accessible(svg: string, data: ChartData, caption: string, id: string): 
       : `A bar chart of ${data.categories.length} ${data.categories.length === 1 ? 'row' : 'rows'}: ${data.series
           .map((s) => s.name)
           .join(', ')}${data.unit === 'hours' ? ' in hours' : ''}. The table beside it has the same figures.`
-  const json = JSON.stringify(data).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  const json = JSON.stringify(data).replace(/[<>&']/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
   const head = `<title id="${id}-title">${escapeXml(caption)}</title><desc id="${id}-desc">${escapeXml(summary)}</desc><metadata id="${id}-data" data-format="application/json">${json}</metadata>`
   return svg.replace(/^<svg\b([^>]*)>/, (_whole, attributes: string) => {
     const fluid = attributes.replace(/\swidth="[^"]*"/, ' width="100%"').replace(/\sheight="[^"]*"/, '')

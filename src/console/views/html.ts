@@ -7,6 +7,8 @@
  * the character itself. A link to anything a user typed goes through `safeHref`, so `javascript:` and other
  * schemes never reach an `href`.
  */
+import { visible } from '../../core/visible.ts'
+
 export class Html {
   constructor(readonly value: string) {}
   toString(): string {
@@ -15,11 +17,8 @@ export class Html {
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-/** C0 controls but tab and line breaks, DEL, C1 controls, and the bidirectional marks, embeddings and isolates. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const HIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
 
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!).replace(HIDDEN, '\ufffd')
+export const escapeHtml = (text: string) => visible(text).replace(/[&<>"']/g, (c) => ESCAPES[c]!)
 
 type Value = Html | string | number | boolean | null | undefined | readonly Value[]
 
