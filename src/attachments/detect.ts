@@ -4,7 +4,6 @@
  * and what it cannot see — text, CSV, e-mail, HTML, XML, SVG, scripts — by the checks here. Anything not on
  * the allow-list is refused, naming the type found.
  */
-import { fileTypeFromFile } from 'file-type'
 
 /** The detected types accepted, as stored and served. */
 export const ALLOWED_TYPES: ReadonlySet<string> = new Set([
@@ -39,6 +38,7 @@ const ACTIVE = /<(?:script|iframe|html|object|embed)[\s/>]/i
 
 /** The type of the spooled file at `file`; text checks use what `sniffed` saw of the whole stream. */
 export async function detectType(file: string, sniffed: Sniffed): Promise<string> {
+  const { fileTypeFromFile } = await import('file-type') // loaded on the first upload, not with the server
   const found = await fileTypeFromFile(file)
   if (found !== undefined) {
     if (found.mime === 'application/xml') return /<svg[\s>]/i.test(latin1(sniffed.head)) ? 'image/svg+xml' : found.mime

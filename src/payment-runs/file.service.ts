@@ -10,7 +10,7 @@ import { vendorAccountsOf } from '../bank-accounts/vendor.service.ts'
 import { conflict } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { itemName } from './items.service.ts'
-import { buildPain001, type FileItem } from './pain001.ts'
+import type { FileItem } from './pain001.ts'
 import * as repo from './repository.ts'
 import { requireMaker } from './service.ts'
 import { runView, visibleRun } from './view.service.ts'
@@ -57,6 +57,8 @@ export async function runFile(db: Kysely<DB>, actor: Actor, id: number): Promise
       remittance: invoices[index] || item.reference || item.document.number,
     }
   })
+  // The XML builder (xmlbuilder2 and its DOM, about 0.6 MB of code) is loaded on the first file, not with the server.
+  const { buildPain001 } = await import('./pain001.ts')
   const xml = buildPain001({
     messageId: run.number,
     createdAt: new Date(),

@@ -4,7 +4,7 @@
  * amounts, negative ones included, are numbers and never prefixed. XLSX through write-excel-file: text cells
  * as text, counts and amounts as typed number cells (amounts formatted with 2 decimals, hours with 1).
  */
-import writeXlsxFile, { type SheetData } from 'write-excel-file/node'
+import type { SheetData } from 'write-excel-file/node'
 import { toCsv } from '../http/list.ts'
 import type { Column, ReportDefinition, Row } from './definitions.ts'
 
@@ -42,6 +42,8 @@ export async function reportXlsx(report: ReportDefinition, rows: Row[]): Promise
     }),
   )
   const data: SheetData = [header, ...body]
+  // The XLSX writer (and its zip library) is loaded on the first workbook, not with the server.
+  const { default: writeXlsxFile } = await import('write-excel-file/node')
   const result = writeXlsxFile(data, {
     sheet: report.title,
     columns: report.columns.map((c) => ({ width: Math.max(12, c.header.length + 2) })),

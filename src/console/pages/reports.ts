@@ -3,11 +3,10 @@
  * `/console/reports/download?…&format=csv|xlsx` sends exactly those rows, made the way the API makes them.
  */
 import type { FastifyReply } from 'fastify'
-import { reportSvg } from '../../reports/chart.ts'
 import { REPORTS } from '../../reports/definitions.ts'
 import { reportCsv, reportXlsx } from '../../reports/forms.ts'
 import { filterOptions } from '../../reports/options.repository.ts'
-import { reportCaption, XLSX_TYPE } from '../../reports/send.ts'
+import { reportSvgOf, XLSX_TYPE } from '../../reports/send.ts'
 import { reportScope, runReport } from '../../reports/service.ts'
 import { badRequest } from '../../core/problem.ts'
 import { sendPage, type ConsoleApp, type ConsoleDeps } from '../context.ts'
@@ -33,7 +32,7 @@ export function reportPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const result = await runReport(deps.db, actor, name, filters)
     const scope = await reportScope(deps.db, actor)
     const options = await filterOptions(deps.db, actor.tenantId, scope)
-    const svg = reportSvg(result.report, result.rows, reportCaption(result), 'report-chart')
+    const svg = await reportSvgOf(result, 'report-chart')
     return sendPage(
       reply,
       reportsView(
