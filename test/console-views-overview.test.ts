@@ -144,6 +144,14 @@ hostileCases({
           },
           { title: HOSTILE, none: HOSTILE, items: [{ count: 0, label: HOSTILE, href: '/console/orders' }] },
         ],
+        spend: {
+          month: HOSTILE,
+          spent: '1,250.00',
+          currency: HOSTILE,
+          budgets: [
+            { id: 1, name: HOSTILE, amount: '1000.00', spent: '1250.00', used_percent: '125.0', available: '-250.00' },
+          ],
+        },
         welcome: true,
       },
       frame,

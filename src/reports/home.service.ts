@@ -1,7 +1,7 @@
 /**
  * Spend this month against the budgets, for the console's home page: the spend report of this UTC month and
  * the budgets report over it, for a reader of reports; undefined for anyone without `nav_report`.
- * The home page renders it with `spendThisMonthCard` (console/views/reports.ts).
+ * Home (console/pages/home.ts) shows it with `spendThisMonthCard` (console/views/reports.ts).
  */
 import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'

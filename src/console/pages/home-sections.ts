@@ -1,7 +1,8 @@
 /**
  * What Home shows (pages/home.ts): a list of sections, each a title and the counts it reads for the signed-in
  * user — each count links to its list. A module adds its section with one line in HOME_SECTIONS (expense
- * reports and travel requests, payments…). A section with nothing to count for the user is left out.
+ * reports and travel requests, payments…). A section with nothing to count for the user is left out. This
+ * month's spend against the budgets is a card of amounts, not counts: home.ts reads it (reports/home.service.ts).
  */
 import type { Actor } from '../../access/actor.ts'
 import { actorLocationAccess, locationsWithAny, type LocationAccess } from '../../access/location-permissions.ts'
@@ -145,24 +146,8 @@ const bills: HomeSection = {
   },
 }
 
-/**
- * The slot for this month's spend against budgets (for holders of `nav_report`): the budgets module fills in
- * this function's body — a count or amount per budget, linking to it — and Home shows it. Until budgets
- * exist it shows nothing (undefined leaves the section out).
- */
-export async function spendAgainstBudgets(c: HomeContext): Promise<HomeItem[] | undefined> {
-  if (!anywhere(c, 'nav_report')) return undefined
-  return undefined
-}
-
 /** Home's sections, in order: one line each. */
-export const HOME_SECTIONS: HomeSection[] = [
-  approvals,
-  myRequests,
-  toReceive,
-  bills,
-  { title: 'This month’s spend against budgets', none: 'No budget is set for this month.', read: spendAgainstBudgets },
-]
+export const HOME_SECTIONS: HomeSection[] = [approvals, myRequests, toReceive, bills]
 
 /** What Home needs to know of the user before its sections read. */
 export async function homeContext(deps: ConsoleDeps, actor: Actor): Promise<HomeContext> {

@@ -1,9 +1,12 @@
 /** Home (/console/): what waits for the signed-in person, each count a link to its list. */
 import { html } from './html.ts'
 import { notice, page, type Frame } from './layout.ts'
+import { spendThisMonthCard } from './reports.ts'
 
 export interface HomeView {
   sections: { title: string; none: string; items: { count: number; label: string; one?: string; href: string }[] }[]
+  /** This month's spend against the budgets (for those who may read reports). */
+  spend?: Parameters<typeof spendThisMonthCard>[0] | undefined
   welcome?: boolean
 }
 
@@ -13,7 +16,7 @@ export function homeView(view: HomeView, { actor, csrf }: Frame): string {
   const shown = view.sections
   const body = html`${view.welcome === true ? notice('status', 'Your password is set and you are signed in.') : ''}
   ${
-    shown.length === 0
+    shown.length === 0 && view.spend === undefined
       ? html`<p>
           Nothing is assigned to you yet. Your administrator gives you a role; My account shows what you hold.
         </p>`
@@ -39,6 +42,7 @@ export function homeView(view: HomeView, { actor, csrf }: Frame): string {
               }
             </section>`
           })}
+          ${view.spend === undefined ? '' : spendThisMonthCard(view.spend)}
         </div>`
   }`
   return page({ title: 'Home', actor, csrf, current: 'home' }, body)

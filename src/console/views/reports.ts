@@ -154,7 +154,7 @@ export function spendThisMonthCard(figures: {
   currency: string
   budgets: { id: number; name: string; amount: string; spent: string; used_percent: string | null; available: string }[]
 }): HtmlType {
-  return html`<section class="card" aria-labelledby="spend-this-month">
+  return html`<section class="card home-card" aria-labelledby="spend-this-month">
     <h2 id="spend-this-month">Spend in ${figures.month}: ${figures.spent} ${figures.currency}</h2>
     ${
       figures.budgets.length === 0
