@@ -67,3 +67,45 @@ export async function activeVendors(db: Kysely<DB>, tenantId: number, ids: numbe
     .execute()
   return new Set(rows.map((r) => r.id))
 }
+
+/**
+ * Who an order's PDF names beside its own fields: the buyer (the location's legal entity, or the location when
+ * it has none) and the vendor with its address and its payment and shipping terms.
+ */
+export async function orderParties(db: Kysely<DB>, tenantId: number, locationId: number, vendorId: number) {
+  const [buyer, vendor] = await Promise.all([
+    db
+      .selectFrom('locations as l')
+      .leftJoin('legal_entities as e', (j) =>
+        j.onRef('e.tenant_id', '=', 'l.tenant_id').onRef('e.id', '=', 'l.legal_entity_id'),
+      )
+      .select(['l.name as location', 'e.name as legal_entity'])
+      .where('l.tenant_id', '=', tenantId)
+      .where('l.id', '=', locationId)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('vendors as v')
+      .leftJoin('payment_terms as pt', (j) =>
+        j.onRef('pt.tenant_id', '=', 'v.tenant_id').onRef('pt.id', '=', 'v.payment_term_id'),
+      )
+      .leftJoin('shipping_terms as st', (j) =>
+        j.onRef('st.tenant_id', '=', 'v.tenant_id').onRef('st.id', '=', 'v.shipping_term_id'),
+      )
+      .select([
+        'v.name',
+        'v.address_line_one as addressLineOne',
+        'v.address_line_two as addressLineTwo',
+        'v.postal_code as postalCode',
+        'v.city',
+        'v.state_province',
+        'v.country',
+        'pt.name as payment_terms',
+        'st.name as shipping_terms',
+      ])
+      .where('v.tenant_id', '=', tenantId)
+      .where('v.id', '=', vendorId)
+      .executeTakeFirstOrThrow(),
+  ])
+  return { buyer: buyer.legal_entity ?? buyer.location, vendor }
+}
+export type OrderParties = Awaited<ReturnType<typeof orderParties>>

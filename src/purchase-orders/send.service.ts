@@ -20,15 +20,19 @@ import * as references from './references-repository.ts'
 import type { PurchaseOrder } from './schema.ts'
 import { orderView, toOrders } from './view.service.ts'
 
-/** The order as a PDF; the PDF library (a megabyte of code) is loaded on the first one, not with the server. */
-async function renderOrderPdf(order: PurchaseOrder, vendorName: string): Promise<Uint8Array> {
-  return (await import('./pdf.ts')).renderOrderPdf(order, vendorName)
+/**
+ * The order as a PDF, with the buyer and the vendor it names; the PDF library (a megabyte of code) is loaded
+ * on the first one, not with the server.
+ */
+async function renderOrderPdf(db: Kysely<DB>, tenantId: number, order: PurchaseOrder): Promise<Uint8Array> {
+  const parties = await references.orderParties(db, tenantId, order.location.id, order.vendor.id)
+  return (await import('./pdf.ts')).renderOrderPdf(order, parties)
 }
 
 export async function orderPdf(db: Kysely<DB>, actor: Actor, id: number) {
   const row = await visibleOrder(db, actor, await orderScope(db, actor), id)
   const order = (await toOrders(db, actor.tenantId, [row]))[0]!
-  return { number: order.number, pdf: Buffer.from(await renderOrderPdf(order, order.vendor.name)) }
+  return { number: order.number, pdf: Buffer.from(await renderOrderPdf(db, actor.tenantId, order)) }
 }
 
 export async function sendOrder(
@@ -46,7 +50,7 @@ export async function sendOrder(
     if (to.length === 0)
       throw validationFailed({ to: [`vendor ${row.vendor_id} has no e-mail address: name the recipients in to`] })
     const order = await orderView(tx, actor.tenantId, id)
-    const pdf = await renderOrderPdf(order, order.vendor.name)
+    const pdf = await renderOrderPdf(tx, actor.tenantId, order)
     const text =
       `${input.message ?? ''}\n\nPurchase order ${order.number} (version ${order.version}), ` +
       `total ${order.total} ${order.currency}, is attached.`.trim()
