@@ -49,7 +49,13 @@ test('Home counts what waits and shows this month’s spend against budgets to a
   const home = await boss.get('/console/')
   assert.equal(home.statusCode, 200, home.body)
   assert.match(home.body, /<h2 id="spend-this-month">Spend in \w+ \d{4}: [\d,.]+ USD<\/h2>/)
-  assert.match(home.body, new RegExp(`${name}: [\\d,.]+ spent of 1000.00\\s+USD`))
+  assert.match(home.body, new RegExp(`<span class="budget-name">${name}</span>`))
+  // Rita's pending 1,500 request counts against it (the budget covers every location and account): over by 500.
+  assert.match(home.body, /150\.0 % used/)
+  assert.match(
+    home.body,
+    /0\.00 spent and 1,500\.00 committed of 1,000\.00 USD;\s+<strong>over by 500\.00 USD<\/strong>/,
+  )
   assert.match(home.body, /href="\/console\/reports\?report=budgets"/)
   assert.match(
     home.body,

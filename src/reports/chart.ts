@@ -61,7 +61,7 @@ export function reportSvg(
       textStyle: { fontSize: FONT, fontFamily: 'system-ui, sans-serif', color: '#1f2933' },
       color: ['#1d4ed8', '#b45309', '#047857', '#6d28d9', '#be123c'],
       legend: { top: 4, left: 0, itemGap: 12, width: WIDTH - 8, textStyle: { fontSize: FONT } },
-      grid: { left: 8, right: 24, top, bottom: 8 },
+      grid: { left: 8, right: 24, top, bottom: 8, containLabel: true }, // long names wrap inside the drawing, never cut at its edge
       title:
         bands === 0
           ? { text: 'No rows match these filters.', left: 'center', top: 'middle', textStyle: { fontSize: 15 } }

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely'
 import type { Actor } from '../access/actor.ts'
 import type { DB } from '../db/schema.ts'
 import { monthName } from './definitions.ts'
+import { addAmounts } from './money.ts'
 import { readsReports, runReport } from './service.ts'
 
 export async function spendThisMonth(db: Kysely<DB>, actor: Actor, now = new Date()) {
@@ -26,6 +27,7 @@ export async function spendThisMonth(db: Kysely<DB>, actor: Actor, now = new Dat
         id: b.id,
         name: b.name,
         amount: r.amount as string,
+        committed: addAmounts([r.pending as string, r.committed as string]),
         spent: r.spent as string,
         used_percent: r.used_percent as string | null,
         available: r.available as string,

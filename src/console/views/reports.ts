@@ -10,6 +10,7 @@ import type { FilterOptions } from '../../reports/options.repository.ts'
 import { html, Html } from './html.ts'
 
 type HtmlType = Html
+import { decimal, money } from './format.ts'
 import { page } from './layout.ts'
 import { emptyState } from './lists.ts'
 
@@ -147,28 +148,60 @@ export function reportsView(data: ReportPageData, frame: { actor: Actor; csrf: s
   )
 }
 
-/** Spend this month against the budgets: a card for the home page (`spendThisMonthCard`). */
+/**
+ * Spend this month against the budgets: a card for the home page (`spendThisMonthCard`), as wide as the page.
+ * Each budget says what is spent and what is committed (pending and committed documents) of its amount, how
+ * much is used (also as a meter) and what is left — or by how much it is over.
+ */
 export function spendThisMonthCard(figures: {
   month: string
   spent: string
   currency: string
-  budgets: { id: number; name: string; amount: string; spent: string; used_percent: string | null; available: string }[]
+  budgets: {
+    id: number
+    name: string
+    amount: string
+    committed: string
+    spent: string
+    used_percent: string | null
+    available: string
+  }[]
 }): HtmlType {
-  return html`<section class="card home-card" aria-labelledby="spend-this-month">
-    <h2 id="spend-this-month">Spend in ${figures.month}: ${figures.spent} ${figures.currency}</h2>
+  const c = figures.currency
+  return html`<section class="card home-card home-wide" aria-labelledby="spend-this-month">
+    <h2 id="spend-this-month">Spend in ${figures.month}: ${money(figures.spent, c)}</h2>
     ${
       figures.budgets.length === 0
         ? html`<p>
             No budget covers this month.
             <a href="/console/reports?report=spend&amp;group_by=month">See spend by month</a>.
           </p>`
-        : html`<ul>
+        : html`<ul class="budget-lines">
             ${figures.budgets.map(
               (b) =>
                 html`<li>
-                  ${b.name}: ${b.spent} spent of ${b.amount}
-                  ${figures.currency}${b.used_percent === null ? '' : html` (${b.used_percent} % used)`},
-                  ${b.available.startsWith('-') ? html`<strong>over by ${b.available.slice(1)}</strong>` : html`${b.available} available`}
+                  <span class="budget-name">${b.name}</span>
+                  ${
+                    b.used_percent === null
+                      ? ''
+                      : html`<meter
+                            min="0"
+                            max="100"
+                            low="80"
+                            high="100"
+                            optimum="0"
+                            value="${Math.min(Number(b.used_percent), 100)}"
+                            aria-label="${b.name}: ${b.used_percent} % used"
+                          ></meter>
+                          ${b.used_percent} % used`
+                  }
+                  <br />
+                  ${decimal(b.spent)} spent and ${decimal(b.committed)} committed of ${money(b.amount, c)};
+                  ${
+                    b.available.startsWith('-')
+                      ? html`<strong>over by ${money(b.available.slice(1), c)}</strong>`
+                      : html`${money(b.available, c)} left`
+                  }
                 </li>`,
             )}
           </ul>`
