@@ -101,8 +101,10 @@ async function seedApprovals(
     select tenant_id, id, 1, 'Bench line', 1, total from purchase_requests where tenant_id = ${tid} and id > ${after}`.execute(
     db,
   )
-  await sql`insert into request_approvals (tenant_id, request_id, step, status, candidates, acted_by, acted_at, created_at)
-    select r.tenant_id, r.id, 1, r.status, array(select jsonb_array_elements_text(r.chain -> 0 -> 'candidates')::int),
+  await sql`insert into request_approvals (tenant_id, request_id, document_type, document_id, location_id, submitter_id,
+      plan, step, status, candidates, acted_by, acted_at, created_at)
+    select r.tenant_id, r.id, 'request', r.id, r.location_id, r.requester_id, r.chain, 1, r.status,
+      array(select jsonb_array_elements_text(r.chain -> 0 -> 'candidates')::int),
       case when r.status = 'pending' then null else ${benchUser}::int end,
       case when r.status = 'pending' then null else r.submitted_at end, r.submitted_at
     from purchase_requests r where r.tenant_id = ${tid} and r.id > ${after} and r.status <> 'draft'`.execute(db)
