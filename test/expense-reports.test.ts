@@ -329,6 +329,44 @@ describe('expense reports', () => {
     }
   })
 
+  test('budgets at submit: approve puts the owner’s step first (no rule needed); block refuses, nothing changed', async () => {
+    const code = `61${Date.now() % 100000}`
+    const account = await ok(post(s.admin, '/api/v3/accounts/', { code, name: `Travel ${code}` }), 201)
+    const budget = (body: object) =>
+      ok(
+        post(s.admin, '/api/v3/budgets/', {
+          name: `Expenses ${code} ${JSON.stringify(body).length}`,
+          account: account.id,
+          period_start: '2026-01-01', // the lines' date (line()) falls in it
+          period_end: '2026-12-31',
+          ...body,
+        }),
+        201,
+      )
+    const owned = await budget({ amount: '10', action: 'approve', owner: approver.profileId })
+    const r = await report({ title: 'Over the travel budget', lines: [line('20', { account: account.id })] })
+    const pending = await ok(act(employee.api, r.id, 'submit'))
+    assert.equal(pending.status, 'pending_approval')
+    assert.equal(pending.approvals.length, 1)
+    assert.equal(pending.approvals[0].step, 1)
+    assert.deepEqual(
+      pending.approvals[0].candidates.map((c: { id: number }) => c.id),
+      [approver.profileId],
+    )
+    assert.equal((await decide(approver.api, pending.approvals[0].id, 'approve')).statusCode, 200)
+    assert.equal((await ok(get(employee.api, r.id))).status, 'approved')
+    await ok(s.admin({ method: 'PUT', url: `/api/v3/budgets/${owned.id}/`, payload: { ...owned, active: false } }))
+
+    await budget({ amount: '1', action: 'block' })
+    const blocked = await report({ title: 'Blocked', lines: [line('5', { account: account.id })] })
+    const refused = await act(employee.api, blocked.id, 'submit')
+    assert.equal(refused.statusCode, 409, refused.body)
+    assert.match(refused.json().detail, /budget/i)
+    const still = await ok(get(employee.api, blocked.id))
+    assert.equal(still.status, 'draft')
+    assert.deepEqual(still.approvals, [])
+  })
+
   test('the expense and travel counts under delegation (GET /api/v3/users/{id}/)', async () => {
     const rules = [
       await rule(s.admin, { document: 'expense_report', location: s.A, step: 1, approvers: [approver.profileId] }),
