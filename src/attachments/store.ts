@@ -3,6 +3,10 @@
  * ATTACHMENT_STORE=s3). In the database a blob is `attachment_blob_parts`, 1 MiB each, written and read one
  * part at a time; in S3 an object under a key made fresh for each blob row (`<tenant>/<sha256>/<uuid>`), so
  * deleting a blob's object can never remove the object of a blob uploaded again meanwhile.
+ *
+ * An object store that cannot be reached, times out, or refuses a request (a missing bucket, wrong keys) is a
+ * 503 problem naming the cause (the S3 error code or the network error), never a 500 or a hung request: the
+ * client's connection and each request have time limits, and the SDK retries what is worth retrying first.
  */
 import { randomUUID } from 'node:crypto'
 import { createReadStream } from 'node:fs'
@@ -10,10 +14,15 @@ import { Readable } from 'node:stream'
 import type { S3Client } from '@aws-sdk/client-s3'
 import type { Kysely } from 'kysely'
 import type { Config } from '../config.ts'
+import { Problem } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import * as repo from './repository.ts'
 
 export const PART_BYTES = 1024 * 1024
+
+/** How long connecting to the object store may take, and how long a connection may sit idle mid-request. */
+const CONNECT_TIMEOUT_MS = 10_000
+const IDLE_TIMEOUT_MS = 120_000
 
 export interface BlobStore {
   kind: 'database' | 's3'
@@ -47,8 +56,73 @@ const databaseStore: BlobStore = {
   },
 }
 
+/** S3 error codes that mean the store is set up wrongly (bucket, keys, region), not that it is down. */
+const REFUSALS =
+  /^(NoSuchBucket|AccessDenied|AllAccessDisabled|InvalidAccessKeyId|SignatureDoesNotMatch|InvalidBucketName|PermanentRedirect|AuthorizationHeaderMalformed|InvalidRequest|InvalidArgument|Forbidden)$/
+
+/** The cause of an object store failure in a word an operator can look up: the S3 error code or the errno. */
+export function reasonOf(error: unknown): string {
+  if (error === null || typeof error !== 'object') return 'no answer'
+  const e = error as { code?: unknown; Code?: unknown; name?: unknown; errors?: unknown; cause?: unknown }
+  if (typeof e.code === 'string' && e.code !== '') return e.code
+  if (typeof e.Code === 'string' && e.Code !== '') return e.Code
+  if (Array.isArray(e.errors) && e.errors.length > 0) return reasonOf(e.errors[0])
+  if (typeof e.name === 'string' && e.name !== '' && e.name !== 'Error') return e.name
+  if (e.cause !== undefined && e.cause !== error) return reasonOf(e.cause)
+  return 'no answer'
+}
+
+/** What the client is told when the object store fails while `doing` (a store, a read or a removal). */
+export function storeFailed(error: unknown, doing: 'store' | 'read'): Problem {
+  if (error instanceof Problem) return error
+  const why = reasonOf(error)
+  const consequence = doing === 'store' ? 'so nothing was stored' : 'so the file cannot be read now'
+  if (doing === 'read' && why === 'NoSuchKey')
+    return new Problem(
+      503,
+      'Service Unavailable',
+      "The file store no longer holds this attachment's bytes (NoSuchKey); an administrator must restore the " +
+        'object from a backup of the bucket.',
+      { kind: 'unavailable' },
+    )
+  if (REFUSALS.test(why))
+    return new Problem(
+      503,
+      'Service Unavailable',
+      `The file store refused the request (${why}), ${consequence}; an administrator must check the S3_* ` +
+        'settings (bucket, region, keys) against the store.',
+      { kind: 'unavailable', headers: { 'retry-after': '60' } },
+    )
+  return new Problem(
+    503,
+    'Service Unavailable',
+    `The file store is not available (${why}), ${consequence}; try again in a minute.`,
+    { kind: 'unavailable', headers: { 'retry-after': '30' } },
+  )
+}
+
+const missingSettings = (config: Readonly<Config>) =>
+  (['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const).filter((name) => config[name] === undefined)
+
 /** The S3 client, made on first use (the SDK is large; a service storing in its database never loads it). */
 async function s3Store(config: Readonly<Config>): Promise<BlobStore> {
+  const missing = missingSettings(config)
+  if (missing.length > 0) {
+    // Only reachable for blobs written to S3 earlier, read by a service now set to store in its database.
+    const unset = () =>
+      new Problem(
+        503,
+        'Service Unavailable',
+        `This attachment is in the S3 store, but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} ` +
+          'not set; an administrator must set the S3_* settings the file was stored with.',
+        { kind: 'unavailable' },
+      )
+    return {
+      kind: 's3',
+      read: () => Promise.reject(unset()),
+      remove: () => Promise.reject(unset()),
+    }
+  }
   const { S3Client, GetObjectCommand, DeleteObjectCommand } = await import('@aws-sdk/client-s3')
   const { Upload } = await import('@aws-sdk/lib-storage')
   const client: S3Client = new S3Client({
@@ -59,6 +133,8 @@ async function s3Store(config: Readonly<Config>): Promise<BlobStore> {
     // Checksums only where the API requires them: MinIO-style servers refuse the newer default trailers.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    // A store that accepts no connection, or stops answering mid-request, fails the request (503), not hangs it.
+    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: IDLE_TIMEOUT_MS },
   })
   const Bucket = config.S3_BUCKET!
   return {
@@ -71,12 +147,20 @@ async function s3Store(config: Readonly<Config>): Promise<BlobStore> {
         queueSize: 2,
         partSize: 5 * 1024 * 1024,
       })
-      await upload.done()
+      try {
+        await upload.done()
+      } catch (error) {
+        throw storeFailed(error, 'store')
+      }
       return Key
     },
     async read(_db, blob) {
-      const out = await client.send(new GetObjectCommand({ Bucket, Key: blob.s3_key! }))
-      return out.Body as Readable
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket, Key: blob.s3_key! }))
+        return out.Body as Readable
+      } catch (error) {
+        throw storeFailed(error, 'read')
+      }
     },
     async remove(key) {
       await client.send(new DeleteObjectCommand({ Bucket, Key: key }))
