@@ -54,6 +54,14 @@ const setupSpec: setup.FormSpec = {
   ],
 }
 
+const holder = { id: 5, name: HOSTILE, email: HOSTILE, active: false, own: true, at: [HOSTILE], everywhere: true }
+const roleSpec: setup.DeleteRoleSpec = {
+  role: { id: 6, name: HOSTILE, permissions: HOSTILE },
+  holders: [holder],
+  total: 3,
+  base: HOSTILE,
+}
+
 hostileCases({
   'applications.credentialsView': () =>
     applications.credentialsView({ client_id: HOSTILE, client_secret: HOSTILE }, HOSTILE),
@@ -78,6 +86,13 @@ hostileCases({
       frame,
     ),
   'setup.setupEditView': () => setup.setupEditView(HOSTILE, HOSTILE, setupSpec, frame),
+  'setup.setupEditView (with what follows the form)': () =>
+    setup.setupEditView(HOSTILE, HOSTILE, setupSpec, frame, html`<p>${HOSTILE}</p>`),
+  'setup.deleteRoleView': () => setup.deleteRoleView({ ...roleSpec, holders: [], total: 0 }, frame),
+  'setup.deleteRoleView (held by some, more than named)': () => setup.deleteRoleView(roleSpec, frame),
+  'setup.deleteRoleView (refused)': () => setup.deleteRoleView({ ...roleSpec, refusal: HOSTILE }, frame),
+  'setup.procurementSettingsView': () =>
+    setup.procurementSettingsView({ intro: HOSTILE, form: setupSpec, flash: HOSTILE }, frame),
   'setup.setupIndexView': () => setup.setupIndexView([{ href: HOSTILE, label: HOSTILE, what: HOSTILE }], frame),
   'setup.activeText': () => setup.activeText(true),
   'sso.ssoView': () =>

@@ -43,6 +43,7 @@ const PATTERNS: Record<string, string> = {
   '^[A-Z]{3}$': 'must be a three-letter currency code in capitals, like EUR',
   '^\\d{1,9}(\\.\\d{1,6})?$': 'must be a decimal number like 1.085 (up to 6 decimals)',
   '^(0|-?[1-9][0-9]*)$': 'must be a whole number written in decimal digits, e.g. 42',
+  '^\\d{1,16}(\\.\\d{1,2})?$': 'must be an amount like 25.00 (digits, up to 2 decimals, no thousands separators)',
 }
 
 /** What each format asks for. */

@@ -1,8 +1,9 @@
 /**
  * Settings → Set-up (superuser or nav_setting): an index, and for each kind — departments, currencies, the
- * four vendor look-ups, roles, approval rules — a list with an "Add" form and an edit page per row. Every form
- * is held to the API's own schema (the same sentences) and written through the API's services (the same
- * rules, audited with "console" as the channel). Nothing is deleted: unticking "Active" retires a row.
+ * four vendor look-ups, roles, approval rules — a list with an "Add" form and an edit page per row, plus the
+ * procurement settings' own page (setup-settings.ts). Every form is held to the API's own schema (the same
+ * sentences) and written through the API's services (the same rules, audited with "console" as the channel).
+ * Only a role no one holds is deleted (setup-roles.ts); any other row is retired by unticking "Active".
  */
 import { Type } from 'typebox'
 import { requireAny } from '../../access/actor.ts'
@@ -13,17 +14,23 @@ import type { FormState, Values } from '../views/forms.ts'
 import { html } from '../views/html.ts'
 import { setupEditView, setupIndexView, setupListView } from '../views/setup.ts'
 import { ACCESS_KINDS } from './access-kinds.ts'
-import { attempt, Done, FormBody } from './forms.ts'
+import { attempt, Done, flashOf, FormBody } from './forms.ts'
 import { LOOKUP_KINDS } from './lookup-kinds.ts'
+import { deleteSection, roleDeletePages, withDelete } from './setup-roles.ts'
+import type { Kind } from './setup-kind.ts'
+import { procurementSettingsPages } from './setup-settings.ts'
 
-const KINDS = { ...ACCESS_KINDS, ...LOOKUP_KINDS }
+const BASE = '/console/settings/setup'
+const ROLES = `${BASE}/roles`
+const SETTINGS = `${BASE}/procurement-settings`
+const KINDS: Record<string, Kind> = { ...ACCESS_KINDS, roles: withDelete(ACCESS_KINDS.roles!, ROLES), ...LOOKUP_KINDS }
 const KindParams = Type.Object({ kind: Type.Union(Object.keys(KINDS).map((k) => Type.Literal(k))) })
 const KindIdParams = Type.Object({
   kind: KindParams.properties.kind,
   id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
 })
 const blank: FormState = { values: { active: 'on', step: '1' }, errors: {} }
-const BASE = '/console/settings/setup'
+const flash = flashOf({ saved: 'Saved.', deleted: 'The role is deleted.' })
 const WHAT: Record<string, string> = {
   roles: 'what people may do',
   'approval-rules': 'who approves which requests',
@@ -77,11 +84,14 @@ export function setupPages(app: ConsoleApp, deps: ConsoleDeps): void {
     if (row === undefined) throw notFound(`No ${k.singular} ${id}.`)
     const state = form ?? { values: k.values(row), errors: {} }
     const fields = await k.fields(db, session.actor)
+    // The roles' rows carry how many hold each (withDelete).
+    const after = kind === 'roles' ? deleteSection(ROLES, id, Number(row.holders)) : ''
     return setupEditView(
       `${k.title}: ${row.name}`,
       `${BASE}/${kind}`,
       { action: `${BASE}/${kind}/${id}`, fields, state, submit: 'Save', problem },
       session,
+      after,
     )
   }
 
@@ -99,17 +109,30 @@ export function setupPages(app: ConsoleApp, deps: ConsoleDeps): void {
     sendPage(
       reply,
       setupIndexView(
-        Object.entries(KINDS).map(([kind, k]) => ({ href: `${BASE}/${kind}`, label: k.title, what: WHAT[kind] ?? '' })),
+        [
+          ...Object.entries(KINDS).map(([kind, k]) => ({
+            href: `${BASE}/${kind}`,
+            label: k.title,
+            what: WHAT[kind] ?? '',
+          })),
+          {
+            href: SETTINGS,
+            label: 'Procurement settings',
+            what: 'tolerances for receipts, orders and bill prices, how bills are matched, when an expense needs a receipt',
+          },
+        ],
         request.session,
       ),
     ),
   )
+  roleDeletePages(app, deps, ROLES)
+  procurementSettingsPages(app, deps, SETTINGS)
   app.get(
     '/settings/setup/:kind',
     { schema: { hide: true, params: KindParams, querystring: Done } },
     async (request, reply) => {
-      const flash = request.query.done === 'saved' ? 'Saved.' : undefined
-      return sendPage(reply, await listPage(request.params.kind, request.session, blank, undefined, flash))
+      const done = flash(request.query.done)
+      return sendPage(reply, await listPage(request.params.kind, request.session, blank, undefined, done))
     },
   )
   app.post(

@@ -1,7 +1,8 @@
 /**
  * Settings → Set-up: the pages an administrator sets a company up with (departments, currencies, the vendor
  * look-ups, roles, approval rules). Each is a list with an "Add" form and an edit page per row, drawn from
- * one description of its fields, so they all look and behave alike.
+ * one description of its fields, so they all look and behave alike; beside them, deleting a role no one holds
+ * (or saying who holds it) and the procurement settings' own page.
  */
 import { checkbox, errorSummary, input, select, textarea, type FormState, type Option } from './forms.ts'
 import { html, type Html } from './html.ts'
@@ -106,11 +107,116 @@ export function setupListView(spec: ListSpec, { actor, csrf }: Frame): string {
   return page({ title: spec.title, actor, csrf, current: 'setup' }, body)
 }
 
-/** One row's edit page. */
-export function setupEditView(title: string, back: string, form: FormSpec, { actor, csrf }: Frame): string {
+/** One row's edit page; `after` is what follows the form (a role's "Delete" section). */
+export function setupEditView(
+  title: string,
+  back: string,
+  form: FormSpec,
+  { actor, csrf }: Frame,
+  after: Html | string = '',
+): string {
   const body = html`<p class="actions"><a href="${back}">Back to the list</a></p>
-    ${setupForm(form, csrf)}`
+    ${setupForm(form, csrf)} ${after}`
   return page({ title, actor, csrf, current: 'setup' }, body)
+}
+
+/** Someone who holds a role: as their own role (`own`) and/or at the locations named in `at`. */
+export interface RoleHolder {
+  id: number
+  name: string
+  email: string
+  active: boolean
+  own: boolean
+  at: readonly string[]
+  /** Held tenant-wide by a grant that is not their own role. */
+  everywhere: boolean
+}
+
+export interface DeleteRoleSpec {
+  role: { id: number; name: string; permissions: string }
+  /** Who holds it (the first of them, when there are many); `total` counts them all. */
+  holders: readonly RoleHolder[]
+  total: number
+  /** Why this person may not delete it (the service's 403, in its words), said instead of anything else. */
+  refusal?: string | undefined
+  /** Where the role's pages are (`…/setup/roles`). */
+  base: string
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
+
+/** How a holder holds the role, in words: "as their role", "at Berlin Office", "everywhere". */
+function holdsIt(h: RoleHolder): string {
+  const ways = [
+    ...(h.own ? ['as their role'] : []),
+    ...(h.everywhere ? ['at every location'] : []),
+    ...(h.at.length === 0 ? [] : [`at ${h.at.join(', ')}`]),
+  ]
+  return ways.join('; ')
+}
+
+/**
+ * Deleting a role: who holds it (then it is not deleted — each holder needs another role first, on their
+ * page), the reason it may not be deleted by this person, or the question with the Delete button.
+ */
+export function deleteRoleView(spec: DeleteRoleSpec, { actor, csrf }: Frame): string {
+  const { role, holders, total } = spec
+  const self = `${spec.base}/${role.id}`
+  const quoted = `“${role.name}”`
+  const more = total - holders.length
+  const back = html`<p class="actions"><a href="${self}">Back to the role</a></p>`
+  const held = html`${notice(
+      'alert',
+      html`<p>
+        The role ${quoted} cannot be deleted: ${plural(total, 'person holds', 'people hold')} it. Reassign them first:
+        open each person below (Users), give them another role — their own role under Edit, their roles at locations on
+        their page — and then delete this role.
+      </p>`,
+    )}
+    <h2 id="holders">Who holds it</h2>
+    <ul aria-labelledby="holders">
+      ${holders.map(
+        (h) =>
+          html`<li>
+            <a href="/console/users/${h.id}">${h.name}</a> (${h.email})${h.active ? '' : ' (deactivated)'} —
+            ${holdsIt(h)}
+          </li>`,
+      )}
+    </ul>
+    ${
+      more > 0
+        ? html`<p>
+            And ${plural(more, 'other person', 'other people')}: find them under Users, and give each another role.
+          </p>`
+        : ''
+    }
+    ${back}`
+  const ask = html`<p>
+      Delete the role ${quoted} (${role.permissions})? No one holds it. It is gone for good: to use it again, add it
+      again under Roles.
+    </p>
+    ${postForm(
+      `${self}/delete`,
+      csrf,
+      html`<button type="submit" class="danger">Delete role</button> <a href="${self}">Cancel</a>`,
+    )}`
+  const body = spec.refusal !== undefined ? html`${notice('alert', spec.refusal)} ${back}` : total > 0 ? held : ask
+  return page({ title: `Delete role: ${role.name}`, actor, csrf, current: 'setup' }, body)
+}
+
+export interface SettingsSpec {
+  intro: string
+  form: FormSpec
+  flash?: string | undefined
+}
+
+/** The procurement settings: one form (tolerances, matching, the receipt threshold), each field explained. */
+export function procurementSettingsView(spec: SettingsSpec, { actor, csrf }: Frame): string {
+  const body = html`${spec.flash === undefined ? '' : notice('status', spec.flash)}
+    <p class="actions"><a href="/console/settings/setup">All set-up pages</a></p>
+    <p>${spec.intro}</p>
+    ${setupForm(spec.form, csrf)}`
+  return page({ title: 'Procurement settings', actor, csrf, current: 'setup' }, body)
 }
 
 /** The set-up index: one link per page, with what each is for. */
