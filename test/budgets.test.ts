@@ -4,7 +4,8 @@
  * budgets (validation, computed figures, used_percent, permissions: writers, nav_report readers, the owner,
  * others 404), the request's stage moves (submit → pending, approve → committed, reject and cancel reverse),
  * the three actions at request submit (warn with budget_warnings, block 409 with nothing changed, approve with
- * the owner's step first — also with no rule — and never the submitter), `budget.exceeded`, the entries list
+ * the owner's step first — also with no rule — and never the submitter), `budget.exceeded` (the budget as
+ * `data.object`, the document as `data.document`), the entries list
  * and the check endpoint.
  */
 import assert from 'node:assert/strict'
@@ -269,7 +270,14 @@ describe('budgets', () => {
     const exceeded = (await events('budget.exceeded')).filter((o) => o.id === b.id)
     assert.equal(exceeded.length, 1)
     assert.equal(exceeded[0]!.available, '-10.00')
-    assert.deepEqual((exceeded[0] as unknown as { document: object }).document, { type: 'request', id: over.id })
+    // DECISIONS to the letter: `{id, type, created_at, data: {object, document}}`, the object the budget exactly as
+    // GET returns it (nothing added), the document `{type, id}` beside it — in the feed and as one event.
+    const feed = (await get(s.admin, '/api/v3/events/?type=budget.exceeded&page_size=1000')).json().data as Json[]
+    const event = feed.find((e) => e.data.object.id === b.id)!
+    assert.deepEqual(Object.keys(event).sort(), ['created_at', 'data', 'id', 'type'])
+    assert.equal(event.type, 'budget.exceeded')
+    assert.deepEqual(event.data, { object: f, document: { type: 'request', id: over.id } })
+    assert.deepEqual(await ok(get(s.admin, `/api/v3/events/${event.id}/`)), event)
     // Further below zero: another event.
     await submitted([ln('1', '1', a.id)])
     assert.equal((await events('budget.exceeded')).filter((o) => o.id === b.id).length, 2)

@@ -25,7 +25,7 @@ import type { LedgerMove } from '../ledger/ledger.service.ts'
 import { planDocument, type CountedDocument } from '../ledger/documents.service.ts'
 import { fromCents, numericCents } from '../ledger/money.ts'
 import * as repo from './repository.ts'
-import type { Budget, BudgetWarning, CheckInput, CheckResult } from './schema.ts'
+import type { BudgetWarning, CheckInput, CheckResult } from './schema.ts'
 import { availableCents, toBudget } from './view.service.ts'
 
 /** Where an amount counts: what a budget is matched against. */
@@ -169,7 +169,10 @@ export async function recordBudgetOutcome(
   await repo.setWarnings(tx, tenantId, document.type, document.id, outcome.warnings)
   for (const id of outcome.exceeded) {
     const row = await repo.findBudget(tx, tenantId, id)
-    if (row !== undefined) await recordEvent(tx, tenantId, 'budget.exceeded', { ...toBudget(row), document } as Budget)
+    if (row !== undefined)
+      await recordEvent(tx, tenantId, 'budget.exceeded', toBudget(row), {
+        document: { type: document.type, id: document.id },
+      })
   }
 }
 

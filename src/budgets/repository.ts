@@ -278,3 +278,65 @@ export const currencyFor = async (db: Kysely<DB>, tenantId: number, location: nu
           .executeTakeFirst()
   return row
 }
+
+/** Whether the user owns a budget of the tenant (the console's menu: an owner reads it and may decide its steps). */
+export const ownsBudget = async (db: Kysely<DB>, tenantId: number, userId: number) =>
+  (await db
+    .selectFrom('budgets')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('owner_id', '=', userId)
+    .limit(1)
+    .executeTakeFirst()) !== undefined
+
+/**
+ * What a page shows for the ids budgets name: location and department names, account codes and names, owners'
+ * names (by profile id, as a budget's `owner`), each read once for all the budgets.
+ */
+export async function namesOf(
+  db: Kysely<DB>,
+  tenantId: number,
+  ids: { locations: number[]; departments: number[]; accounts: number[]; owners: number[] },
+) {
+  const none = Promise.resolve([])
+  const [locations, departments, accounts, owners] = await Promise.all([
+    ids.locations.length === 0
+      ? none
+      : db
+          .selectFrom('locations')
+          .select(['id', 'name'])
+          .where('tenant_id', '=', tenantId)
+          .where('id', 'in', ids.locations)
+          .execute(),
+    ids.departments.length === 0
+      ? none
+      : db
+          .selectFrom('departments')
+          .select(['id', 'name'])
+          .where('tenant_id', '=', tenantId)
+          .where('id', 'in', ids.departments)
+          .execute(),
+    ids.accounts.length === 0
+      ? none
+      : db
+          .selectFrom('accounts')
+          .select(['id', sql<string>`code || ' ' || name`.as('name')])
+          .where('tenant_id', '=', tenantId)
+          .where('id', 'in', ids.accounts)
+          .execute(),
+    ids.owners.length === 0
+      ? none
+      : db
+          .selectFrom('user_profiles as p')
+          .innerJoin('users as u', (j) => j.onRef('u.tenant_id', '=', 'p.tenant_id').onRef('u.id', '=', 'p.user_id'))
+          .select([
+            'p.id',
+            sql<string>`coalesce(nullif(trim(p.first_name || ' ' || p.last_name), ''), u.email)`.as('name'),
+          ])
+          .where('p.tenant_id', '=', tenantId)
+          .where('p.id', 'in', ids.owners)
+          .execute(),
+  ])
+  const map = (rows: readonly { id: number; name: string }[]) => new Map(rows.map((r) => [r.id, r.name]))
+  return { locations: map(locations), departments: map(departments), accounts: map(accounts), owners: map(owners) }
+}

@@ -255,4 +255,8 @@ declare module '../events/schema.ts' {
     'budget.deleted': Budget
     'budget.exceeded': Budget
   }
+  interface EventData {
+    /** DECISIONS: the budget as GET returns it, with `data.document {type, id}`. */
+    'budget.exceeded': { document: { type: string; id: number } }
+  }
 }

@@ -195,3 +195,12 @@ export async function listEntries(
   ])
   return { ...page, rows: page.rows.map(toEntry) }
 }
+
+/**
+ * Where the actor may write budgets, for a form's choices and its buttons: a test of a budget's location
+ * (null: every location) by the same rule the writes apply.
+ */
+export async function budgetWriter(db: Kysely<DB>, actor: Actor): Promise<(location: number | null) => boolean> {
+  const access = await actorLocationAccess(db, actor)
+  return (location) => mayWrite(actor, access, location)
+}

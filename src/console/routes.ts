@@ -43,6 +43,7 @@ import { ssoPages } from './pages/sso.ts'
 import { errorView } from './views/errors.ts'
 import { approvalPages } from './pages/approvals.ts'
 import { billPages } from './pages/bills.ts'
+import { budgetPages } from './pages/budgets.ts'
 import { paymentPages } from './pages/payments.ts'
 import { expensePages } from './pages/expenses.ts'
 import { reportPages } from './pages/reports.ts'
@@ -220,4 +221,5 @@ export const consoleRoutes =
     paymentPages(typed, deps)
     expensePages(typed, deps)
     reportPages(typed, deps)
+    budgetPages(typed, deps)
   }

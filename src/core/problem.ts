@@ -44,7 +44,8 @@ const TYPE_DESCRIPTIONS: Record<ProblemKind, string> = {
   'idempotency-mismatch': '422: the Idempotency-Key was used before with a different request.',
   'malware-found': '422: the virus scanner found a signature in the uploaded file (named in `detail`).',
   'rate-limited': '429: too many requests; retry after `Retry-After` seconds.',
-  unavailable: '503: the database is unavailable; retry after `Retry-After` seconds.',
+  unavailable:
+    '503: something the service depends on (the database, the file store, the virus scanner) is unavailable; retry after `Retry-After` seconds.',
   internal: '500: the service failed; nothing about the failure is disclosed.',
   'bad-request': '4xx: any other request the HTTP layer refuses (e.g. URI or headers too long).',
 }

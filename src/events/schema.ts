@@ -18,6 +18,16 @@ export interface EventObjects {}
 
 export type EventType = Extract<keyof EventObjects, string>
 
+/**
+ * Event type → what its event's `data` carries beside `object`, for the few types that carry more (DECISIONS:
+ * `budget.exceeded` carries `data.document`). Extended by modules, as EventObjects is.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by declaration merging
+export interface EventData {}
+
+/** The arguments after the object that `recordEvent` takes for type `T`: its `data` beside `object`, if any. */
+export type EventDataArgs<T extends EventType> = T extends keyof EventData ? [data: EventData[T]] : []
+
 /** A type (`vendor.created`) or every type under a prefix (`vendor.*`). */
 export const TYPE_PATTERN = '^[a-z][a-z_]*(\\.[a-z][a-z_]*|\\.\\*)$'
 
@@ -39,6 +49,21 @@ export const Event = named(
         object: Type.Object(
           {},
           { additionalProperties: true, description: 'The resource as its GET returns it.', examples: [{ id: 42 }] },
+        ),
+        document: Type.Optional(
+          Type.Object(
+            {
+              type: Type.String({
+                description: 'request, purchase_order, bill, expense_report, travel_request or payment_request.',
+                examples: ['request'],
+              }),
+              id: Type.Integer({ description: 'Its id (as its GET path takes it).', examples: [42] }),
+            },
+            {
+              description: 'On `budget.exceeded` only: the document that took the budget below zero or further below.',
+              examples: [{ type: 'request', id: 42 }],
+            },
+          ),
         ),
       },
       { description: 'What the event is about.', examples: [{ object: { id: 42 } }] },

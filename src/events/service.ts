@@ -8,7 +8,14 @@ import { requireAny, type Actor } from '../access/actor.ts'
 import type { DB } from '../db/schema.ts'
 import { notFound, validationFailed } from '../core/problem.ts'
 import * as repo from './repository.ts'
-import { EVENT_ID_PATTERN, type Event, type EventListQuery, type EventObjects, type EventType } from './schema.ts'
+import {
+  EVENT_ID_PATTERN,
+  type Event,
+  type EventDataArgs,
+  type EventListQuery,
+  type EventObjects,
+  type EventType,
+} from './schema.ts'
 
 export const DEFAULT_PAGE_SIZE = 100
 export const MAX_PAGE_SIZE = 1000
@@ -36,12 +43,21 @@ export function positionOf(id: string): { n: bigint } | { legacy: repo.Position 
 /** Gives the tenant's events that have reached the feed their numbers (ids); see migration 0012. */
 export const numberEvents = (db: Kysely<DB>, tenantId: number) => repo.numberEvents(db, tenantId)
 
-export const toEvent = (row: repo.EventRow): Event => ({
-  id: eventId(row.n),
-  type: row.type,
-  created_at: row.created_at.toISOString(),
-  data: { object: row.object as Event['data']['object'] },
-})
+/**
+ * The key under which a stored object keeps what its event's `data` carries beside `object` (EventData): no
+ * resource has a field whose name starts with `$`, and the events table keeps one JSON value per event.
+ */
+const DATA_KEY = '$data'
+
+export function toEvent(row: repo.EventRow): Event {
+  const stored = row.object as Record<string, unknown>
+  let data: Event['data'] = { object: stored }
+  if (Object.hasOwn(stored, DATA_KEY)) {
+    const { [DATA_KEY]: extra, ...object } = stored
+    data = { object, ...(extra as Omit<Event['data'], 'object'>) }
+  }
+  return { id: eventId(row.n), type: row.type, created_at: row.created_at.toISOString(), data }
+}
 
 /**
  * Records events of a write; call it with the transaction that makes the write, so the events commit
@@ -52,22 +68,31 @@ export function recordEvents<T extends EventType>(
   tenantId: number,
   type: T,
   objects: readonly EventObjects[T][],
+  ...data: EventDataArgs<T>
 ): Promise<void> {
+  const [extra] = data as [unknown?]
   return repo.insertEvents(
     tx,
     tenantId,
-    objects.map((object) => ({ type, object: JSON.stringify(object) })),
+    objects.map((object) => ({
+      type,
+      object: JSON.stringify(extra === undefined ? object : { ...object, [DATA_KEY]: extra }),
+    })),
   )
 }
 
-/** Records one event of a write (see `recordEvents`). */
+/**
+ * Records one event of a write (see `recordEvents`); a type that carries more than its object (EventData)
+ * takes that as the last argument, and its event shows it beside `data.object`.
+ */
 export function recordEvent<T extends EventType>(
   tx: Kysely<DB>,
   tenantId: number,
   type: T,
   object: EventObjects[T],
+  ...data: EventDataArgs<T>
 ): Promise<void> {
-  return recordEvents(tx, tenantId, type, [object])
+  return recordEvents(tx, tenantId, type, [object], ...data)
 }
 
 /** Every event of the tenant, whatever its location: superuser only (DECISIONS, "Who may do what"). */

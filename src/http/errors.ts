@@ -78,7 +78,11 @@ export function concurrentWriteConflict(error: unknown): Problem | undefined {
 }
 
 export function problemHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof Problem) return sendProblem(reply, error)
+  if (error instanceof Problem) {
+    // A 503 a service raised (the file store, the virus scanner) is the operator's to know of, not only the client's.
+    if (error.status === 503) request.log.error({ detail: error.detail }, 'a service the request needs is unavailable')
+    return sendProblem(reply, error)
+  }
   if (error.validation !== undefined) {
     return sendProblem(reply, validationFailed(fieldErrors(error), describeValidation(error)))
   }

@@ -19,10 +19,11 @@ export interface PageOptions {
 
 /**
  * What the menu may show beyond the tenant-wide permissions: the keys a user holds at any location,
- * `delegatee` while someone's approvals are delegated to them, and `candidate` while an approval waits for
- * them or they may become a candidate otherwise (a budget's owner). Set for each signed-in request (routes.ts).
+ * `delegatee` while someone's approvals are delegated to them, `candidate` while an approval waits for
+ * them or they may become a candidate otherwise (a budget's owner), and `budget_owner` while they own a budget
+ * (they read it). Set for each signed-in request (routes.ts).
  */
-export type MenuKey = PermissionKey | 'delegatee' | 'candidate'
+export type MenuKey = PermissionKey | 'delegatee' | 'candidate' | 'budget_owner'
 export const menuKeys = new WeakMap<Actor, ReadonlySet<MenuKey>>()
 /** The counts the menu carries beside its entries (by entry key: `approvals` → pending approvals). */
 export const menuCounts = new WeakMap<Actor, Readonly<Record<string, number>>>()
@@ -109,6 +110,13 @@ export const NAV: MenuEntry[] = [
     label: 'Reports',
     key: 'reports',
     anywhere: ['superuser', 'nav_report'],
+  },
+  {
+    group: 'Reports',
+    href: '/console/budgets',
+    label: 'Budgets',
+    key: 'budgets',
+    anywhere: ['superuser', 'nav_manage', 'nav_report', 'budget_owner'],
   },
   { group: 'Set-up', href: '/console/users', label: 'Users', key: 'users' },
   { group: 'Set-up', href: '/console/locations', label: 'Locations', key: 'locations' },
