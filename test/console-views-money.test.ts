@@ -1,5 +1,6 @@
 /**
- * Money going out (expense reports and travel requests, payments, payment runs and vendors' bank details) and goods
+ * Money going out (expense reports and travel requests, payment requests, payments, payment runs and vendors' bank
+ * details) and goods
  * coming in (a receipt), and how amounts are written (format's money, decimal, unit price and quantity, the lines
 editor's running total), fed hostile strings wherever people's text goes (helpers/hostile-views.ts), write them as
  * text. console-views-basics.test.ts checks that every function a view module exports has a case in one of the
@@ -11,6 +12,7 @@ import * as expenses from '../src/console/views/expenses.ts'
 import * as format from '../src/console/views/format.ts'
 import * as forms from '../src/console/views/forms.ts'
 import { html } from '../src/console/views/html.ts'
+import * as paymentRequests from '../src/console/views/payment-requests.ts'
 import * as payments from '../src/console/views/payments.ts'
 import * as receipt from '../src/console/views/receipt.ts'
 import {
@@ -189,6 +191,54 @@ const run = {
 const runAt = (status: string) => ({ ...run, status, confirmed_at: null }) as unknown as typeof run
 const bankFields = ['account_holder', 'iban', 'bic', 'account_number', 'routing_number', 'country']
 
+/** A payment request with every text hostile, paid by a run; `paymentRequestAt` the same at another status. */
+const paymentRequest = {
+  id: 7,
+  number: HOSTILE,
+  status: 'paid',
+  requester: person,
+  location: { id: 1, name: HOSTILE },
+  department: { id: 3, name: HOSTILE },
+  vendor: { id: 4, name: HOSTILE },
+  currency: HOSTILE,
+  amount: HOSTILE,
+  amount_paid: HOSTILE,
+  account: 12,
+  due_date: HOSTILE,
+  invoice_number: HOSTILE,
+  reason: HOSTILE,
+  budget_warnings: [],
+  approvals: [approval, { ...approval, status: 'pending', acted_by: null, on_behalf_of: null }],
+  submitted_at: '2026-11-25T11:00:00.000Z',
+  paid_at: '2026-11-28T11:00:00.000Z',
+  payment_reference: HOSTILE,
+  created_at: '2026-11-25T10:00:00.000Z',
+  updated_at: HOSTILE,
+} as unknown as Parameters<typeof paymentRequests.paymentRequestView>[0]['request']
+const paymentRequestAt = (status: string) =>
+  ({
+    ...paymentRequest,
+    status,
+    department: null,
+    due_date: null,
+    invoice_number: '',
+    reason: '',
+    submitted_at: null,
+    paid_at: null,
+    payment_reference: null,
+  }) as unknown as typeof paymentRequest
+const paymentRequestChoices = {
+  location: options,
+  department: [{ location: HOSTILE, locationId: HOSTILE, options }],
+  vendor: options,
+  currency: options,
+}
+/** Every field of the form holds HOSTILE, and every one has an error. */
+const paymentRequestForm = {
+  values: Object.fromEntries(Object.keys(paymentRequests.PAYMENT_REQUEST_LABELS).map((k) => [k, HOSTILE])),
+  errors: Object.fromEntries(Object.keys(paymentRequests.PAYMENT_REQUEST_LABELS).map((k) => [k, [HOSTILE]])),
+}
+
 const goods = {
   id: 9,
   number: HOSTILE,
@@ -270,6 +320,18 @@ hostileCases({
       },
       frame,
     ),
+  'payments.paymentsView (payment requests beside the bills)': () =>
+    payments.paymentsView(
+      {
+        bills: [],
+        requests: [{ ...paymentRequestAt('approved'), open: HOSTILE, due_date: HOSTILE }],
+        accounts: new Map([[4, unverified]]),
+        bankAccounts: [companyAccount],
+        runs: [],
+        today: HOSTILE,
+      },
+      frame,
+    ),
   'payments.paymentsView (nothing yet)': () =>
     payments.paymentsView(
       { bills: [payable[0]!], accounts: new Map(), bankAccounts: [], runs: [], today: HOSTILE },
@@ -304,6 +366,39 @@ hostileCases({
       { vendor: { id: 3, name: HOSTILE }, account: undefined, payable: true, values: { iban: HOSTILE } },
       frame,
     ),
+  'payment-requests.paymentRequestsView': () =>
+    paymentRequests.paymentRequestsView(
+      pageOf([paymentRequest, paymentRequestAt(HOSTILE)]),
+      { create: true },
+      frame,
+      HOSTILE,
+    ),
+  'payment-requests.paymentRequestsView (none, may not make one)': () =>
+    paymentRequests.paymentRequestsView({ ...pageOf([]), count: 0 }, { create: false }, frame),
+  'payment-requests.paymentRequestView': () =>
+    paymentRequests.paymentRequestView(
+      {
+        request: paymentRequest,
+        can: { submit: true, cancel: true },
+        decidable: new Set([8]),
+        ledTo: html`<p>${HOSTILE}</p>`,
+        history: html`<p>${HOSTILE}</p>`,
+        flash: HOSTILE,
+        problem: HOSTILE,
+      },
+      frame,
+    ),
+  'payment-requests.paymentRequestView (each status)': () =>
+    ['draft', 'pending_approval', 'approved', 'rejected', 'cancelled', HOSTILE]
+      .map((status) =>
+        paymentRequests.paymentRequestView(
+          { request: paymentRequestAt(status), can: { submit: false, cancel: false }, decidable: new Set() },
+          frame,
+        ),
+      )
+      .join(''),
+  'payment-requests.paymentRequestFormView': () =>
+    paymentRequests.paymentRequestFormView(paymentRequestForm, paymentRequestChoices, frame, HOSTILE),
   'receipt.receiptView': () => receipt.receiptView({ receipt: goods, order, history: html`<p>${HOSTILE}</p>` }, frame),
   'receipt.receiptView (voided return, order hidden)': () =>
     receipt.receiptView(

@@ -271,6 +271,49 @@ describe('payment runs', () => {
     }
   })
 
+  test('a decision re-checks nav_approval at every item’s location: a grant withdrawn at one refuses it', async () => {
+    const grantB = [{ location: s.B, role: s.roles.Approver }]
+    const decider = await s.user('approver-ab', s.roles.Approver, s.A, grantB)
+    const r = await rule(s.admin, {
+      document: 'payment_run',
+      min_total: '700',
+      step: 1,
+      approvers: [decider.profileId],
+    })
+    try {
+      const clerk = await s.user('clerk-ab', s.payablesRole, s.A, [{ location: s.B, role: s.payablesRole }])
+      const vendor = await s.payee()
+      // The first item is at A (the location the approval records), the second at B.
+      const both = await run(
+        s,
+        [
+          billItem((await approvedBill(s, vendor, '400')).id),
+          billItem((await approvedBill(s, vendor, '400', s.B, s.admin)).id),
+        ],
+        clerk.api,
+      )
+      const pending = await runAction(clerk.api, both.id, 'submit')
+      assert.equal(pending.status, 'pending_approval')
+      assert.deepEqual(
+        pending.approvals[0].candidates.map((c: { id: number }) => c.id),
+        [decider.profileId],
+      )
+      const grants = (payload: object[]) =>
+        s.admin({ method: 'PUT', url: `/api/v3/users/${decider.profileId}/location-roles/`, payload })
+      assert.equal((await grants([])).statusCode, 200)
+      const refused = await decide(decider.api, pending.approvals[0].id, 'approve')
+      assert.equal(refused.statusCode, 403, refused.body)
+      assert.match(refused.json().detail, new RegExp(`nav_approval permission at location ${s.B},`))
+      assert.equal((await getRun(both.id)).status, 'pending_approval')
+      assert.equal((await grants(grantB)).statusCode, 200)
+      const approved = await decide(decider.api, pending.approvals[0].id, 'approve')
+      assert.equal(approved.statusCode, 200, approved.body)
+      assert.equal((await getRun(both.id)).status, 'approved')
+    } finally {
+      await s.admin({ method: 'DELETE', url: `/api/v3/approval-rules/${r.id}/` })
+    }
+  })
+
   test('a payment request in a run: paid on confirm; it cannot be cancelled while the run holds it', async () => {
     const vendor = await s.payee()
     const made = await post(s.requester.api, '/api/v3/payment-requests/', {

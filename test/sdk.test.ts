@@ -262,7 +262,11 @@ test('the request → approval flow through the SDK: roles, grants, rules, reque
   assert.equal((await client.approvals.list({ request: draft.id })).data[0]!.id, approvalId)
   assert.equal((await client.approvals.get(approvalId)).status, 'pending')
   const inbox = (await client.approvals.inbox()).data
-  assert.equal(inbox.length, 4, 'the demo data waits on the admin for two requests, a bill and an expense report')
+  assert.equal(
+    inbox.length,
+    5,
+    'the demo data waits on the admin for two requests, a bill, an expense report and a payment run',
+  )
   assert.ok(!inbox.some((a) => a.id === approvalId), 'the requester is no candidate of their own request')
   const cancelled = await client.requests.cancel(draft.id)
   assert.equal(cancelled.approvals[0]!.status, 'cancelled')

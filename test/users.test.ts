@@ -452,8 +452,9 @@ describe('current user', () => {
     assert.equal(adminMe.approval_delegatee, null)
     // The Head Office request waits on the admin; the East Warehouse one on the buyer, who is away (delegated to the
     // admin); the demo's bill with an exception on the admin, an accounts-payable holder as a superuser; and the
-    // demo's submitted expense report, which waits on the Head Office's expense approvers (the admin among them).
-    assert.deepEqual(adminMe.pending_approvals_count, { order: 2, expense: 1, travel: 0, bill: 1, payment: 0 })
+    // demo's submitted expense report, which waits on the Head Office's expense approvers (the admin among them);
+    // and the demo's payment run, which waits on the payment_run rule's approvers (the admin and the manager).
+    assert.deepEqual(adminMe.pending_approvals_count, { order: 2, expense: 1, travel: 0, bill: 1, payment: 1 })
     assert.ok(adminMe.systemaccess_cache.flattened.includes('superuser'))
     const buyerProfile = (await admin.api({ method: 'GET', url: `/api/v3/users/${me.id}/` })).json().data
     assert.match(buyerProfile.expected_return_date, /^\d{4}-\d{2}-\d{2}$/)

@@ -39,6 +39,11 @@ export interface DocumentHandler {
   kind: ApprovalKind
   /** Locks the document's row for the decision; false when it is gone. */
   lock(tx: Kysely<DB>, tenantId: number, id: number): Promise<boolean>
+  /**
+   * Every location whose permission a decision re-checks, when the document spans more than the one its
+   * approvals record (a payment run: each item's location); absent for a document of one location.
+   */
+  decisionLocations?(tx: Kysely<DB>, tenantId: number, id: number): Promise<number[]>
   describe(tx: Kysely<DB>, tenantId: number, id: number): Promise<DocumentFacts>
   /** The last step was approved. */
   approved(tx: Kysely<DB>, actor: Actor, id: number): Promise<DocumentEvent[]>

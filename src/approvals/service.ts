@@ -80,12 +80,16 @@ async function decide(
     // Authority read now, not when the candidates were chosen (access/decision.ts). A budget's step needs no
     // permission: owning the budget is the authority for it (budgets/check.service.ts).
     const budgetStep = seen.plan.find((s) => s.step === seen.step)?.budget !== undefined
-    if (seen.status === 'pending' && seen.submitter_id !== userId && !budgetStep)
-      await requireMayDecide(tx, actor, {
-        locationId: seen.location_id,
-        candidates: seen.candidate_ids,
-        permission: seen.plan.find((s) => s.step === seen.step)?.permission,
-      })
+    // A document spanning locations (a payment run) is decided with the permission held at every one of them.
+    if (seen.status === 'pending' && seen.submitter_id !== userId && !budgetStep) {
+      const spanned = (await handler.decisionLocations?.(tx, actor.tenantId, seen.document_id)) ?? []
+      for (const locationId of new Set([seen.location_id, ...spanned]))
+        await requireMayDecide(tx, actor, {
+          locationId,
+          candidates: seen.candidate_ids,
+          permission: seen.plan.find((s) => s.step === seen.step)?.permission,
+        })
+    }
     if (seen.status === 'pending') await requireNotApprovedEarlier(tx, actor.tenantId, seen, userId)
     const decided = await repo.decide(tx, actor.tenantId, id, userId, outcome, comment)
     if (decided === undefined) {

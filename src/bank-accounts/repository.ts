@@ -103,7 +103,7 @@ export const verifyVendorAccount = (db: Kysely<DB>, tenantId: number, vendorId: 
 export async function holderEmails(db: Kysely<DB>, tenantId: number, key: PermissionKey): Promise<string[]> {
   const roleHas = (role: ReturnType<typeof sql.ref>) =>
     sql`exists (select 1 from role_permissions rp join permissions p on p.id = rp.permission_id
-      where rp.role_id = ${role} and p.key = ${key})`
+      where rp.tenant_id = ${tenantId} and rp.role_id = ${role} and p.key = ${key})`
   const result = await sql<{ email: string }>`
     select u.email from users u join user_profiles up on up.tenant_id = u.tenant_id and up.user_id = u.id
     where u.tenant_id = ${tenantId} and u.is_active and (

@@ -304,3 +304,28 @@ export const currencyRate = async (db: Kysely<DB>, tenantId: number, id: number)
 /** The invoice number of each item's document, in item order (a bill's number; a payment request's invoice_number). */
 export const itemInvoices = async (db: Kysely<DB>, tenantId: number, runId: number) =>
   (await runItems(db, tenantId, [runId])).get(runId)?.map((i) => i.invoice_number) ?? []
+
+/** The locations of a run's items' documents (each once, ascending): where deciding its approval needs authority. */
+export async function itemLocations(db: Kysely<DB>, tenantId: number, runId: number): Promise<number[]> {
+  const result = await sql<{ location_id: number }>`
+    select distinct coalesce(b.location_id, p.location_id) as location_id
+    from payment_run_items i
+    left join bills b on b.tenant_id = i.tenant_id and b.id = i.bill_id
+    left join payment_requests p on p.tenant_id = i.tenant_id and p.id = i.payment_request_id
+    where i.tenant_id = ${tenantId} and i.run_id = ${runId}
+    order by 1`.execute(db)
+  return result.rows.map((r) => r.location_id)
+}
+
+/** The runs (any status, newest first) with an item paying this payment request. */
+export async function runIdsPayingRequest(db: Kysely<DB>, tenantId: number, paymentRequestId: number) {
+  const rows = await db
+    .selectFrom('payment_run_items')
+    .select('run_id')
+    .distinct()
+    .where('tenant_id', '=', tenantId)
+    .where('payment_request_id', '=', paymentRequestId)
+    .orderBy('run_id', 'desc')
+    .execute()
+  return rows.map((r) => r.run_id)
+}

@@ -31,6 +31,20 @@ export async function getRun(db: Kysely<DB>, actor: Actor, id: number): Promise<
   return (await toRuns(db, actor.tenantId, [await visibleRun(db, actor, id)]))[0]!
 }
 
+/**
+ * The runs (any status, newest first) with an item paying payment request `paymentRequestId`, as far as the actor
+ * sees runs: every one for accounts payable, else only those whose approvals name them.
+ */
+export async function runsPayingRequest(db: Kysely<DB>, actor: Actor, paymentRequestId: number): Promise<PaymentRun[]> {
+  const scope = await runScope(db, actor)
+  const rows = []
+  for (const id of await repo.runIdsPayingRequest(db, actor.tenantId, paymentRequestId)) {
+    const row = await repo.findRun(db, actor.tenantId, id, scope)
+    if (row !== undefined) rows.push(row)
+  }
+  return toRuns(db, actor.tenantId, rows)
+}
+
 export async function requireMaker(db: Kysely<DB>, actor: Actor) {
   if (!(await holdsPayables(db, actor)))
     throw forbidden('Payment runs are made, submitted, cancelled and confirmed by holders of accounts_payable.')

@@ -22,6 +22,8 @@ import { createBatch, updateUser } from '../users/service.ts'
 import { createVendors } from '../vendors/service.ts'
 import { seedRequests, seedRules } from './demo-requests.ts'
 import { seedExpenses } from './demo-expenses.ts'
+import { seedPayments } from './demo-payments.ts'
+import { seedBudgets } from './demo-budgets.ts'
 
 export const DEMO_DOMAIN = 'demo'
 export const DEMO_ADMIN_EMAIL = 'admin@example.com'
@@ -379,6 +381,8 @@ export async function createSampleTenant(
   await seedRules(tx, people)
   if (documents) await seedRequests(tx, people)
   if (documents) await seedExpenses(tx, people)
+  if (documents) await seedPayments(tx, people)
+  if (documents) await seedBudgets(tx, people)
   return tenantId
 }
 

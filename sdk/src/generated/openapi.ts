@@ -8272,6 +8272,25 @@ export interface components {
                 object: {
                     [key: string]: unknown;
                 };
+                /**
+                 * @description On `budget.exceeded` only: the document that took the budget below zero or further below.
+                 * @example {
+                 *       "type": "request",
+                 *       "id": 42
+                 *     }
+                 */
+                document?: {
+                    /**
+                     * @description request, purchase_order, bill, expense_report, travel_request or payment_request.
+                     * @example request
+                     */
+                    type: string;
+                    /**
+                     * @description Its id (as its GET path takes it).
+                     * @example 42
+                     */
+                    id: number;
+                };
             };
         };
         EventList: {

@@ -1,7 +1,8 @@
 /**
- * Payments in the console (views/payments.ts): the Payments page (approved bills due, by vendor; select → a run),
- * a run's page (submit, cancel, the bank file, confirm) and a vendor's bank details (change, verify) — all
- * through the payment services, so the API's rules and refusals apply as they are.
+ * Payments in the console (views/payments.ts): the Payments page (approved bills and payment requests due, by
+ * vendor; select → a run), a run's page (submit, cancel, the bank file, confirm) and a vendor's bank details
+ * (change, verify) — all through the payment services, so the API's rules and refusals apply as they are. The
+ * payment requests' own pages are pages/payment-requests.ts.
  */
 import { Type } from 'typebox'
 import {
@@ -13,6 +14,7 @@ import {
 } from '../../bank-accounts/vendor.service.ts'
 import { listCompanyAccounts } from '../../bank-accounts/company.service.ts'
 import { listBills } from '../../bills/service.ts'
+import { listPaymentRequests } from '../../payment-requests/service.ts'
 import { subtractDecimal, sumDecimals } from '../../core/decimal.ts'
 import { forbidden, Problem } from '../../core/problem.ts'
 import { runFile } from '../../payment-runs/file.service.ts'
@@ -23,6 +25,7 @@ import { getVendor } from '../../vendors/service.ts'
 import { mailBaseOf, sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
 import { bankAccountView, paymentRunView, paymentsView } from '../views/payments.ts'
 import { Done, flashOf, FormBody, Id } from './forms.ts'
+import { paymentRequestPages } from './payment-requests.ts'
 import { deciderOf } from './request-shared.ts'
 
 const flash = flashOf({
@@ -39,12 +42,14 @@ const isRefusal = (error: unknown): error is Problem =>
 
 export function paymentPages(app: ConsoleApp, deps: ConsoleDeps): void {
   const { db } = deps
+  paymentRequestPages(app, deps)
 
   async function payments(session: ConsoleSession, notes: { flash?: string | undefined; problem?: string }) {
     const { actor } = session
     if (!(await holdsPayables(db, actor))) throw forbidden('The Payments page is for people with accounts payable.')
-    const [bills, bankAccounts, runs] = await Promise.all([
+    const [bills, requests, bankAccounts, runs] = await Promise.all([
       listBills(db, actor, { page: 1, page_size: 100, status: 'approved', order_by: 'id' }),
+      listPaymentRequests(db, actor, { page: 1, page_size: 100, status: 'approved', order_by: 'id' }),
       listCompanyAccounts(db, actor, { page: 1, page_size: 100 }),
       listRuns(db, actor, { page: 1, page_size: 20, order_by: '-created_at' }),
     ])
@@ -52,14 +57,18 @@ export function paymentPages(app: ConsoleApp, deps: ConsoleDeps): void {
       .map((b) => ({ ...b, open: subtractDecimal(b.total, b.amount_paid) }))
       .filter((b) => b.open !== '0')
       .map((b) => ({ ...b, open: sumDecimals([b.open]) }))
-    const accounts = await vendorAccountsOf(
-      db,
-      actor.tenantId,
-      open.map((b) => b.vendor.id),
-    )
+    const openRequests = requests.rows
+      .map((p) => ({ ...p, open: subtractDecimal(p.amount, p.amount_paid) }))
+      .filter((p) => p.open !== '0')
+      .map((p) => ({ ...p, open: sumDecimals([p.open]) }))
+    const accounts = await vendorAccountsOf(db, actor.tenantId, [
+      ...open.map((b) => b.vendor.id),
+      ...openRequests.map((p) => p.vendor.id),
+    ])
     return paymentsView(
       {
         bills: open,
+        requests: openRequests,
         accounts: new Map(
           [...accounts].map(([id, a]) => [
             id,
@@ -82,12 +91,12 @@ export function paymentPages(app: ConsoleApp, deps: ConsoleDeps): void {
   app.post('/payments/runs', { schema: { hide: true, body: FormBody } }, async (request, reply) => {
     const body = request.body
     const items = Object.keys(body)
-      .map((k) => /^bill_(\d{1,10})$/.exec(k)?.[1])
-      .filter((id) => id !== undefined)
-      .map((id) => ({ document: { type: 'bill' as const, id: Number(id) } }))
+      .map((k) => /^(bill|payment_request)_(\d{1,10})$/.exec(k))
+      .filter((m) => m !== null)
+      .map(([, type, id]) => ({ document: { type: type as 'bill' | 'payment_request', id: Number(id) } }))
     try {
       if (items.length === 0)
-        throw new Problem(400, 'Bad Request', 'Select at least one bill to pay, then make the run.')
+        throw new Problem(400, 'Bad Request', 'Select at least one bill or payment request to pay, then make the run.')
       const run = await createRun(db, request.session.actor, {
         bank_account: Number(body.bank_account ?? 0) || 0,
         execution_date: body.execution_date ?? '',

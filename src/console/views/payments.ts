@@ -6,6 +6,7 @@
 import type { VendorBankAccount } from '../../bank-accounts/schema.ts'
 import type { CompanyBankAccount } from '../../bank-accounts/schema.ts'
 import type { Bill } from '../../bills/schema.ts'
+import type { PaymentRequest } from '../../payment-requests/schema.ts'
 import type { PaymentRun } from '../../payment-runs/schema.ts'
 import { money, when } from './format.ts'
 import { html, type Html } from './html.ts'
@@ -15,6 +16,8 @@ import { approvalChain, personName } from './requests.ts'
 
 export interface PaymentsPage {
   bills: readonly (Bill & { open: string })[]
+  /** Approved payment requests with something open, paid beside the bills. */
+  requests?: readonly (PaymentRequest & { open: string })[]
   accounts: ReadonlyMap<number, VendorBankAccount>
   bankAccounts: readonly CompanyBankAccount[]
   runs: readonly PaymentRun[]
@@ -23,7 +26,8 @@ export interface PaymentsPage {
   problem?: string | undefined
 }
 
-const RUN_STATUS: Readonly<Record<string, string>> = {
+/** A payment run's status in words. */
+export const RUN_STATUS_NAMES: Readonly<Record<string, string>> = {
   draft: 'Draft',
   pending_approval: 'Waiting for approval',
   approved: 'Approved: download the file for the bank',
@@ -38,9 +42,29 @@ const verification = (account: VendorBankAccount | undefined) =>
       ? html`Bank details verified (account ending ${(account.iban ?? account.account_number ?? '').slice(-4)})`
       : html`<strong>Bank details not verified</strong>: someone other than who changed them must verify them`
 
+/** A document on the Payments page: an approved bill or payment request with something open. */
+interface Payable {
+  field: string
+  href: string
+  number: string
+  vendor: { id: number; name: string }
+  open: string
+  currency: string
+  due_date: string | null
+  location: { name: string }
+}
+
 export function paymentsView(view: PaymentsPage, { actor, csrf }: Frame): string {
-  const byVendor = new Map<number, (Bill & { open: string })[]>()
-  for (const b of view.bills) byVendor.set(b.vendor.id, [...(byVendor.get(b.vendor.id) ?? []), b])
+  const payables: Payable[] = [
+    ...view.bills.map((b) => ({ ...b, field: `bill_${b.id}`, href: `/console/bills/${b.id}` })),
+    ...(view.requests ?? []).map((p) => ({
+      ...p,
+      field: `payment_request_${p.id}`,
+      href: `/console/payment-requests/${p.id}`,
+    })),
+  ]
+  const byVendor = new Map<number, Payable[]>()
+  for (const b of payables) byVendor.set(b.vendor.id, [...(byVendor.get(b.vendor.id) ?? []), b])
   const groups = [...byVendor.values()].map((bills) => {
     const vendor = bills[0]!.vendor
     const account = view.accounts.get(vendor.id)
@@ -51,15 +75,15 @@ export function paymentsView(view: PaymentsPage, { actor, csrf }: Frame): string
         <a href="/console/vendors/${vendor.id}/bank-account">Bank details of ${vendor.name}</a>
       </p>
       ${table(
-        ['Pay', 'Invoice', 'Open', 'Due', 'Location'],
+        ['Pay', 'Invoice or request', 'Open', 'Due', 'Location'],
         bills.map(
           (b) =>
             html`<tr>
               <td>
-                <input type="checkbox" id="bill-${b.id}" name="bill_${b.id}" value="on" form="new-run" />
-                <label for="bill-${b.id}" class="visually-hidden">Pay ${b.number}</label>
+                <input type="checkbox" id="${b.field}" name="${b.field}" value="on" form="new-run" />
+                <label for="${b.field}" class="visually-hidden">Pay ${b.number}</label>
               </td>
-              <td><a href="/console/bills/${b.id}">${b.number}</a></td>
+              <td><a href="${b.href}">${b.number}</a></td>
               <td class="number">${money(b.open, b.currency)}</td>
               <td>${b.due_date ?? '—'}</td>
               <td>${b.location.name}</td>
@@ -96,7 +120,7 @@ export function paymentsView(view: PaymentsPage, { actor, csrf }: Frame): string
             (r) =>
               html`<tr>
                 <td><a href="/console/payment-runs/${r.id}">${r.number}</a></td>
-                <td>${RUN_STATUS[r.status] ?? r.status}</td>
+                <td>${RUN_STATUS_NAMES[r.status] ?? r.status}</td>
                 <td class="number">${r.items.length}</td>
                 <td class="number">${money(r.total, r.currency)}</td>
                 <td>${r.execution_date}</td>
@@ -106,11 +130,12 @@ export function paymentsView(view: PaymentsPage, { actor, csrf }: Frame): string
   const body = html`${view.flash === undefined ? '' : notice('status', view.flash)}
     ${view.problem === undefined ? '' : notice('alert', view.problem)}
     <p>
-      Approved bills with an amount still open, by vendor. Select the bills to pay, choose the account and the date, and
-      make a run; it is approved, then its file goes to the bank.
+      Approved bills and payment requests with an amount still open, by vendor. Select the ones to pay, choose the
+      account and the date, and make a run; it is approved, then its file goes to the bank.
     </p>
+    <p><a href="/console/payment-requests">Payment requests</a> (payments without an order: deposits, fees)</p>
     <h2>Bills to pay</h2>
-    ${groups.length === 0 ? emptyState('No approved bill waits for payment.') : groups} ${form}
+    ${groups.length === 0 ? emptyState('No approved bill or payment request waits for payment.') : groups} ${form}
     <h2>Payment runs</h2>
     ${runs}`
   return page({ title: 'Payments', actor, csrf, current: 'payments' }, body)
@@ -154,7 +179,7 @@ export function paymentRunView(view: RunPage, { actor, csrf }: Frame): string {
     ${view.problem === undefined ? '' : notice('alert', view.problem)}
     <dl class="card">
       <dt>Status</dt>
-      <dd>${RUN_STATUS[run.status] ?? run.status}</dd>
+      <dd>${RUN_STATUS_NAMES[run.status] ?? run.status}</dd>
       <dt>Pay from</dt>
       <dd>${run.bank_account.name}</dd>
       <dt>Execution date</dt>
