@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { beforeEach, test } from 'node:test'
 import { resetPasswordLink } from '../src/tenants/service.ts'
 import { useTestApp } from './helpers/app.ts'
-import { decide, rule } from './helpers/orders.ts'
+import { rule } from './helpers/orders.ts'
 import { BASE_DOMAIN, throughLink, type Browser } from './helpers/security.ts'
 import { setUpPayments, type PaymentSetup } from './payments-fixture.ts'
 
@@ -100,7 +100,20 @@ test('a payment request from the form: its page, submitted, approved, then paid 
   const asApprover = await approver.get(`/console/payment-requests/${id}`)
   assert.equal(asApprover.statusCode, 200, asApprover.body)
   const approvalId = Number(/href="\/console\/approvals\/(\d+)">Decide</.exec(asApprover.body)![1])
-  assert.equal((await decide(s.approver.api, approvalId, 'approve')).statusCode, 200)
+  // The inbox names it and links to its decision; the decision page shows what it pays; the approver approves there.
+  const inbox = await approver.get('/console/approvals')
+  assert.match(inbox.body, new RegExp(`href="/console/approvals/${approvalId}">Payment request PAY-\\d+`))
+  assert.match(inbox.body, /Payment to Venue &amp; Co/)
+  const decision = await approver.get(`/console/approvals/${approvalId}`)
+  assert.equal(decision.statusCode, 200, decision.body)
+  assert.match(decision.body, /<h2 id="payment-request">Payment request PAY-\d+<\/h2>/)
+  assert.match(decision.body, /Deposit for the December offsite/)
+  const decided = await approver.submit(`/console/approvals/${approvalId}`, `/console/approvals/${approvalId}`, {
+    decision: 'approve',
+    comment: '',
+  })
+  assert.equal(decided.statusCode, 303, decided.body)
+  assert.match(String(decided.headers.location), /done=approved-payment/)
   const approved = await requester.get(`/console/payment-requests/${id}`)
   assert.match(approved.body, /Approved: waits for a payment run/)
   assert.match(approved.body, /id="history"[\s\S]*Submitted for approval[\s\S]*Approved a step/)

@@ -12,6 +12,7 @@ import * as expenses from '../src/console/views/expenses.ts'
 import * as format from '../src/console/views/format.ts'
 import * as forms from '../src/console/views/forms.ts'
 import { html } from '../src/console/views/html.ts'
+import * as approvalDocuments from '../src/console/views/approval-documents.ts'
 import * as paymentRequests from '../src/console/views/payment-requests.ts'
 import * as payments from '../src/console/views/payments.ts'
 import * as receipt from '../src/console/views/receipt.ts'
@@ -260,6 +261,24 @@ const goods = {
 } as unknown as Parameters<typeof receipt.receiptView>[0]['receipt']
 
 hostileCases({
+  'approval-documents.paymentRequestSummary': () => approvalDocuments.paymentRequestSummary(paymentRequest),
+  'approval-documents.paymentRequestSummary (no date, no reason)': () =>
+    approvalDocuments.paymentRequestSummary(paymentRequestAt('pending_approval')),
+  'approval-documents.paymentRunSummary': () => approvalDocuments.paymentRunSummary(run),
+  'approval-documents.documentOf (payments)': () =>
+    html`${[
+      {
+        approval: { ...approval, document: { type: 'payment_request', id: 7 } },
+        request: undefined,
+        payment: paymentRequest,
+      },
+      { approval: { ...approval, document: { type: 'payment_run', id: 2 } }, request: undefined, run },
+      { approval: { ...approval, document: { type: 'payment_run', id: 2 } }, request: undefined },
+    ].flatMap((row) =>
+      Object.values(approvalDocuments.documentOf(row as never)).map(
+        (v) => html`<p>${typeof v === 'object' ? JSON.stringify(v) : String(v)}</p>`,
+      ),
+    )}`,
   'format.money': () =>
     html`${[format.money(HOSTILE, HOSTILE), format.money('1234567.5', HOSTILE), format.money(null, HOSTILE)]}`,
   'format.decimal': () => html`${[format.decimal(HOSTILE), format.decimal('-1234.5000'), format.decimal(undefined)]}`,

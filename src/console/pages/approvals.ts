@@ -1,6 +1,7 @@
 /**
  * The approvals inbox in the console: what the signed-in user decides (as a candidate, or as the delegatee
- * of an away candidate) — requests, purchase orders and bills — and one approval's decision page — approve, or reject with a comment — through the
+ * of an away candidate) — requests, purchase orders, bills, expense reports, travel and payment requests, payment
+ * runs — and one approval's decision page — approve, or reject with a comment — through the
  * approval service. A decision refused because the state moved on (a 409) or the user may not decide (403)
  * is said on the decision page, not as an error page.
  */
@@ -13,11 +14,14 @@ import { otherDocument } from './expenses.ts'
 import { approve, getApproval, listApprovals, reject } from '../../approvals/service.ts'
 import { notFound, Problem } from '../../core/problem.ts'
 import { bodyChecker } from '../../http/body-check.ts'
+import { getPaymentRequest } from '../../payment-requests/service.ts'
+import { getRun } from '../../payment-runs/service.ts'
 import { getOrder, ordersByIds } from '../../purchase-orders/service.ts'
 import { getRequest, requestsByIds } from '../../requests/service.ts'
 import { myDelegators } from '../../users/delegation.service.ts'
 import { mailBaseOf, sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSession } from '../context.ts'
 import type { FormState } from '../views/forms.ts'
+import { paymentRequestSummary, paymentRunSummary } from '../views/approval-documents.ts'
 import { approvalsView, decisionView, INBOX_FILTERS, type InboxRow } from '../views/approvals.ts'
 import { errorsFor, flashOf, Id, PAGE_SIZE } from './forms.ts'
 import { deciderOf, vendorNamesOf } from './request-shared.ts'
@@ -33,6 +37,33 @@ const DecisionForm = Type.Object({
   decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')]),
 })
 const checkRejection = bodyChecker(Rejection)
+
+/** `read`'s document, or undefined when the user may not see it (a 404): the inbox row then shows less. */
+const visibleOrUndefined = <T>(read: Promise<T>): Promise<T | undefined> =>
+  read.catch((error: unknown) => {
+    if (error instanceof Problem && error.status === 404) return undefined
+    throw error
+  })
+
+/** A payment request or a payment run as the decision page shows it: named, linked and summarised. */
+async function paymentDocument(db: ConsoleDeps['db'], session: ConsoleSession, type: string, id: number) {
+  if (type === 'payment_request') {
+    const p = await getPaymentRequest(db, session.actor, id)
+    return {
+      name: `payment request ${p.number}`,
+      href: `/console/payment-requests/${p.id}`,
+      link: `Open payment request ${p.number}`,
+      summary: paymentRequestSummary(p),
+    }
+  }
+  const run = await getRun(db, session.actor, id)
+  return {
+    name: `payment run ${run.number}`,
+    href: `/console/payment-runs/${run.id}`,
+    link: `Open payment run ${run.number}`,
+    summary: paymentRunSummary(run),
+  }
+}
 const checkDecision = bodyChecker(Decision)
 /** The `done` each decision leads to ("reject" + "d" was once `rejectd`, which showed nothing). */
 const DONE = { approve: 'approved', reject: 'rejected' } as const
@@ -98,6 +129,19 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const idsOf = (type: string) => result.rows.flatMap((a) => (a.document.type === type ? [a.document.id] : []))
     const expenses = new Map((await reportsByIds(db, actor, idsOf('expense_report'))).map((e) => [e.id, e]))
     const trips = new Map((await travelByIds(db, actor, idsOf('travel_request'))).map((t) => [t.id, t]))
+    // Payment approvals are few on a page: each document read on its own.
+    const payments = new Map(
+      await Promise.all(
+        idsOf('payment_request').map(
+          async (pid) => [pid, await visibleOrUndefined(getPaymentRequest(db, actor, pid))] as const,
+        ),
+      ),
+    )
+    const runs = new Map(
+      await Promise.all(
+        idsOf('payment_run').map(async (rid) => [rid, await visibleOrUndefined(getRun(db, actor, rid))] as const),
+      ),
+    )
     const rows: InboxRow[] = result.rows.map((a) => ({
       approval: a,
       request: a.request === null ? undefined : requests.get(a.request),
@@ -105,6 +149,8 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
       bill: a.document.type === 'bill' ? bills.get(a.document.id) : undefined,
       expense: a.document.type === 'expense_report' ? expenses.get(a.document.id) : undefined,
       travel: a.document.type === 'travel_request' ? trips.get(a.document.id) : undefined,
+      payment: a.document.type === 'payment_request' ? payments.get(a.document.id) : undefined,
+      run: a.document.type === 'payment_run' ? runs.get(a.document.id) : undefined,
       onBehalfOf:
         a.status === 'pending' ? (deciderOf(actor, delegators, a)?.onBehalfOf ?? null) : (a.on_behalf_of ?? null),
     }))
@@ -115,9 +161,16 @@ export function approvalPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const approval = await getApproval(db, session.actor, id)
     if (approval.request === null) {
       const { type, id: documentId } = approval.document
-      if (type === 'expense_report' || type === 'travel_request') {
+      if (
+        type === 'expense_report' ||
+        type === 'travel_request' ||
+        type === 'payment_request' ||
+        type === 'payment_run'
+      ) {
         const [other, delegators] = await Promise.all([
-          otherDocument(db, session.actor, type, documentId),
+          type === 'payment_request' || type === 'payment_run'
+            ? paymentDocument(db, session, type, documentId)
+            : otherDocument(db, session.actor, type, documentId),
           myDelegators(db, session.actor),
         ])
         const onBehalfOf = deciderOf(session.actor, delegators, approval)?.onBehalfOf

@@ -92,6 +92,13 @@ export const NAV: MenuEntry[] = [
   },
   {
     group: 'Pay',
+    href: '/console/payment-requests',
+    label: 'Payment requests',
+    key: 'payment-requests',
+    anywhere: ['superuser', 'nav_request', 'accounts_payable'],
+  },
+  {
+    group: 'Pay',
     href: '/console/expenses',
     label: 'My expenses',
     key: 'expenses',

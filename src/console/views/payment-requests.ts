@@ -70,7 +70,7 @@ export function paymentRequestsView(
           )}
           ${pager('/console/payment-requests', result, undefined)}`
     }`
-  return page({ title: 'Payment requests', actor, csrf, current: 'payments' }, body)
+  return page({ title: 'Payment requests', actor, csrf, current: 'payment-requests' }, body)
 }
 
 export interface PaymentRequestPage {
@@ -136,7 +136,7 @@ export function paymentRequestView(view: PaymentRequestPage, { actor, csrf }: Fr
     }
     ${approvalChain(p.approvals, view.decidable, 'No approvals: the payment request has not been submitted, or no approval rule applied to it.')}
     ${view.ledTo ?? ''} ${view.history ?? ''}`
-  return page({ title: `Payment request ${p.number}`, actor, csrf, current: 'payments' }, body)
+  return page({ title: `Payment request ${p.number}`, actor, csrf, current: 'payment-requests' }, body)
 }
 
 /** What the new-request form offers: the locations where the user makes requests, their departments, vendors, currencies. */
@@ -169,5 +169,5 @@ export function paymentRequestFormView(
         <button type="submit">Save as a draft</button>`,
       html`class="card"`,
     )}`
-  return page({ title: 'New payment request', actor, csrf, current: 'payments' }, body)
+  return page({ title: 'New payment request', actor, csrf, current: 'payment-requests' }, body)
 }
