@@ -131,12 +131,17 @@ async function seedApprovals(
   return { ...sample, adminId: benchUser, clientId: app.client_id, clientSecret: app.client_secret, token }
 }
 
-/** The compiled text of the users list's per-row count (no parameters), to take it out of the page statement. */
-function countText(db: Kysely<DB>): string {
+/**
+ * The compiled text of the users list's per-row count (no parameters), to take it out of the page statement.
+ * An older build in serve mode (BENCH_BASE), whose count still took its kind as a parameter, gets undefined: only
+ * its inbox is measured.
+ */
+function countText(db: Kysely<DB>): string | undefined {
   const compiled = db.selectNoFrom(profilePendingOrders.as('bench_count')).compile()
   const text = /^select (.*) as "bench_count"$/s.exec(compiled.sql)?.[1]
-  if (text === undefined || compiled.parameters.length > 0) throw new Error(`unexpected count SQL: ${compiled.sql}`)
-  return text
+  if (text !== undefined && compiled.parameters.length === 0) return text
+  if (serveTo() !== undefined) return undefined
+  throw new Error(`unexpected count SQL: ${compiled.sql}`)
 }
 
 await main(async () => {
@@ -180,6 +185,10 @@ await main(async () => {
     const users = await capture(USERS, usersPage!, 'users page')
     pages[USERS]![t.id] = { statements: users.statements, page: users.page, map: 'profile', linkBase }
     const withCounts = users.statements[users.page]!
+    if (count === undefined) {
+      pages[USERS_NO_COUNTS]![t.id] = pages[USERS]![t.id]!
+      continue
+    }
     if (!withCounts.sql.includes(count))
       throw new Error(`the users page no longer contains the count sub-query:\n${withCounts.sql}`)
     pages[USERS_NO_COUNTS]![t.id] = {
