@@ -92,7 +92,8 @@ async function race<T>(held: number[], requests: (() => Promise<T>)[]): Promise<
       // application, whose row the other's deactivation may hold): once one waits and the rest had time to
       // arrive, all are in flight before the rows are released.
       if (rows[0]!.n >= requests.length || (rows[0]!.n >= 1 && waited >= 500)) break
-      assert.ok(waited < 20_000, 'the requests never reached the lock')
+      // A minute: under a loaded CI machine the console's first requests (its app is built on first use) are slow.
+      assert.ok(waited < 60_000, 'the requests never reached the lock')
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
     await holder.query('ROLLBACK')
