@@ -210,7 +210,7 @@ test(
     await page.waitForURL(/\/console\/locations\/\d+\?done=saved/)
     shown = await page.content()
     assert.match(shown, /Head office: 10 King Street, London, LS1 1AA, United Kingdom/)
-    assert.match(shown, /Head office goods in: 12 King Street, London/)
+    assert.match(shown, /Head office goods in:\s+12 King Street, London/)
     assert.doesNotMatch(shown, /Not set/)
     assert.match(shown, /\+44 20 7946 0000/)
     await checked(context, page)
