@@ -29,6 +29,8 @@ async function whileHeld(holder: pg.Client, request: () => Promise<LightMyReques
   for (;;) {
     const settled = await Promise.race([answer.then(() => true), new Promise((r) => setTimeout(() => r(false), 20))])
     if (settled || answered) break
+    // Inside its transaction the holder would see the first snapshot of pg_stat_activity again and again.
+    await holder.query('SELECT pg_stat_clear_snapshot()')
     const { rows } = await holder.query<{ query: string }>(
       `SELECT query FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
       [database],
