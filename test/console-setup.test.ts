@@ -152,4 +152,42 @@ describe('Settings → Set-up', () => {
     )
     assert.match(visible((await b.get(rules)).body), /Step 3 · every location Purchase order 750/)
   })
+
+  test('every document the engine routes is offered by name, and a rule for one is edited without changing it', async () => {
+    const tenant = await newTenant(ctx)
+    const b = await adminBrowser(ctx, tenant)
+    const rules = '/console/settings/setup/approval-rules'
+    const form = (await b.get(rules)).body
+    const offered = [...form.matchAll(/<option value="([a-z_]+)"[^>]*>([^<]+)<\/option>/g)].map((m) => [m[1], m[2]])
+    for (const [value, label] of [
+      ['request', 'Request'],
+      ['purchase_order', 'Purchase order'],
+      ['bill', 'Bill'],
+      ['expense_report', 'Expense report'],
+      ['travel_request', 'Travel request'],
+      ['payment_request', 'Payment request'],
+      ['payment_run', 'Payment run'],
+    ])
+      assert.ok(
+        offered.some(([v, l]) => v === value && l === label),
+        `${value} offered as ${label}`,
+      )
+    const approver = /name="approvers\.(\d+)"/.exec(form)![1]!
+    const fields = { location: '', min_total: '40', step: '1', [`approvers.${approver}`]: 'on', active: 'on' }
+    assert.equal((await b.submit(rules, rules, { ...fields, document: 'expense_report' })).statusCode, 303)
+    assert.match(visible((await b.get(rules)).body), /Step 1 · every location Expense report 40/)
+    const admin = await apiAs(ctx, tenant, tenant.adminUserId)
+    const [rule] = (await admin({ method: 'GET', url: '/api/v3/approval-rules/?document=expense_report' })).json<{
+      data: { id: number }[]
+    }>().data
+    const edit = `${rules}/${rule!.id}`
+    assert.match((await b.get(edit)).body, /<option value="expense_report" selected/)
+    assert.equal(
+      (await b.submit(edit, edit, { ...fields, min_total: '45', document: 'expense_report' })).statusCode,
+      303,
+    )
+    const after = await admin({ method: 'GET', url: `/api/v3/approval-rules/${rule!.id}/` })
+    assert.equal(after.json().data.document, 'expense_report', 'still a rule for expense reports')
+    assert.equal(after.json().data.min_total, '45')
+  })
 })

@@ -1,10 +1,10 @@
 /**
  * Set-up pages for roles (a name and permissions as checkboxes with plain names) and approval rules (location,
- * minimum total, step, approvers, document: request, purchase order or bill), described for pages/setup.ts: through the services the API uses, so the
- * same rules hold (nobody hands out a permission they lack; approvers must exist).
+ * minimum total, step, approvers, and the document it approves — every document the approval engine routes),
+ * described for pages/setup.ts: through the services the API uses, so the same rules hold (nobody hands out a permission they lack; approvers must exist).
  */
 import { listRules, createRule, replaceRule } from '../../approvals/rules.service.ts'
-import { ApprovalRuleInput } from '../../approvals/schema.ts'
+import { ApprovalRuleInput, DOCUMENT_TYPES } from '../../approvals/schema.ts'
 import { permissionName } from '../../core/permission-names.ts'
 import { PERMISSION_KEYS } from '../../db/schema.ts'
 import { listLocations } from '../../locations/service.ts'
@@ -72,14 +72,18 @@ const DOCUMENTS = [
   { value: 'request', label: 'Request' },
   { value: 'purchase_order', label: 'Purchase order' },
   { value: 'bill', label: 'Bill' },
-]
+  { value: 'expense_report', label: 'Expense report' },
+  { value: 'travel_request', label: 'Travel request' },
+  { value: 'payment_request', label: 'Payment request' },
+  { value: 'payment_run', label: 'Payment run' },
+] satisfies { value: (typeof DOCUMENT_TYPES)[number]; label: string }[]
 const documentName = (value: unknown) => DOCUMENTS.find((d) => d.value === value)?.label ?? str(value)
 
 const rules: Kind = {
   title: 'Approval rules',
   singular: 'rule',
   intro:
-    'Who approves a submitted request: the rules of its location (or of every location) whose minimum total it reaches, step by step; any one approver of a step decides it (never the requester).',
+    'Who approves a submitted document: the rules of its kind and location (or of every location) whose minimum total it reaches, step by step; any one approver of a step decides it (never the one who submitted it).',
   headings: ['Document', 'Minimum total', 'Approvers', 'Status'],
   cells: (r) => [documentName(r.document), str(r.min_total), str(r.approverNames), activeText(r.active === true)],
   fields: async (db, actor) => [
@@ -87,7 +91,7 @@ const rules: Kind = {
       kind: 'select',
       name: 'document',
       label: 'Document',
-      hint: 'What the rule approves: requests, purchase orders or bills.',
+      hint: 'What the rule approves: requests, purchase orders, bills, expense reports, travel requests, payment requests or payment runs.',
       options: DOCUMENTS,
     },
     {
@@ -97,7 +101,12 @@ const rules: Kind = {
       empty: 'Every location',
       options: (await allRows((q) => listLocations(db, actor, q))).map((l) => ({ value: String(l.id), label: l.name })),
     },
-    { kind: 'text', name: 'min_total', label: 'Minimum total', hint: 'Requests of at least this total, e.g. 1000.' },
+    {
+      kind: 'text',
+      name: 'min_total',
+      label: 'Minimum total',
+      hint: 'Documents whose total, in the base currency, is at least this, e.g. 1000.',
+    },
     {
       kind: 'select',
       name: 'step',
