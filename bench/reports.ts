@@ -1,180 +1,168 @@
 /**
- * Issue #49's read on PostgreSQL: the spend report by vendor and by month over 100k and then 1M ledger
- * entries (inserted with generate_series straight into ledger_entries, against 10,000 bills of 200 vendors),
- * beside a raw floor in the same run — the same SQL (captured from the report's own query) through node:http
- * + pg, answering JSON. The report side is a node:http server calling the report service (permissions, filter
- * parsing, the Kysely query, rows and totals, the JSON form) as a superuser; Fastify and bearer
- * authentication are not in either path. Target: report ≤ 2 × the floor at 1M.
- * Run: npx tsx bench/reports.ts   (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres;
- * BENCH_REPORT_REQUESTS=7 per measure, the median is reported)
+ * Issue #49's read on PostgreSQL: `GET /api/v3/reports/spend/` by vendor and by month over 100,000 and then
+ * 1,000,000 ledger entries (BENCH_REPORT_SIZES; `spent` entries inserted with generate_series straight into
+ * ledger_entries, 10,000 a statement, against 10,000 bills of 200 vendors, dates over one year), the real
+ * server in its own process beside the raw floor (bench/floor/server.ts) replaying the SQL the service ran for
+ * the same request (captured by the harness) and writing the same JSON. Before measuring, both answers must be
+ * the same JSON at each size. Each request is timed one at a time (BENCH_SEQUENTIAL, 7, after one unmeasured
+ * request), server and floor alternating; the report takes seconds at 1M, longer than a load run.
+ * Target: server ≤ 2 × the floor's time at the largest size.
+ * Run: npm run bench -- reports   (BENCH_REPORT_SIZES=100000,1000000  BENCH_SEQUENTIAL=7; a smoke run:
+ * BENCH_REPORT_SIZES=2000,10000 BENCH_SEQUENTIAL=3)
  */
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
-import type { CompiledQuery } from 'kysely'
+import { isDeepStrictEqual } from 'node:util'
 import { sql } from 'kysely'
-import pg from 'pg'
 import { operatorActor } from '../src/access/actor.ts'
-import { openPostgres } from '../src/db/database.ts'
-import { migrateToLatest } from '../src/db/migrate.ts'
-import { reportJson, runReport } from '../src/reports/service.ts'
-import { createTenant } from '../src/tenants/service.ts'
+import { publicBase } from '../src/http/public-url.ts'
+import { runReport } from '../src/reports/service.ts'
+import type { FloorSpec } from './floor/spec.ts'
+import { captureRequest, indexOf, statementsOf, writeSpec } from './lib/capture.ts'
+import { main } from './lib/cleanup.ts'
+import { startFloor, startServer } from './lib/process.ts'
+import { fmt, median, verdict } from './lib/report.ts'
+import { request } from './lib/request.ts'
+import { apiHeaders, seedTenant } from './lib/seed.ts'
+import { BASE_DOMAIN, envNumber, POOL_MAX, SECRETS, serverEnv } from './lib/settings.ts'
+import { configFor, openRecorded, scratchDatabase, storeEnv } from './lib/store.ts'
 
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const REQUESTS = Number(process.env.BENCH_REPORT_REQUESTS ?? 7)
-const NAME = `bench_reports_${process.pid}`
+const SIZES = (process.env.BENCH_REPORT_SIZES ?? '100000,1000000')
+  .split(',')
+  .map((s) => Number(s.trim()))
+  .filter((n) => Number.isInteger(n) && n > 0)
+  .sort((a, b) => a - b)
+const SEQUENTIAL = envNumber('BENCH_SEQUENTIAL', envNumber('BENCH_REPORT_REQUESTS', 7))
+const VENDORS = 200
+const BILLS = 10_000
+const GROUPS = ['vendor', 'month']
+const pathOf = (group: string) => `/api/v3/reports/spend/?group_by=${group}`
 
-async function withAdmin(statement: string) {
-  const client = new pg.Client({ connectionString: ADMIN_URL })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
+await main(async () => {
+  if (SIZES.length === 0) throw new Error('BENCH_REPORT_SIZES names no size')
+  const store = { engine: 'postgres' as const, url: await scratchDatabase('reports') }
+  const { config, keys } = configFor(store)
+  const recorded = await openRecorded(store)
+  const { db } = recorded.database
+  const tenant = await seedTenant(db, keys, config, 'small', VENDORS)
+  const t = tenant.id
+  const { location, currency } = (
+    await sql<{ location: number; currency: number }>`select
+      (select min(id) from locations where tenant_id = ${t}) as location,
+      (select id from currencies where tenant_id = ${t} and name = 'USD') as currency`.execute(db)
+  ).rows[0]!
+  const vendors = (
+    await db.selectFrom('vendors').select('id').where('tenant_id', '=', t).orderBy('id').limit(VENDORS).execute()
+  ).map((r) => r.id)
+  const firstBill = (
+    await sql<{ id: number }>`with made as (
+        insert into bills (tenant_id, number, number_key, vendor_id, location_id, currency_id, status, subtotal, tax,
+          total, created_by)
+        select ${t}, 'B-' || g, 'b-' || g, (${vendors}::int[])[1 + g % ${vendors.length}], ${location}, ${currency},
+          'approved', 100, 0, 100, ${tenant.adminId}
+        from generate_series(1, ${BILLS}) g returning id)
+      select min(id) as id from made`.execute(db)
+  ).rows[0]!.id
+  const year = new Date().getUTCFullYear() - 1
 
-const listen = (handler: http.RequestListener) =>
-  new Promise<http.Server>((resolve) => {
-    const server = http.createServer(handler).listen(0, '127.0.0.1', () => resolve(server))
-  })
-
-function get(server: http.Server, path: string): Promise<{ ms: number; body: string }> {
-  const { port } = server.address() as AddressInfo
-  const started = process.hrtime.bigint()
-  return new Promise((resolve, reject) => {
-    http
-      .get({ host: '127.0.0.1', port, path }, (res) => {
-        let body = ''
-        res.setEncoding('utf8')
-        res.on('data', (c: string) => (body += c))
-        res.on('end', () => {
-          if (res.statusCode !== 200) reject(new Error(`${path}: ${res.statusCode} ${body}`))
-          else resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, body })
-        })
-      })
-      .on('error', reject)
-  })
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-
-async function main() {
-  await withAdmin(`CREATE DATABASE ${NAME}`)
-  const url = new URL(ADMIN_URL)
-  url.pathname = `/${NAME}`
-  const database = openPostgres({ url: url.toString(), timeoutMs: 60_000 })
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 4 })
-  const servers: http.Server[] = []
-  try {
-    await migrateToLatest(database.db)
-    const db = database.db
-    const tenant = await createTenant(db, {
-      domain: 'bench',
-      name: 'Bench',
-      adminEmail: 'admin@bench.test',
-      adminFirstName: 'B',
-    })
-    const t = tenant.tenantId
-    const location = (
-      await db.selectFrom('locations').select('id').where('tenant_id', '=', t).executeTakeFirstOrThrow()
-    ).id
-    const currency = (
-      await db.selectFrom('currencies').select('id').where('tenant_id', '=', t).executeTakeFirstOrThrow()
-    ).id
-    await sql`insert into vendors (tenant_id, name) select ${t}, 'Vendor ' || g from generate_series(1, 200) g`.execute(
-      db,
+  // The floor replays what the service runs for each grouping; the report's own statement is found by calling
+  // the service the route calls, so a change to either is noticed here.
+  const headers = apiHeaders(tenant)
+  const actor = operatorActor({ id: t, domain: tenant.domain })
+  const pages: NonNullable<FloorSpec['pages']> = {}
+  for (const group of GROUPS) {
+    const called = await statementsOf(recorded, () => runReport(db, actor, 'spend', { group_by: group }))
+    const wanted = called.find((s) => /from ledger_entries e/.test(s.sql))
+    if (wanted === undefined) throw new Error('the spend report no longer reads ledger_entries')
+    const captured = await captureRequest(recorded, store, { method: 'GET', url: pathOf(group), headers })
+    console.log(
+      `${pathOf(group)} runs ${captured.statements.length} statement(s):\n${captured.statements.map((s) => `  ${s.sql.replace(/\s+/g, ' ').slice(0, 120)}…`).join('\n')}`,
     )
-    const firstVendor = (
-      await db
-        .selectFrom('vendors')
-        .select((e) => e.fn.min('id').as('id'))
-        .where('tenant_id', '=', t)
-        .executeTakeFirstOrThrow()
-    ).id
-    await sql`insert into bills (tenant_id, number, number_key, vendor_id, location_id, currency_id, status, subtotal, tax, total, created_by)
-      select ${t}, 'B-' || g, 'b-' || g, ${firstVendor} + (g % 200), ${location}, ${currency}, 'approved', 100, 0, 100, ${tenant.adminUserId}
-      from generate_series(1, 10000) g`.execute(db)
-    const firstBill = (
-      await db
-        .selectFrom('bills')
-        .select((e) => e.fn.min('id').as('id'))
-        .where('tenant_id', '=', t)
-        .executeTakeFirstOrThrow()
-    ).id
-
-    const actor = { ...operatorActor({ id: t, domain: 'bench' }) }
-    const captured = new Map<string, CompiledQuery>()
-
-    servers.push(
-      await listen((req, res) => {
-        const query = Object.fromEntries(new URL(req.url!, 'http://x').searchParams)
-        runReport(database.db, actor, 'spend', query)
-          .then((result) => {
-            res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reportJson(result)))
-          })
-          .catch((error: Error) => res.writeHead(500).end(error.message))
-      }),
-    )
-    servers.push(
-      await listen((req, res) => {
-        const group = new URL(req.url!, 'http://x').searchParams.get('group_by') ?? 'vendor'
-        const query = captured.get(group)!
-        pool
-          .query(query.sql, query.parameters as unknown[])
-          .then((r) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: r.rows })))
-          .catch((error: Error) => res.writeHead(500).end(error.message))
-      }),
-    )
-    const [report, floor] = servers as [http.Server, http.Server]
-
-    // Capture the compiled SQL of each grouping by running it once through a logging Kysely.
-    const { Kysely, PostgresDialect } = await import('kysely')
-    for (const group of ['vendor', 'month']) {
-      const logging = new Kysely<never>({
-        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString(), max: 1 }) }),
-        log: (event) => {
-          if (event.level === 'query' && /ledger_entries/.test(event.query.sql)) captured.set(group, event.query)
-        },
-      })
-      await runReport(logging as never, actor, 'spend', { group_by: group })
-      await logging.destroy()
+    pages[pathOf(group)] = {
+      [t]: {
+        statements: captured.statements,
+        page: indexOf(captured.statements, wanted, 'spend report'),
+        map: 'spend',
+        group,
+        linkBase: publicBase(config, tenant.domain) ?? '',
+        body: JSON.parse(captured.body) as unknown,
+      },
     }
+  }
+  await recorded.database.close()
+  const spec = writeSpec('reports', {
+    engine: 'postgres',
+    url: store.url,
+    poolMax: POOL_MAX,
+    signingKey: SECRETS.TOKEN_SIGNING_KEY,
+    pepper: SECRETS.SECRET_PEPPER,
+    issuer: config.TOKEN_ISSUER,
+    audience: config.API_AUDIENCE,
+    pages,
+  })
+  const server = await startServer(
+    serverEnv({ ...storeEnv(store), BASE_DOMAIN, RATE_LIMIT_PER_MINUTE: process.env.BENCH_RATE_LIMIT ?? '1000000000' }),
+  )
+  const floor = await startFloor(spec)
 
-    let entries = 0
-    console.log('entries  group    report ms  floor ms  ratio')
-    for (const target of [100_000, 1_000_000]) {
-      await sql`insert into ledger_entries (tenant_id, stage, amount, currency, original_amount, rate, document_type,
-          document_id, document_number, line_id, location_id, budget_date, reason)
-        select ${t}, 'spent', ((g % 997) + 1) / 100.0, 'USD', ((g % 997) + 1) / 100.0, 1, 'bill',
-          ${firstBill} + (g % 10000), 'B', g, ${location}, date '2026-01-01' + (g % 365), 'billed'
-        from generate_series(${entries + 1}::int, ${target}::int) g`.execute(db)
-      entries = target
-      await sql`analyze ledger_entries`.execute(db)
-      for (const group of ['vendor', 'month']) {
-        const path = `/?group_by=${group}`
-        const a = await get(report, path)
-        const b = await get(floor, path)
+  // Entries are added while the server runs (a second connection; the server's is busy with nothing).
+  const seeding = await openRecorded(store)
+  const seedDb = seeding.database.db
+  let entries = 0
+  const lines: string[] = []
+  const ratios = new Map<string, number>()
+  try {
+    for (const size of SIZES) {
+      const started = performance.now()
+      for (let from = entries + 1; from <= size; from += 10_000) {
+        const to = Math.min(size, from + 9_999)
+        await sql`insert into ledger_entries (tenant_id, stage, amount, currency, original_amount, rate, document_type,
+            document_id, document_number, line_id, location_id, budget_date, reason)
+          select ${t}, 'spent', ((g % 997) + 1) / 100.0, 'USD', ((g % 997) + 1) / 100.0, 1, 'bill',
+            ${firstBill} + (g % ${BILLS}), 'B', g, ${location}, ${`${year}-01-01`}::date + (g % 365), 'billed'
+          from generate_series(${from}::int, ${to}::int) g`.execute(seedDb)
+      }
+      entries = size
+      await sql`vacuum analyze ledger_entries`.execute(seedDb)
+      console.log(`${fmt(size)} ledger entries (inserted in ${fmt((performance.now() - started) / 1000, 1)} s)`)
+      for (const group of GROUPS) {
+        const path = pathOf(group)
+        const [a, b] = [await request(server.base, { path, headers }), await request(floor.base, { path, headers })]
+        if (a.status !== 200 || b.status !== 200)
+          throw new Error(
+            `${path}: server ${a.status}, floor ${b.status}: ${a.body.slice(0, 300)} ${b.body.slice(0, 300)}`,
+          )
+        if (!isDeepStrictEqual(JSON.parse(a.body), JSON.parse(b.body)))
+          throw new Error(
+            `${path}: the floor's JSON differs from the server's:\nserver ${a.body.slice(0, 600)}\nfloor  ${b.body.slice(0, 600)}`,
+          )
         const rows = (JSON.parse(a.body) as { data: unknown[] }).data.length
-        if (rows !== (JSON.parse(b.body) as { data: unknown[] }).data.length) throw new Error('the floor disagrees')
-        const ours: number[] = []
-        const raw: number[] = []
-        for (let i = 0; i < REQUESTS; i++) {
-          ours.push((await get(report, path)).ms)
-          raw.push((await get(floor, path)).ms)
-        }
-        const r = median(ours)
-        const f = median(raw)
-        console.log(
-          `${String(entries).padStart(7)}  ${group.padEnd(7)} ${r.toFixed(1).padStart(10)} ${f.toFixed(1).padStart(9)}  ${(r / f).toFixed(2)}× (${rows} rows)`,
+        const times = { server: [] as number[], floor: [] as number[] }
+        for (let i = 0; i < SEQUENTIAL; i++)
+          for (const target of [server, floor]) {
+            const answer = await request(target.base, { path, headers })
+            if (answer.status !== 200) throw new Error(`${target.name} ${path}: ${answer.status}`)
+            times[target.name as 'server' | 'floor'].push(answer.ms)
+          }
+        const s = median(times.server)
+        const f = median(times.floor)
+        ratios.set(`${size} ${group}`, s / f)
+        lines.push(
+          `${fmt(size).padStart(9)}  ${group.padEnd(7)} ${fmt(s, 1).padStart(10)} ${fmt(f, 1).padStart(9)}  ${fmt(s / f, 2)}× (${rows} rows)`,
         )
       }
     }
   } finally {
-    for (const s of servers) s.close()
-    await pool.end()
-    await database.close()
-    await withAdmin(`DROP DATABASE IF EXISTS ${NAME}`)
+    await seeding.database.close()
+    await server.stop()
+    await floor.stop()
   }
-}
-
-await main()
+  console.log(`  entries  group   server ms  floor ms  ratio (medians of ${SEQUENTIAL}, one at a time)`)
+  for (const l of lines) console.log(l)
+  const largest = SIZES[SIZES.length - 1]!
+  for (const group of GROUPS) {
+    const ratio = ratios.get(`${largest} ${group}`)!
+    verdict(
+      `spend by ${group} at ${fmt(largest)} ledger entries: ${fmt(ratio, 2)}× the floor's time (target ≤ 2×)`,
+      ratio <= 2,
+    )
+  }
+})

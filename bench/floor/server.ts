@@ -25,6 +25,9 @@ import { toApproval } from '../../src/approvals/view.service.ts'
 import { DEFAULT_PAGE_SIZE } from '../../src/core/list-query.ts'
 import type { ProfileRow } from '../../src/users/repository.ts'
 import { toProfile } from '../../src/users/service.ts'
+import type { BudgetRow } from '../../src/budgets/repository.ts'
+import { toBudget } from '../../src/budgets/view.service.ts'
+import { monthName, reportNamed } from '../../src/reports/definitions.ts'
 import type { FloorSpec, Statement } from './spec.ts'
 
 const spec = JSON.parse(fs.readFileSync(process.argv[2]!, 'utf8'), (_key, value: unknown) => {
@@ -217,6 +220,26 @@ async function page(request: http.IncomingMessage, url: URL) {
     if (pending === undefined) throw new Answer(401, 'no profile')
     body.data.pending_approvals_count = { order: 0, expense: 0, travel: 0, bill: 0, payment: 0, ...pending }
     return { status: 200, body }
+  }
+  if (tenant.map === 'budget') {
+    const row = rows[0] as unknown as BudgetRow | undefined
+    if (row === undefined) throw new Answer(404, 'no budget')
+    return { status: 200, body: { ...(tenant.body as object), data: toBudget(row) } }
+  }
+  if (tenant.map === 'spend') {
+    const data = rows.map((r) => ({
+      key:
+        r.key_id === null
+          ? null
+          : tenant.group === 'month'
+            ? { id: r.key_id, name: monthName(r.key_id as string) }
+            : { id: Number(r.key_id), name: r.key_name ?? '' },
+      documents: Number(r.documents),
+      amount: r.amount,
+    }))
+    const body = tenant.body as { metadata: object }
+    const totals = reportNamed('spend')!.totals(data)
+    return { status: 200, body: { data, metadata: { ...body.metadata, totals } } }
   }
   const count = Number(rows[0]?.total_count ?? 0)
   for (const row of rows) delete row.total_count

@@ -60,17 +60,28 @@ export interface FloorSpec {
    * statements, replayed in order. `map` says how the answer is written: `approval` and `profile` are list
    * pages (statement `page` holds the rows and their `total_count`, mapped with the service's `toApproval` /
    * `toProfile`); `me` writes `body` (the service's captured answer) with `pending_approvals_count` taken from
-   * the `pending` column of statement `page` (the profile row), so the live part comes from this request's SQL.
+   * the `pending` column of statement `page` (the profile row), so the live part comes from this request's SQL;
+   * `budget` writes `body` with its `data` made by the service's `toBudget` from statement `page`'s row (a
+   * budget with its figures, bench/budgets.ts); `spend` writes `body` with its `data` made from statement
+   * `page`'s rows as the spend report's definition makes them (grouped by `group`) and its totals recomputed
+   * (bench/reports.ts).
    */
   pages?: Record<
     string,
     Record<
       string,
-      { statements: Statement[]; page: number; map: 'approval' | 'profile' | 'me'; linkBase: string; body?: unknown }
+      {
+        statements: Statement[]
+        page: number
+        map: 'approval' | 'profile' | 'me' | 'budget' | 'spend'
+        linkBase: string
+        body?: unknown
+        group?: string
+      }
     >
   >
   /** POST /oauth/token: the statements, with the captured client id replaced by the request's; `lookup` finds the client. */
   token?: { statements: Statement[]; lookup: number; clientId: string }
-  /** Writes on fresh resources (bench/orders.ts, bench/bills.ts). */
+  /** Writes on fresh resources (bench/orders.ts, bench/bills.ts, bench/budgets.ts). */
   replay?: Replay[]
 }

@@ -377,7 +377,7 @@ export const STAGES = [
   'receipt_to_bill_approval',
   'bill_approval_to_paid',
 ] as const
-const STAGE_TITLES: Record<(typeof STAGES)[number], string> = {
+export const STAGE_TITLES: Record<(typeof STAGES)[number], string> = {
   submit_to_approval: 'Submit → approval',
   approval_to_order: 'Approval → order',
   order_to_receipt: 'Order → receipt',

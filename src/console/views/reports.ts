@@ -6,6 +6,7 @@
 import type { Actor } from '../../access/actor.ts'
 import type { Column, ReportDefinition, Row } from '../../reports/definitions.ts'
 import type { FilterName, Filters } from '../../reports/filters.ts'
+import { columnLabel } from '../../reports/labels.ts'
 import type { FilterOptions } from '../../reports/options.repository.ts'
 import { html, Html } from './html.ts'
 
@@ -102,7 +103,7 @@ function reportTable(data: ReportPageData): HtmlType {
   const columns = data.report.columns.filter(
     (c) => !(c.header.endsWith('_id') && c.kind !== 'integer') && c.header !== 'key_id',
   )
-  const heading = (c: Column) => c.header.replace(/^key_name$/, 'name').replace(/_/g, ' ')
+  const heading = (c: Column) => columnLabel(data.report.name, c.header, data.filters.group_by)
   return html`<div class="table-wrap">
     <table>
       <caption>
