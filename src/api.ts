@@ -68,7 +68,7 @@ export const apiRoutes =
     await app.register(procurementSettingsRoutes)
     await app.register(receiptRoutes)
     await app.register(billRoutes)
-    await app.register(attachmentRoutes(config))
+    await app.register(attachmentRoutes(config, database.db))
     await app.register(commentRoutes)
     await app.register(reportRoutes)
     await app.register(accountRoutes)

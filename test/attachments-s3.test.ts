@@ -6,7 +6,7 @@
  * If-None-Match), the same bytes stored once, delete — and each step is checked against the bucket's own
  * listing. A file larger than one multipart part, an order's vendor-visible attachment sent from the store,
  * and the store down, set up wrongly or back again: 503 with the cause and `Retry-After`, never a 500, and
- * nothing stored.
+ * nothing stored; a delete while it is down: 204, its object's removal recorded and done once it is back.
  */
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -307,6 +307,52 @@ describe('attachments in an S3-compatible store (s3rver)', () => {
     const read = await s.requester.api({ method: 'GET', url: `/api/v3/attachments/${before.id}/content` })
     assert.equal(read.statusCode, 200, read.body)
     assert.deepEqual(read.rawPayload, kept)
+  })
+
+  test('a delete while the store is down: 204, the rows gone, the removal recorded and done once the store is back', async () => {
+    const req = await draft(s.requester.api, s.A)
+    const url = `/api/v3/requests/${req.id}/attachments/`
+    const bytes = pdf(`deleted while down ${Date.now()}`)
+    const a = await attach(s.requester.api, url, [file(bytes, 'gone.pdf')])
+    const [key] = await objectsOf(bytes)
+    assert.ok(key !== undefined)
+    const port = server.port
+    await server.stop()
+
+    const deleted = await s.requester.api({ method: 'DELETE', url: `/api/v3/attachments/${a.id}/` })
+    assert.equal(deleted.statusCode, 204, deleted.body)
+    assert.equal((await s.requester.api({ method: 'GET', url: `/api/v3/attachments/${a.id}/` })).statusCode, 404)
+    assert.deepEqual((await s.requester.api({ method: 'GET', url })).json().data, [])
+    // The blob no longer answers to its content; its removal is recorded under the object's key.
+    assert.equal((await blobsOf(bytes)).length, 0)
+    const pending = () =>
+      ctx.database.db
+        .selectFrom('attachment_blobs')
+        .select(['id', 'sha256'])
+        .where('tenant_id', '=', s.tenant.tenantId)
+        .where('s3_key', '=', key)
+        .execute()
+    const recorded = await pending()
+    assert.equal(recorded.length, 1)
+    assert.match(recorded[0]!.sha256, /^removing /)
+
+    server = await startS3rver(directory, port)
+    stopped.add(server)
+    assert.deepEqual(await objectsOf(bytes), [key], 'the object is still there: the store could not remove it')
+    // The same bytes uploaded again meanwhile get a blob and an object of their own.
+    const again = await attach(s.requester.api, url, [file(bytes, 'again.pdf')])
+    const [fresh] = await blobsOf(bytes)
+    assert.ok(fresh !== undefined && fresh.s3_key !== key)
+    assert.deepEqual((await objectsOf(bytes)).sort(), [key, fresh.s3_key].sort())
+
+    // The next delete that reaches the store also removes what is pending: the old object goes, the new stays.
+    const other = await attach(s.requester.api, url, [file(pdf(`other ${Date.now()}`), 'other.pdf')])
+    assert.equal((await s.requester.api({ method: 'DELETE', url: `/api/v3/attachments/${other.id}/` })).statusCode, 204)
+    assert.deepEqual(await objectsOf(bytes), [fresh.s3_key])
+    assert.deepEqual(await pending(), [])
+    const read = await s.requester.api({ method: 'GET', url: `/api/v3/attachments/${again.id}/content` })
+    assert.equal(read.statusCode, 200, read.body)
+    assert.deepEqual(read.rawPayload, bytes)
   })
 
   test('a store set up wrongly (no such bucket, an unknown key) is a 503 naming the S3 error, never a 500', async () => {

@@ -28,6 +28,19 @@ export interface RequestOptions {
   headers?: Record<string, string> | undefined
   /** POST only: the Idempotency-Key to send (default: a new random key per call, reused by its retries). */
   idempotencyKey?: string | undefined
+  /** A body sent as it is instead of `body` as JSON (a multipart upload). */
+  rawBody?: RawBody | undefined
+}
+
+/**
+ * A body sent as it is. `make` is called for each attempt; a body that can be made only once (a stream) is
+ * `replayable: false`, and its call is then never retried (the caller sees the 429 or 503 and decides).
+ */
+export interface RawBody {
+  make(): NonNullable<RequestInit['body']>
+  replayable: boolean
+  /** Omitted for FormData, whose type (with its boundary) fetch sets. */
+  contentType?: string
 }
 
 export interface ApiResponse<T> {
@@ -108,17 +121,21 @@ export class Transport {
   }
 
   /** Sends until the answer is final: retries 429/503 and failed connections, at most `maxRetries` times. */
-  async #withRetries(method: string, send: () => Promise<Response>): Promise<Response> {
+  async #withRetries(
+    method: string,
+    send: () => Promise<Response>,
+    maxRetries = this.#options.maxRetries,
+  ): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       let response: Response | undefined
       try {
         response = await send()
       } catch (error) {
         // A connection that failed may have delivered the request; only retry what is safe to repeat.
-        if (attempt >= this.#options.maxRetries || method === 'PATCH') throw error
+        if (attempt >= maxRetries || method === 'PATCH') throw error
       }
       if (response !== undefined && ![429, 503].includes(response.status)) return response
-      if (response !== undefined && attempt >= this.#options.maxRetries) return response
+      if (response !== undefined && attempt >= maxRetries) return response
       await response?.body?.cancel()
       await sleep(this.#delay(attempt, response?.headers.get('retry-after') ?? null))
     }
@@ -163,31 +180,54 @@ export class Transport {
     }
   }
 
+  /**
+   * One API call whose answer is streamed (an attachment's download): the response, its body not yet read,
+   * with the same token, retries and errors.
+   */
+  requestStream(method: string, path: string, options: RequestOptions = {}, accept = '*/*'): Promise<Response> {
+    return this.#exchange(method, path, options, accept)
+  }
+
   /** Sends the call (a new token once on 401 invalid_token); an answer that is not 2xx is thrown. */
   async #exchange(method: string, path: string, options: RequestOptions, accept: string): Promise<Response> {
     const url = new URL(`${this.#options.baseUrl}${path}`)
     for (const [name, value] of Object.entries(options.query ?? {}))
       if (value !== undefined) url.searchParams.set(name, String(value))
     const idempotencyKey = method === 'POST' ? (options.idempotencyKey ?? crypto.randomUUID()) : undefined
+    const raw = options.rawBody
+    const contentType =
+      raw !== undefined ? raw.contentType : options.body === undefined ? undefined : 'application/json'
+    // A streamed body goes out as it is read (`duplex: 'half'`, which fetch requires for a stream).
+    const body = (): RequestInit =>
+      raw !== undefined
+        ? ({ body: raw.make(), duplex: 'half' } as RequestInit)
+        : options.body === undefined
+          ? {}
+          : { body: JSON.stringify(options.body) }
+    const once = raw !== undefined && !raw.replayable
     for (let refreshed = false; ; refreshed = true) {
       const token = await this.accessToken()
-      const response = await this.#withRetries(method, () =>
-        this.#fetch(url, {
-          method,
-          headers: {
-            authorization: `Bearer ${token}`,
-            'x-service-client': 'api',
-            accept,
-            ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-            ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
-            ...options.headers,
-          },
-          ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-        }),
+      const response = await this.#withRetries(
+        method,
+        () =>
+          this.#fetch(url, {
+            method,
+            headers: {
+              authorization: `Bearer ${token}`,
+              'x-service-client': 'api',
+              accept,
+              ...(contentType === undefined ? {} : { 'content-type': contentType }),
+              ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+              ...options.headers,
+            },
+            ...body(),
+          }),
+        once ? 0 : this.#options.maxRetries,
       )
       if (
         response.status === 401 &&
         !refreshed &&
+        !once &&
         /invalid_token/.test(response.headers.get('www-authenticate') ?? '')
       ) {
         // The token was revoked or its application's secret rotated: get a new one, once.

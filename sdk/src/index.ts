@@ -14,6 +14,7 @@ import { Transport, type ApiResponse, type ClientOptions } from './http.ts'
 import { Approvals, ApprovalRules, Requests, Roles, UserAccess } from './workflow.ts'
 import { ProcurementSettingsApi, PurchaseOrders, Receipts } from './orders.ts'
 import { Bills } from './bills.ts'
+import { Attachments, Comments } from './attachments.ts'
 import { ExpenseReports, TravelRequests } from './expenses.ts'
 import { Accounts, Budgets } from './budgets.ts'
 import { BankAccounts, PaymentRequests, PaymentRuns } from './payments.ts'
@@ -33,6 +34,7 @@ export type { ApiResponse, ClientOptions } from './http.ts'
 export * from './workflow.ts'
 export * from './orders.ts'
 export * from './bills.ts'
+export * from './attachments.ts'
 export * from './expenses.ts'
 export * from './budgets.ts'
 export * from './payments.ts'
@@ -285,6 +287,10 @@ export class ProcurementClient {
   readonly procurementSettings: ProcurementSettingsApi
   /** Bills: enter, submit (matching), pay, cancel. */
   readonly bills: Bills
+  /** Attachments on any document: upload (streamed), list, download, delete. */
+  readonly attachments: Attachments
+  /** Comments on any document, with @e-mail mentions. */
+  readonly comments: Comments
   /** Expense reports: an employee's own spending, with receipts; submit, cancel, reimburse. */
   readonly expenseReports: ExpenseReports
   /** Travel requests: trips approved before they are booked. */
@@ -329,6 +335,8 @@ export class ProcurementClient {
     this.receipts = new Receipts(http, '/api/v3/receipts/')
     this.procurementSettings = new ProcurementSettingsApi(http, '/api/v3/procurement-settings/')
     this.bills = new Bills(http)
+    this.attachments = new Attachments(http)
+    this.comments = new Comments(http)
     this.expenseReports = new ExpenseReports(http)
     this.travelRequests = new TravelRequests(http)
     this.accounts = new Accounts(http)

@@ -1,4 +1,5 @@
 /** SQL for attachments and their content-addressed blobs. */
+import { randomUUID } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import { personJson } from '../db/joins.ts'
 import type { DB } from '../db/schema.ts'
@@ -134,15 +135,34 @@ export async function insertAttachment(
 export const deleteAttachment = (db: Kysely<DB>, tenantId: number, id: number) =>
   db.deleteFrom('attachments').where('tenant_id', '=', tenantId).where('id', '=', id).execute()
 
+/** An unused S3 object whose removal is recorded (its detached blob row): removed, then the row forgotten. */
+export interface PendingRemoval {
+  tenant_id: number
+  id: number
+  s3_key: string
+}
+
 /**
- * Deletes the blob when no attachment refers to it any more: its row locked first, so an upload of the same
- * bytes running now either finishes first (and its reference is seen) or waits and makes the blob again.
- * Returns the deleted blob's S3 key (null in the database), or undefined when it is still referred to.
+ * What a detached blob row's `sha256` holds instead of a digest: never a lowercase hex SHA-256 (it has a space
+ * and letters past f), unique per row, so no upload of any bytes can find the row and refer to it again.
  */
-export async function deleteBlobIfUnused(db: Kysely<DB>, tenantId: number, blobId: number) {
+const REMOVAL_MARK = 'removing '
+const removalMark = () => `${REMOVAL_MARK}${randomUUID()}`
+
+/**
+ * Lets go of the blob when no attachment refers to it any more: its row locked first, so an upload of the same
+ * bytes running now either finishes first (and its reference is seen) or waits and makes the blob again.
+ * A blob in the database is deleted with its parts. A blob in S3 is detached (see removal.ts) and returned,
+ * for its object to be removed after the commit. Undefined when the blob is still referred to.
+ */
+export async function releaseBlobIfUnused(
+  db: Kysely<DB>,
+  tenantId: number,
+  blobId: number,
+): Promise<PendingRemoval | undefined> {
   const blob = await db
     .selectFrom('attachment_blobs')
-    .select(['id', 's3_key'])
+    .select(['id', 'tenant_id', 's3_key'])
     .where('tenant_id', '=', tenantId)
     .where('id', '=', blobId)
     .forUpdate()
@@ -156,9 +176,47 @@ export async function deleteBlobIfUnused(db: Kysely<DB>, tenantId: number, blobI
     .limit(1)
     .executeTakeFirst()
   if (used !== undefined) return undefined
-  await db.deleteFrom('attachment_blobs').where('tenant_id', '=', tenantId).where('id', '=', blobId).execute()
-  return blob.s3_key
+  if (blob.s3_key === null) {
+    await db.deleteFrom('attachment_blobs').where('tenant_id', '=', tenantId).where('id', '=', blobId).execute()
+    return undefined
+  }
+  await db
+    .updateTable('attachment_blobs')
+    .set({ sha256: removalMark() })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', blobId)
+    .execute()
+  return { tenant_id: blob.tenant_id, id: blob.id, s3_key: blob.s3_key }
 }
+
+/** Records the removal of an object no blob refers to (an upload's, when removing it at once failed). */
+export async function recordRemoval(db: Kysely<DB>, tenantId: number, key: string, size: number) {
+  await db
+    .insertInto('attachment_blobs')
+    .values({ tenant_id: tenantId, sha256: removalMark(), size, store: 's3', s3_key: key })
+    .execute()
+}
+
+/** Recorded removals, oldest first, in every tenant (the sweep's work). */
+export const pendingRemovals = (db: Kysely<DB>, limit: number): Promise<PendingRemoval[]> =>
+  db
+    .selectFrom('attachment_blobs')
+    .select(['tenant_id', 'id', sql<string>`s3_key`.as('s3_key')])
+    .where('store', '=', 's3')
+    .where('s3_key', 'is not', null)
+    .where('sha256', 'like', `${REMOVAL_MARK}%`)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute()
+
+/** Forgets a recorded removal once the store has confirmed it. */
+export const forgetRemoval = (db: Kysely<DB>, tenantId: number, id: number) =>
+  db
+    .deleteFrom('attachment_blobs')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('sha256', 'like', `${REMOVAL_MARK}%`)
+    .execute()
 
 /** The orders made from a request (an order lists its request's attachments). */
 export const ordersOfRequest = (db: Kysely<DB>, tenantId: number, requestId: number) =>

@@ -5,13 +5,20 @@
  */
 import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifySchemaCompiler } from 'fastify'
 import { Type } from 'typebox'
+import type { Kysely } from 'kysely'
 import type { Config } from '../config.ts'
+import type { DB } from '../db/schema.ts'
 import { deleteRoute, itemRoute } from '../http/item-routes.ts'
+import { claimStreamed } from '../http/idempotency.ts'
 import { ItemEnvelope, ListEnvelope } from '../http/list.ts'
+import { validatorCompiler } from '../http/validation.ts'
+import { ALLOWED_TYPES } from './detect.ts'
 import { attachables } from './documents.ts'
-import { Attachment, ItemParams, UploadForm } from './schema.ts'
+import { Attachment, ItemParams, OrderUploadForm, UploadForm } from './schema.ts'
 import * as service from './service.ts'
+import { startRemovalSweep } from './removal.ts'
 import { useStoreConfig } from './store.ts'
 
 const tags = ['attachments']
@@ -45,9 +52,13 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
 }
 
 export const attachmentRoutes =
-  (config: Readonly<Config>): FastifyPluginAsyncTypebox =>
+  (config: Readonly<Config>, db: Kysely<DB>): FastifyPluginAsyncTypebox =>
   async (app) => {
     useStoreConfig(config)
+    if (config.ATTACHMENT_STORE === 's3') {
+      const stop = startRemovalSweep(db, config, app.log)
+      app.addHook('onClose', stop)
+    }
     await app.register(multipart, { limits: { fileSize: config.ATTACHMENT_MAX_BYTES } })
     // Any other body reaches the handler, which answers 415 naming what to send (upload.ts).
     app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined))
@@ -59,7 +70,7 @@ export const attachmentRoutes =
         method: 'GET',
         url,
         schema: {
-          summary: `List a ${type.replace(/_/g, ' ')}'s attachments (an order's include its request's)`,
+          summary: `List a ${noun(type)}'s attachments (an order's include its request's)`,
           operationId: `list${pascal(type)}Attachments`,
           tags,
           params: ItemParams,
@@ -71,29 +82,32 @@ export const attachmentRoutes =
       app.route({
         method: 'POST',
         url,
-        config: { accessNeutral: true },
+        config: { accessNeutral: true, streamedBody: true },
+        // The body schema documents the form (OpenAPI); the handler reads and checks the stream itself.
+        validatorCompiler: documentedBodyOnly,
         schema: {
-          summary: `Attach a file to a ${type.replace(/_/g, ' ')} (multipart/form-data: file, description${type === 'purchase_order' ? ', vendor_visible' : ''})`,
+          summary: `Attach a file to a ${noun(type)} (multipart/form-data: file, description${type === 'purchase_order' ? ', vendor_visible' : ''})`,
+          description: UPLOAD_DESCRIPTION,
           operationId: `upload${pascal(type)}Attachment`,
           tags,
           params: ItemParams,
           consumes: ['multipart/form-data'],
-          'x-multipart': UploadForm,
+          body: type === 'purchase_order' ? OrderUploadForm : UploadForm,
           response: { 201: ItemEnvelope(Attachment) },
         },
         handler: async (request, reply) => {
-          const created = await service.uploadAttachment(
-            request.db,
-            config,
-            request.actor,
-            type,
-            request.params.id,
-            request,
-          )
-          return reply
-            .code(201)
-            .header('location', `${request.linkBase}/api/v3/attachments/${created.id}/`)
-            .send({ metadata: {}, data: created })
+          const { actor, params } = request
+          const upload = await service.receiveAttachment(request.db, config, actor, type, params.id, request)
+          try {
+            if (await claimStreamed(request, reply, service.fingerprintOf(upload))) return reply
+            const created = await service.storeAttachment(request.db, config, actor, type, params.id, upload)
+            return reply
+              .code(201)
+              .header('location', `${request.linkBase}/api/v3/attachments/${created.id}/`)
+              .send({ metadata: {}, data: created })
+          } finally {
+            await upload.discard()
+          }
         },
       })
     }
@@ -111,7 +125,7 @@ export const attachmentRoutes =
       operationId: 'deleteAttachment',
       tags,
       params: ItemParams,
-      run: ({ db, actor, params }) => service.deleteAttachment(db, config, actor, params.id),
+      run: ({ db, actor, params, request }) => service.deleteAttachment(db, config, actor, params.id, request.log),
     })
     app.route({
       method: 'GET',
@@ -130,8 +144,20 @@ export const attachmentRoutes =
             }),
           ),
         }),
-        produces: ['application/octet-stream'],
-        response: { 200: Type.String({ format: 'binary' }), 304: Type.Null() },
+        response: {
+          200: {
+            description:
+              'The stored bytes, as the type detected when the file was uploaded, with Content-Disposition: attachment, ' +
+              'ETag (the quoted SHA-256), X-Content-Type-Options: nosniff and a sandboxing Content-Security-Policy.',
+            content: Object.fromEntries(
+              [...ALLOWED_TYPES].map((type) => [type, { schema: Type.String({ format: 'binary' }) }]),
+            ),
+          },
+          304: {
+            description: 'Not Modified: the ETag sent in If-None-Match is still current (no body).',
+            type: 'null',
+          },
+        },
       },
       handler: async (request, reply) => {
         const { attachment, open } = await service.attachmentContent(
@@ -157,4 +183,20 @@ export const attachmentRoutes =
     })
   }
 
+/**
+ * The upload's validators: the body is never validated by schema (its schema is the form, for the OpenAPI
+ * document; the multipart stream is read, limited and checked by upload.ts without being buffered), the
+ * params and headers as on every route.
+ */
+const documentedBodyOnly: FastifySchemaCompiler<unknown> = (route) =>
+  route.httpPart === 'body' ? () => true : validatorCompiler(route)
+
+const UPLOAD_DESCRIPTION =
+  'The file streams to the service (never held whole): at most ATTACHMENT_MAX_BYTES (413 beyond), its type ' +
+  'detected from its content (415 naming a type that is not accepted), scanned when a virus scanner is set up ' +
+  '(422 naming what it found, 503 when the scanner cannot answer), at most 50 per document (409). With ' +
+  '`Idempotency-Key`, the same key with the same file (by SHA-256), name and fields replays the first 201; ' +
+  'with another file or other fields, 422.'
+
+const noun = (type: string) => type.replace(/_/g, ' ')
 const pascal = (type: string) => type.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase())

@@ -91,12 +91,35 @@ export type CommentInput = Static<typeof CommentInput>
 
 export const ItemParams = Type.Object({ id: Id })
 
-/** The upload form, for the OpenAPI document (the route reads the stream itself). */
-export const UploadForm = Type.Object({
-  file: Type.String({ format: 'binary', description: 'The file (one part).' }),
-  description: Type.Optional(Type.String({ maxLength: 1000 })),
-  vendor_visible: Type.Optional(Type.Boolean({ description: 'Orders only.' })),
-})
+/** The upload form, for the OpenAPI document only (the route reads and checks the stream itself, upload.ts). */
+const uploadFields = {
+  file: Type.String({
+    format: 'binary',
+    description:
+      'The file, as one part with a filename (its base name is kept). Its type is detected from the content: ' +
+      'PDF, PNG, JPEG, GIF, WebP, TIFF, HEIC, plain text, CSV, DOCX, XLSX, ODT, ODS or EML.',
+    examples: ['%PDF-1.7 … (the bytes of quote.pdf)'],
+  }),
+  description: Type.Optional(Type.String({ maxLength: 1000, description: 'What the file is (plain text).' })),
+}
+export const UploadForm = named('AttachmentUpload', Type.Object(uploadFields, { additionalProperties: false }))
+
+/** An order's upload form: also `vendor_visible`, to send the file with the order's e-mail. */
+export const OrderUploadForm = named(
+  'PurchaseOrderAttachmentUpload',
+  Type.Object(
+    {
+      ...uploadFields,
+      vendor_visible: Type.Optional(
+        Type.Boolean({
+          description: "Send it with the order's e-mail to the vendor (default false).",
+          examples: [true],
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+)
 
 declare module '../events/schema.ts' {
   interface EventObjects {

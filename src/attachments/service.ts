@@ -21,7 +21,8 @@ import { attachableOf, type AttachableDocument, type AttachableType } from './do
 import * as repo from './repository.ts'
 import type { Attachment } from './schema.ts'
 import { storeConfig, storeFor, storeOfBlob, writeParts } from './store.ts'
-import { receiveUpload } from './upload.ts'
+import { discardUploaded, removeObjects, type Log } from './removal.ts'
+import { receiveUpload, type Upload } from './upload.ts'
 
 export const MAX_PER_DOCUMENT = 50
 
@@ -122,17 +123,42 @@ const refused = (type: string) =>
     { kind: 'unsupported-media-type' },
   )
 
-/** Receives, checks, scans and stores an upload to document (`type`, `id`); the attachment. */
-export async function uploadAttachment(
+/**
+ * Checks that the actor may add attachments to document (`type`, `id`), then receives the upload (spooled,
+ * hashed, counted). The caller stores it (`storeAttachment`) and discards the spool in `finally`.
+ */
+export async function receiveAttachment(
   db: Kysely<DB>,
   config: Readonly<Config>,
   actor: Actor,
   type: AttachableType,
   id: number,
   request: FastifyRequest,
-): Promise<Attachment> {
+): Promise<Upload> {
   requireAct(await documentFor(db, actor, type, id), type, 'attachments')
-  const upload = await receiveUpload(request, config.ATTACHMENT_MAX_BYTES)
+  return receiveUpload(request, config.ATTACHMENT_MAX_BYTES)
+}
+
+/**
+ * What makes two uploads the same request for `Idempotency-Key`: the file's SHA-256, size and name and the
+ * other fields — computed from the spooled file, so the body is never held whole to compare it.
+ */
+export const fingerprintOf = (upload: Upload): string =>
+  JSON.stringify({
+    file: { sha256: upload.sha256, size: upload.sniffed.size, filename: upload.filename },
+    description: upload.description ?? null,
+    vendor_visible: upload.vendorVisible ?? null,
+  })
+
+/** Checks, scans and stores a received upload to document (`type`, `id`); the attachment. */
+export async function storeAttachment(
+  db: Kysely<DB>,
+  config: Readonly<Config>,
+  actor: Actor,
+  type: AttachableType,
+  id: number,
+  upload: Upload,
+): Promise<Attachment> {
   let uploadedKey: string | undefined
   const store = await storeFor(config)
   try {
@@ -143,19 +169,7 @@ export async function uploadAttachment(
       )
     const contentType = await detectType(upload.file, upload.sniffed)
     if (!ALLOWED_TYPES.has(contentType)) throw refused(contentType)
-    const scanner = clamd(config)
-    let scanned = false
-    if (scanner !== undefined) {
-      const result = await scanFile(scanner, upload.file)
-      if (!result.clean)
-        throw new Problem(
-          422,
-          'Unprocessable Content',
-          `The virus scanner found ${result.signature} in the file, so it was not stored; do not upload it.`,
-          { kind: 'malware-found' },
-        )
-      scanned = true
-    }
+    const scanned = await scan(config, upload.file)
     if (store.put !== undefined && !(await repo.blobExists(db, actor.tenantId, upload.sha256)))
       uploadedKey = await store.put(actor.tenantId, upload.sha256, upload.file)
     const filename = cleanFilename(upload.filename)
@@ -203,23 +217,60 @@ export async function uploadAttachment(
       await recordEvent(tx, actor.tenantId, 'attachment.created', attachment)
       return { attachment, keptKey: blob.inserted ? uploadedKey : undefined }
     })
-    if (uploadedKey !== undefined && result.keptKey === undefined) await removeQuietly(store.remove, uploadedKey)
+    const unused = result.keptKey === undefined ? uploadedKey : undefined
     uploadedKey = undefined
+    if (unused !== undefined) await discardUploaded(db, config, actor.tenantId, unused, upload.sniffed.size)
     return result.attachment
   } catch (error) {
-    if (uploadedKey !== undefined) await removeQuietly(store.remove, uploadedKey)
+    if (uploadedKey !== undefined) await discardUploaded(db, config, actor.tenantId, uploadedKey, upload.sniffed.size)
     throw error
+  }
+}
+
+/** Receives, checks, scans and stores an upload in one call (for callers without an Idempotency-Key). */
+export async function uploadAttachment(
+  db: Kysely<DB>,
+  config: Readonly<Config>,
+  actor: Actor,
+  type: AttachableType,
+  id: number,
+  request: FastifyRequest,
+): Promise<Attachment> {
+  const upload = await receiveAttachment(db, config, actor, type, id, request)
+  try {
+    return await storeAttachment(db, config, actor, type, id, upload)
   } finally {
     await upload.discard()
   }
 }
 
-async function removeQuietly(remove: ((key: string) => Promise<void>) | undefined, key: string) {
-  await remove?.(key).catch(() => undefined)
+/** Scans the file when a scanner is configured: true when clean; 422 naming what it found. */
+async function scan(config: Readonly<Config>, file: string): Promise<boolean> {
+  const scanner = clamd(config)
+  if (scanner === undefined) return false
+  const result = await scanFile(scanner, file)
+  if (!result.clean)
+    throw new Problem(
+      422,
+      'Unprocessable Content',
+      `The virus scanner found ${result.signature} in the file, so it was not stored; do not upload it.`,
+      { kind: 'malware-found' },
+    )
+  return true
 }
 
-export async function deleteAttachment(db: Kysely<DB>, config: Readonly<Config>, actor: Actor, id: number) {
-  const key = await inTransaction(db, async (tx) => {
+/**
+ * Deletes an attachment (204): the rows in one transaction; an S3 object nothing refers to any more is removed
+ * after the commit, or, when the store does not answer, recorded and removed later (removal.ts).
+ */
+export async function deleteAttachment(
+  db: Kysely<DB>,
+  config: Readonly<Config>,
+  actor: Actor,
+  id: number,
+  log?: Log,
+): Promise<void> {
+  const removal = await inTransaction(db, async (tx) => {
     const { row, doc } = await visibleAttachment(tx, actor, id)
     const superuser = actor.permissions.has('superuser')
     const uploader = row.uploaded_by !== null && row.uploaded_by === actor.userId && doc?.uploader_may_delete === true
@@ -229,15 +280,12 @@ export async function deleteAttachment(db: Kysely<DB>, config: Readonly<Config>,
       )
     const attachment = toAttachment(row)
     await repo.deleteAttachment(tx, actor.tenantId, id)
-    const s3Key = await repo.deleteBlobIfUnused(tx, actor.tenantId, row.blob_id)
+    const released = await repo.releaseBlobIfUnused(tx, actor.tenantId, row.blob_id)
     await audit(tx, actor, { action: 'attachment.delete', resourceType: 'attachment', resourceId: id })
     await recordEvent(tx, actor.tenantId, 'attachment.deleted', attachment)
-    return s3Key
+    return released
   })
-  if (typeof key === 'string') {
-    const store = await storeOfBlob(config, { store: 's3' })
-    await removeQuietly(store.remove, key)
-  }
+  if (removal !== undefined) await removeObjects(db, config, removal, log)
 }
 
 /** The order's attachments marked for the vendor, as e-mail attachments (`send`). */

@@ -10,9 +10,14 @@
  * key is taken with a transaction-scoped advisory lock, so a concurrent duplicate, in any process, is told
  * 409 at once. Only a success is stored: an error rolls everything back and a retry runs again. Responses
  * that carry a secret (new client credentials) are never stored: on those routes the header is ignored.
+ *
+ * A route that streams its body (a multipart upload) has no parsed body to fingerprint when this hook runs:
+ * it marks itself `streamedBody`, reads the body, and then calls `claimStreamed` with a fingerprint of what it
+ * read (for a file, its SHA-256 and the other fields), which replays, refuses or takes the key exactly as
+ * the hook does for a parsed body — and holds no transaction while the body is still arriving.
  */
 import { createHash } from 'node:crypto'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Kysely } from 'kysely'
 import { configure } from 'safe-stable-stringify'
@@ -28,6 +33,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The response carries a secret: never store it, so Idempotency-Key is ignored on this route. */
     secretResponse?: boolean
+    /** The handler reads the body as a stream and calls `claimStreamed` once it has (see above). */
+    streamedBody?: boolean
   }
 }
 
@@ -67,49 +74,90 @@ async function finish(running: Running, commit: boolean): Promise<void> {
   else await running.trx.rollback().execute()
 }
 
+/** The key's scope when this request takes part (a POST with a valid key); 400 for a malformed key. */
+function scopeOf(request: FastifyRequest): repo.Scope | undefined {
+  const key = request.headers['idempotency-key']
+  if (request.method !== 'POST' || key === undefined || request.routeOptions.config.secretResponse === true)
+    return undefined
+  if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) {
+    throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters.')
+  }
+  return { tenantId: request.actor.tenantId, applicationId: request.actor.applicationId!, key }
+}
+
+const fingerprint = (request: FastifyRequest, body: string) =>
+  createHash('sha256')
+    .update(`${request.method} ${canonicalTarget(request.url)}\n${body}`)
+    .digest('hex')
+
+/**
+ * Replays the stored response (true), refuses (422 another request, 409 still running), or takes the key and
+ * runs the rest of the request in its own transaction (false).
+ */
+async function claim(
+  db: Kysely<DB>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  scope: repo.Scope,
+  hash: string,
+): Promise<boolean> {
+  const check = (stored: Awaited<ReturnType<typeof repo.findLive>>) => {
+    if (stored === undefined) return undefined
+    if (stored.request_hash !== hash)
+      throw unprocessable('This Idempotency-Key was already used with a different request.')
+    return stored
+  }
+  const done = check(await repo.findLive(db, scope))
+  if (done !== undefined) {
+    replay(reply, done)
+    return true
+  }
+
+  const trx = await db.startTransaction().execute()
+  try {
+    if (!(await repo.tryLock(trx, scope)))
+      throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.')
+    // It may have finished between the first look and the lock.
+    const finished = check(await repo.findLive(trx, scope))
+    if (finished !== undefined) {
+      await trx.rollback().execute()
+      replay(reply, finished)
+      return true
+    }
+  } catch (error) {
+    await trx
+      .rollback()
+      .execute()
+      .catch(() => undefined)
+    throw error
+  }
+  request.idempotent = { scope, hash, trx }
+  request.db = trx
+  return false
+}
+
+/**
+ * For a `streamedBody` route, once its handler has read the body: `body` is a fingerprint of it (any string
+ * that differs when the request does). True when the stored response was replayed (the handler returns
+ * `reply` and does nothing more); false when the request runs, on `request.db`, as the key's one write.
+ * Without an Idempotency-Key it does nothing and returns false.
+ */
+export async function claimStreamed(request: FastifyRequest, reply: FastifyReply, body: string): Promise<boolean> {
+  const scope = scopeOf(request)
+  if (scope === undefined || request.idempotent !== undefined) return false
+  return claim(request.db, request, reply, scope, fingerprint(request, body))
+}
+
 async function plugin(app: FastifyInstance, { db }: { db: Kysely<DB> }): Promise<void> {
   app.addHook('onRequest', async (request) => {
     request.db = db
   })
 
   app.addHook('preHandler', async (request, reply) => {
-    const key = request.headers['idempotency-key']
-    if (request.method !== 'POST' || key === undefined || request.routeOptions.config.secretResponse === true) return
-    if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) {
-      throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters.')
-    }
-    const scope = { tenantId: request.actor.tenantId, applicationId: request.actor.applicationId!, key }
-    const hash = createHash('sha256')
-      .update(`${request.method} ${canonicalTarget(request.url)}\n${canonicalJson(request.body ?? null)}`)
-      .digest('hex')
-    const check = (stored: Awaited<ReturnType<typeof repo.findLive>>) => {
-      if (stored === undefined) return undefined
-      if (stored.request_hash !== hash)
-        throw unprocessable('This Idempotency-Key was already used with a different request.')
-      return stored
-    }
-    const done = check(await repo.findLive(db, scope))
-    if (done !== undefined) return replay(reply, done)
-
-    const trx = await db.startTransaction().execute()
-    try {
-      if (!(await repo.tryLock(trx, scope)))
-        throw conflict('A request with this Idempotency-Key is still being processed; retry shortly.')
-      // It may have finished between the first look and the lock.
-      const finished = check(await repo.findLive(trx, scope))
-      if (finished !== undefined) {
-        await trx.rollback().execute()
-        return replay(reply, finished)
-      }
-    } catch (error) {
-      await trx
-        .rollback()
-        .execute()
-        .catch(() => undefined)
-      throw error
-    }
-    request.idempotent = { scope, hash, trx }
-    request.db = trx
+    const scope = scopeOf(request)
+    if (scope === undefined || request.routeOptions.config.streamedBody === true) return
+    const hash = fingerprint(request, canonicalJson(request.body ?? null))
+    if (await claim(db, request, reply, scope, hash)) return reply
   })
 
   // The response is stored, and everything committed, before a byte of it is sent.

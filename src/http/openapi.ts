@@ -402,13 +402,17 @@ function describeParameters(node: unknown): void {
   for (const value of Object.values(node)) describeParameters(value)
 }
 
-/** A CSV response is text, not the JSON envelope the generator copies into it. */
+/**
+ * A CSV response is text, not the JSON envelope the generator copies into it (a file's bytes, such as an
+ * attachment's download, stay binary).
+ */
 function csvAsText(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(csvAsText)
   if (node === null || typeof node !== 'object') return node
+  const binary = (value: unknown) => (value as { schema?: { format?: unknown } }).schema?.format === 'binary'
   return Object.fromEntries(
     Object.entries(node).map(([key, value]) =>
-      key === 'text/csv'
+      key === 'text/csv' && !binary(value)
         ? [
             key,
             {

@@ -1156,7 +1156,10 @@ export interface paths {
         /** List a request's attachments (an order's include its request's) */
         get: operations["listRequestAttachments"];
         put?: never;
-        /** Attach a file to a request (multipart/form-data: file, description) */
+        /**
+         * Attach a file to a request (multipart/form-data: file, description)
+         * @description The file streams to the service (never held whole): at most ATTACHMENT_MAX_BYTES (413 beyond), its type detected from its content (415 naming a type that is not accepted), scanned when a virus scanner is set up (422 naming what it found, 503 when the scanner cannot answer), at most 50 per document (409). With `Idempotency-Key`, the same key with the same file (by SHA-256), name and fields replays the first 201; with another file or other fields, 422.
+         */
         post: operations["uploadRequestAttachment"];
         delete?: never;
         options?: never;
@@ -1174,7 +1177,10 @@ export interface paths {
         /** List a purchase order's attachments (an order's include its request's) */
         get: operations["listPurchaseOrderAttachments"];
         put?: never;
-        /** Attach a file to a purchase order (multipart/form-data: file, description, vendor_visible) */
+        /**
+         * Attach a file to a purchase order (multipart/form-data: file, description, vendor_visible)
+         * @description The file streams to the service (never held whole): at most ATTACHMENT_MAX_BYTES (413 beyond), its type detected from its content (415 naming a type that is not accepted), scanned when a virus scanner is set up (422 naming what it found, 503 when the scanner cannot answer), at most 50 per document (409). With `Idempotency-Key`, the same key with the same file (by SHA-256), name and fields replays the first 201; with another file or other fields, 422.
+         */
         post: operations["uploadPurchaseOrderAttachment"];
         delete?: never;
         options?: never;
@@ -1192,7 +1198,10 @@ export interface paths {
         /** List a receipt's attachments (an order's include its request's) */
         get: operations["listReceiptAttachments"];
         put?: never;
-        /** Attach a file to a receipt (multipart/form-data: file, description) */
+        /**
+         * Attach a file to a receipt (multipart/form-data: file, description)
+         * @description The file streams to the service (never held whole): at most ATTACHMENT_MAX_BYTES (413 beyond), its type detected from its content (415 naming a type that is not accepted), scanned when a virus scanner is set up (422 naming what it found, 503 when the scanner cannot answer), at most 50 per document (409). With `Idempotency-Key`, the same key with the same file (by SHA-256), name and fields replays the first 201; with another file or other fields, 422.
+         */
         post: operations["uploadReceiptAttachment"];
         delete?: never;
         options?: never;
@@ -1210,7 +1219,10 @@ export interface paths {
         /** List a bill's attachments (an order's include its request's) */
         get: operations["listBillAttachments"];
         put?: never;
-        /** Attach a file to a bill (multipart/form-data: file, description) */
+        /**
+         * Attach a file to a bill (multipart/form-data: file, description)
+         * @description The file streams to the service (never held whole): at most ATTACHMENT_MAX_BYTES (413 beyond), its type detected from its content (415 naming a type that is not accepted), scanned when a virus scanner is set up (422 naming what it found, 503 when the scanner cannot answer), at most 50 per document (409). With `Idempotency-Key`, the same key with the same file (by SHA-256), name and fields replays the first 201; with another file or other fields, 422.
+         */
         post: operations["uploadBillAttachment"];
         delete?: never;
         options?: never;
@@ -1228,7 +1240,10 @@ export interface paths {
         /** List a expense report's attachments (an order's include its request's) */
         get: operations["listExpenseReportAttachments"];
         put?: never;
-        /** Attach a file to a expense report (multipart/form-data: file, description) */
+        /**
+         * Attach a file to a expense report (multipart/form-data: file, description)
+         * @description The file streams to the service (never held whole): at most ATTACHMENT_MAX_BYTES (413 beyond), its type detected from its content (415 naming a type that is not accepted), scanned when a virus scanner is set up (422 naming what it found, 503 when the scanner cannot answer), at most 50 per document (409). With `Idempotency-Key`, the same key with the same file (by SHA-256), name and fields replays the first 201; with another file or other fields, 422.
+         */
         post: operations["uploadExpenseReportAttachment"];
         delete?: never;
         options?: never;
@@ -1246,7 +1261,10 @@ export interface paths {
         /** List a travel request's attachments (an order's include its request's) */
         get: operations["listTravelRequestAttachments"];
         put?: never;
-        /** Attach a file to a travel request (multipart/form-data: file, description) */
+        /**
+         * Attach a file to a travel request (multipart/form-data: file, description)
+         * @description The file streams to the service (never held whole): at most ATTACHMENT_MAX_BYTES (413 beyond), its type detected from its content (415 naming a type that is not accepted), scanned when a virus scanner is set up (422 naming what it found, 503 when the scanner cannot answer), at most 50 per document (409). With `Idempotency-Key`, the same key with the same file (by SHA-256), name and fields replays the first 201; with another file or other fields, 422.
+         */
         post: operations["uploadTravelRequestAttachment"];
         delete?: never;
         options?: never;
@@ -1264,7 +1282,10 @@ export interface paths {
         /** List a payment request's attachments (an order's include its request's) */
         get: operations["listPaymentRequestAttachments"];
         put?: never;
-        /** Attach a file to a payment request (multipart/form-data: file, description) */
+        /**
+         * Attach a file to a payment request (multipart/form-data: file, description)
+         * @description The file streams to the service (never held whole): at most ATTACHMENT_MAX_BYTES (413 beyond), its type detected from its content (415 naming a type that is not accepted), scanned when a virus scanner is set up (422 naming what it found, 503 when the scanner cannot answer), at most 50 per document (409). With `Idempotency-Key`, the same key with the same file (by SHA-256), name and fields replays the first 201; with another file or other fields, 422.
+         */
         post: operations["uploadPaymentRequestAttachment"];
         delete?: never;
         options?: never;
@@ -5831,6 +5852,19 @@ export interface components {
             /** @description The item, or the page of items. */
             data: components["schemas"]["Attachment"][];
         };
+        AttachmentUpload: {
+            /**
+             * Format: binary
+             * @description The file, as one part with a filename (its base name is kept). Its type is detected from the content: PDF, PNG, JPEG, GIF, WebP, TIFF, HEIC, plain text, CSV, DOCX, XLSX, ODT, ODS or EML.
+             * @example %PDF-1.7 … (the bytes of quote.pdf)
+             */
+            file: string;
+            /**
+             * @description What the file is (plain text).
+             * @example Net 30 days from invoice
+             */
+            description?: string;
+        };
         AttachmentEnvelope: {
             /**
              * @description Pagination for lists; empty for one item.
@@ -5839,6 +5873,24 @@ export interface components {
             metadata: Record<string, never>;
             /** @description The item, or the page of items. */
             data: components["schemas"]["Attachment"];
+        };
+        PurchaseOrderAttachmentUpload: {
+            /**
+             * Format: binary
+             * @description The file, as one part with a filename (its base name is kept). Its type is detected from the content: PDF, PNG, JPEG, GIF, WebP, TIFF, HEIC, plain text, CSV, DOCX, XLSX, ODT, ODS or EML.
+             * @example %PDF-1.7 … (the bytes of quote.pdf)
+             */
+            file: string;
+            /**
+             * @description What the file is (plain text).
+             * @example Net 30 days from invoice
+             */
+            description?: string;
+            /**
+             * @description Send it with the order's e-mail to the vendor (default false).
+             * @example true
+             */
+            vendor_visible?: boolean;
         };
         Comment: {
             /**
@@ -13051,7 +13103,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["AttachmentUpload"];
+            };
+        };
         responses: {
             /** @description Default Response */
             201: {
@@ -13124,7 +13180,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["PurchaseOrderAttachmentUpload"];
+            };
+        };
         responses: {
             /** @description Default Response */
             201: {
@@ -13197,7 +13257,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["AttachmentUpload"];
+            };
+        };
         responses: {
             /** @description Default Response */
             201: {
@@ -13270,7 +13334,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["AttachmentUpload"];
+            };
+        };
         responses: {
             /** @description Default Response */
             201: {
@@ -13343,7 +13411,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["AttachmentUpload"];
+            };
+        };
         responses: {
             /** @description Default Response */
             201: {
@@ -13416,7 +13488,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["AttachmentUpload"];
+            };
+        };
         responses: {
             /** @description Default Response */
             201: {
@@ -13489,7 +13565,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["AttachmentUpload"];
+            };
+        };
         responses: {
             /** @description Default Response */
             201: {
@@ -13602,16 +13682,30 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The stored bytes, as the type detected when the file was uploaded, with Content-Disposition: attachment, ETag (the quoted SHA-256), X-Content-Type-Options: nosniff and a sandboxing Content-Security-Policy. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "application/pdf": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/gif": string;
+                    "image/webp": string;
+                    "image/tiff": string;
+                    "image/heic": string;
+                    "image/heif": string;
+                    "text/plain": string;
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "application/vnd.oasis.opendocument.text": string;
+                    "application/vnd.oasis.opendocument.spreadsheet": string;
+                    "message/rfc822": string;
                 };
             };
-            /** @description Default Response */
+            /** @description Not Modified: the ETag sent in If-None-Match is still current (no body). */
             304: {
                 headers: {
                     [name: string]: unknown;
