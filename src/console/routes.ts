@@ -1,12 +1,13 @@
 /**
  * The web console at /console/: server-rendered pages on the same services as the API (no second set of
  * rules), for the people of a tenant — sign-in, set-password links, their account and sessions, users,
- * locations, vendors, and Settings → Applications and Webhooks. Forms post with a session-bound CSRF token, and any POST
- * from another origin is refused.
+ * locations, vendors, and Settings → Applications and Webhooks. Forms post with a session-bound CSRF token (an upload
+ * form's is the first part of its multipart body: multipart.ts), and any POST from another origin is refused.
  */
 import fs from 'node:fs'
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
+import multipart from '@fastify/multipart'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
@@ -44,6 +45,7 @@ import { errorView } from './views/errors.ts'
 import { approvalPages } from './pages/approvals.ts'
 import { billPages } from './pages/bills.ts'
 import { budgetPages } from './pages/budgets.ts'
+import { budgetCheckPages } from './pages/budget-check.ts'
 import { paymentPages } from './pages/payments.ts'
 import { expensePages } from './pages/expenses.ts'
 import { reportPages } from './pages/reports.ts'
@@ -52,6 +54,9 @@ import { orderPages } from './pages/orders.ts'
 import { receiptPages } from './pages/receipts.ts'
 import { requestPages } from './pages/requests.ts'
 import { setupPages } from './pages/setup.ts'
+import { attachmentPages } from './pages/attachments.ts'
+import { expenseReceiptPages } from './pages/expense-receipts.ts'
+import { csrfPart, isUploadForm } from './multipart.ts'
 
 const ASSETS = new Map(
   ['console.css', 'console.js'].map((name) => [
@@ -175,7 +180,12 @@ export const consoleRoutes =
       }
       request.session = { id: live.id, token, actor: live.actor, csrf: csrfFor(keys, token) }
       await prepareMenu(deps, live.actor)
-      if (request.method === 'POST' && !csrfMatches(request.session.csrf, formField(request.body, '_csrf'))) {
+      if (request.method !== 'POST') return
+      // An upload form's token is the first part of its multipart body (multipart.ts); any other form's is a field.
+      const given = isUploadForm(request)
+        ? await csrfPart(request, config.ATTACHMENT_MAX_BYTES)
+        : formField(request.body, '_csrf')
+      if (!csrfMatches(request.session.csrf, given)) {
         throw new Problem(
           403,
           'Forbidden',
@@ -222,4 +232,12 @@ export const consoleRoutes =
     expensePages(typed, deps)
     reportPages(typed, deps)
     budgetPages(typed, deps)
+    budgetCheckPages(typed, deps)
+    // Uploads in a context of their own: only their routes take multipart bodies (elsewhere they stay 415).
+    await app.register(async (uploads) => {
+      await uploads.register(multipart, { limits: { fileSize: config.ATTACHMENT_MAX_BYTES } })
+      const withUploads: ConsoleApp = uploads.withTypeProvider<TypeBoxTypeProvider>()
+      attachmentPages(withUploads, deps)
+      expenseReceiptPages(withUploads, deps)
+    })
   }

@@ -196,6 +196,24 @@ export const lineIds = async (db: Kysely<DB>, tenantId: number, reportId: number
     ).map((r) => r.id),
   )
 
+/** Sets one line's receipt; false when the report has no such line. */
+export const setLineReceipt = async (
+  db: Kysely<DB>,
+  tenantId: number,
+  reportId: number,
+  lineId: number,
+  receipt: number,
+) =>
+  (
+    await db
+      .updateTable('expense_report_lines')
+      .set({ receipt_id: receipt })
+      .where('tenant_id', '=', tenantId)
+      .where('expense_report_id', '=', reportId)
+      .where('id', '=', lineId)
+      .executeTakeFirst()
+  ).numUpdatedRows > 0n
+
 /** Which of `ids` are attachments of this report (a receipt must be one). */
 export async function attachmentsOfReport(db: Kysely<DB>, tenantId: number, reportId: number, ids: number[]) {
   if (ids.length === 0) return new Set<number>()

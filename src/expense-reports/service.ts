@@ -10,7 +10,7 @@ import { requireAnyAt } from '../access/location-permissions.ts'
 import { audit } from '../audit/service.ts'
 import { requireStatus } from '../core/lifecycle.ts'
 import type { Page } from '../core/list-query.ts'
-import { forbidden } from '../core/problem.ts'
+import { badRequest, forbidden, notFound } from '../core/problem.ts'
 import type { DB } from '../db/schema.ts'
 import { nextNumber } from '../db/numbering.ts'
 import { inTransaction } from '../db/transaction.ts'
@@ -100,6 +100,45 @@ export async function putReport(
       changes: input,
     })
     // No event: editing has no event type (DECISIONS lists the report's events).
+    return reportView(tx, actor.tenantId, id)
+  })
+}
+
+/**
+ * Names `receipt` (an attachment of this report) as line `lineId`'s receipt, leaving the rest as it is: what the
+ * console's per-line upload does, in one transaction with the report locked (two uploads at once each keep
+ * their line). The same rules as a PUT: the employee, while the report is a draft or rejected.
+ */
+export async function setReceipt(
+  db: Kysely<DB>,
+  actor: Actor,
+  id: number,
+  lineId: number,
+  receipt: number,
+): Promise<ExpenseReport> {
+  const access = await accessOf(db, actor)
+  return inTransaction(db, async (tx) => {
+    const row = await visibleReport(tx, actor, access, id, true)
+    requireEmployee(actor, row, 'edit')
+    requireStatus(
+      { subject: `Expense report ${row.number}`, noun: 'expense report' },
+      row.status,
+      ['draft', 'rejected'],
+      'edited',
+    )
+    requireAnyAt(access, row.location_id, 'nav_request')
+    if (!(await repo.attachmentsOfReport(tx, actor.tenantId, id, [receipt])).has(receipt))
+      throw badRequest(
+        `Attachment ${receipt} is not an attachment of expense report ${row.number}; upload it to this report first.`,
+      )
+    if (!(await repo.setLineReceipt(tx, actor.tenantId, id, lineId, receipt)))
+      throw notFound(`Expense report ${row.number} has no line ${lineId}.`)
+    await audit(tx, actor, {
+      action: 'expense_report.update',
+      resourceType: 'expense_report',
+      resourceId: id,
+      changes: { lines: [{ id: lineId, receipt }] },
+    })
     return reportView(tx, actor.tenantId, id)
   })
 }

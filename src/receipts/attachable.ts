@@ -17,7 +17,7 @@ export const receiptAttachable: Attachable = {
       can_act: await mayAct(db, actor, doc, 'nav_receive'),
       // A receipt has no draft: only a superuser deletes its attachments.
       uploader_may_delete: false,
-      console_path: `/console/orders/${row.order_id}/receive`,
+      console_path: `/console/receipts/${id}`,
       label: `receipt ${row.number}`,
     }
   },

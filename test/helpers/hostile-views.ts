@@ -172,6 +172,7 @@ export const requestChoices = {
   department: [{ location: HOSTILE, options }],
   currency: options,
   vendor: options,
+  account: options,
 }
 export const lineForm = {
   values: { ...form.values, department: HOSTILE, 'lines.0.quantity': HOSTILE, 'lines.1.vendor': HOSTILE },

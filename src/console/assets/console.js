@@ -100,3 +100,81 @@ for (const table of document.querySelectorAll('.table-wrap table')) {
       if (headings[i] && !cell.hasAttribute('data-label')) cell.setAttribute('data-label', headings[i])
     })
 }
+
+// The budgets a request would count against, checked as its lines are typed (pages/budget-check.ts answers with
+// sentences as JSON; they are written as text, never as markup). Without this script "Check budgets" posts the form.
+const BUDGET_FIELDS = /^(_csrf|rows|location|department|currency|lines\.\d+\.(quantity|unit_price|account|remove))$/
+const BUDGET_TONES = ['within', 'warn', 'block', 'approve', 'fix']
+for (const region of document.querySelectorAll('[data-budget-check]')) {
+  const form = region.closest('form')
+  if (form === null) continue
+  let shownKey = ''
+  const show = (state) => {
+    // The same sentences again are not written again (a live region would read them out once more).
+    const key = JSON.stringify(state)
+    if (key === shownKey) return
+    shownKey = key
+    const summary = document.createElement('p')
+    summary.textContent = String(state.summary ?? '')
+    const shown = [summary]
+    const items = Array.isArray(state.items) ? state.items : []
+    if (items.length > 0) {
+      const list = document.createElement('ul')
+      for (const item of items) {
+        const entry = document.createElement('li')
+        if (BUDGET_TONES.includes(item.tone)) entry.className = `budget-${item.tone}`
+        entry.textContent = String(item.text ?? '')
+        list.append(entry)
+      }
+      shown.push(list)
+    }
+    region.dataset.outcome = String(state.outcome ?? 'error')
+    region.replaceChildren(...shown)
+  }
+  const fields = () => {
+    const body = new URLSearchParams()
+    for (const [name, value] of new FormData(form))
+      if (typeof value === 'string' && BUDGET_FIELDS.test(name)) body.append(name, value)
+    return body
+  }
+  let asked = region.dataset.outcome === 'idle' ? '' : fields().toString()
+  let timer
+  let pending
+  const check = () => {
+    const body = fields()
+    if (body.toString() === asked) return
+    asked = body.toString()
+    pending?.abort()
+    pending = new AbortController()
+    fetch(region.dataset.budgetCheck, {
+      method: 'POST',
+      body,
+      headers: { accept: 'application/json' },
+      credentials: 'same-origin',
+      redirect: 'error',
+      signal: pending.signal,
+    })
+      .then((response) => {
+        if (!/^application\/json/.test(response.headers.get('content-type') ?? '')) throw new Error('not JSON')
+        return response.json()
+      })
+      .then(show)
+      .catch((error) => {
+        if (error.name === 'AbortError') return
+        asked = ''
+        show({
+          outcome: 'error',
+          summary: 'The budgets could not be checked just now. Reload the page, or press “Check budgets”.',
+          items: [],
+        })
+      })
+  }
+  const later = () => {
+    clearTimeout(timer)
+    timer = setTimeout(check, 400)
+  }
+  form.addEventListener('input', later)
+  form.addEventListener('change', later)
+  // A form shown with lines already (an edit, or after "Add a line") is checked at once.
+  if ([...form.querySelectorAll('input[name$=".quantity"]')].some((q) => q.value.trim() !== '')) check()
+}

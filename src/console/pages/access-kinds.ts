@@ -4,7 +4,7 @@
  * described for pages/setup.ts: through the services the API uses, so the same rules hold (nobody hands out a permission they lack; approvers must exist).
  */
 import { listRules, createRule, replaceRule } from '../../approvals/rules.service.ts'
-import { ApprovalRuleInput, DOCUMENT_TYPES } from '../../approvals/schema.ts'
+import { ApprovalRuleInput, type DOCUMENT_TYPES } from '../../approvals/schema.ts'
 import { permissionName } from '../../core/permission-names.ts'
 import { PERMISSION_KEYS } from '../../db/schema.ts'
 import { listLocations } from '../../locations/service.ts'

@@ -18,9 +18,12 @@ import { billsView, billView } from '../views/bills.ts'
 import { billFormPages } from './bill-form.ts'
 import { Done, flashOf, Id, PAGE_SIZE } from './forms.ts'
 import { historySection } from './history.ts'
+import { ATTACHMENT_FLASH } from '../views/attachments.ts'
+import { documentBoxesFor } from './attachments.ts'
 import { deciderOf } from './request-shared.ts'
 
 export const billFlash = flashOf({
+  ...ATTACHMENT_FLASH,
   created: 'The bill is saved as a draft. Check it, then submit it for approval.',
   saved: 'The bill is saved.',
   submit: 'The bill is submitted: matched against its order and sent for approval as the rules say.',
@@ -70,8 +73,11 @@ export function billPages(app: ConsoleApp, deps: ConsoleDeps): void {
       b.approvals.filter((a) => deciderOf(session.actor, delegators, a) !== undefined).map((a) => a.id),
     )
     const payable = holdsAnyAt(access, b.location.id, 'accounts_payable')
-    const history = await historySection(deps, session.actor, 'bill', b.id)
-    return billView({ bill: b, payable, decidable, history, ...notes }, session)
+    const [history, boxes] = await Promise.all([
+      historySection(deps, session.actor, 'bill', b.id),
+      documentBoxesFor(deps, session, 'bill', b.id),
+    ])
+    return billView({ bill: b, payable, decidable, history, boxes, ...notes }, session)
   }
 
   app.get('/bills/:id', { schema: { hide: true, params: Id, querystring: Done } }, async (request, reply) => {

@@ -32,10 +32,14 @@ import {
   travelSummary,
   travelView,
 } from '../views/expenses.ts'
+import { ATTACHMENT_FLASH } from '../views/attachments.ts'
+import { documentBoxesFor } from './attachments.ts'
+import { receiptsEditable } from './expense-receipts.ts'
 import { attempt, Done, flashOf, FormBody, Id, PAGE_SIZE } from './forms.ts'
 import { deciderOf, placeChoices } from './request-shared.ts'
 
 const flash = flashOf({
+  ...ATTACHMENT_FLASH,
   created: 'Saved as a draft. Add a receipt to each line, then submit it.',
   submit: 'Submitted: it is approved as the rules say.',
   cancel: 'Cancelled.',
@@ -167,9 +171,10 @@ export function expensePages(app: ConsoleApp, deps: ConsoleDeps): void {
         payable: holdsAnyAt(access, r.location.id, 'accounts_payable'),
         decidable: await decidable(session, r.approvals),
         images,
+        receipts: receiptsEditable(r, session.actor),
       },
       session,
-      notes,
+      { ...notes, boxes: await documentBoxesFor(deps, session, 'expense_report', r.id) },
     )
   }
 
@@ -280,7 +285,7 @@ export function expensePages(app: ConsoleApp, deps: ConsoleDeps): void {
       t,
       { mine: t.traveller.email === session.actor.email, decidable: await decidable(session, t.approvals) },
       session,
-      notes,
+      { ...notes, boxes: await documentBoxesFor(deps, session, 'travel_request', t.id) },
     )
 
   app.get('/travel/:id', { schema: { hide: true, params: Id, querystring: Done } }, async (request, reply) => {

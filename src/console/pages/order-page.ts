@@ -17,6 +17,7 @@ import type { FormState } from '../views/forms.ts'
 import { orderView } from '../views/order.ts'
 import { deciderOf } from './request-shared.ts'
 import { historySection, orderLedTo } from './history.ts'
+import { documentBoxesFor } from './attachments.ts'
 
 export interface PageNotes {
   flash?: string | undefined
@@ -62,14 +63,16 @@ export async function orderPage(deps: ConsoleDeps, session: ConsoleSession, o: P
     (can.purchase && o.status === 'issued'
       ? { values: { to: await vendorEmails(deps, session, o) }, errors: {} }
       : { values: {}, errors: {} })
-  const [ledTo, history] = await Promise.all([
+  const [ledTo, history, boxes] = await Promise.all([
     orderLedTo(deps, session.actor, o.id),
     historySection(deps, session.actor, 'purchase_order', o.id),
+    documentBoxesFor(deps, session, 'purchase_order', o.id),
   ])
   return orderView(
     {
       ledTo,
       history,
+      boxes,
       order: o,
       revisions,
       bills,

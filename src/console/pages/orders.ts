@@ -15,10 +15,12 @@ import { mailBaseOf, sendPage, type ConsoleApp, type ConsoleDeps, type ConsoleSe
 import { ORDER_STATUS_NAMES, ordersView } from '../views/orders.ts'
 import { Done, flashOf, FormBody, Id, PAGE_SIZE } from './forms.ts'
 import { orderEditPages } from './order-edit.ts'
+import { ATTACHMENT_FLASH } from '../views/attachments.ts'
 import { orderPage, readRecipients, type PageNotes } from './order-page.ts'
 import { receivingPages } from './receiving.ts'
 
 const flash = flashOf({
+  ...ATTACHMENT_FLASH,
   made: 'A draft order is made from the request (its lines have one vendor). Issue it when it is complete.',
   created: 'The draft order is saved. Issue it when it is complete.',
   saved: 'Your changes to the draft are saved.',

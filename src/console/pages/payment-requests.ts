@@ -25,9 +25,12 @@ import {
 import { RUN_STATUS_NAMES } from '../views/payments.ts'
 import { attempt, Done, flashOf, FormBody, Id, idOrText, PAGE_SIZE } from './forms.ts'
 import { historySection } from './history.ts'
+import { ATTACHMENT_FLASH } from '../views/attachments.ts'
+import { documentBoxesFor } from './attachments.ts'
 import { activeVendors, deciderOf, placeChoices, startingLocation } from './request-shared.ts'
 
 const flash = flashOf({
+  ...ATTACHMENT_FLASH,
   created: 'Saved as a draft. Check it, then submit it for approval.',
   submit: 'Submitted: approved at once, or sent to its approvers.',
   cancel: 'The payment request is cancelled.',
@@ -98,11 +101,12 @@ export function paymentRequestPages(app: ConsoleApp, deps: ConsoleDeps): void {
     notes: { flash?: string | undefined; problem?: string },
   ) {
     const { actor } = session
-    const [access, delegators, runs, history] = await Promise.all([
+    const [access, delegators, runs, history, boxes] = await Promise.all([
       actorLocationAccess(db, actor),
       myDelegators(db, actor),
       runsPayingRequest(db, actor, p.id),
       historySection(deps, actor, 'payment_request', p.id),
+      documentBoxesFor(deps, session, 'payment_request', p.id),
     ])
     const owner = p.requester.email === actor.email || actor.permissions.has('superuser')
     const ledTo = ledToBox(
@@ -129,6 +133,7 @@ export function paymentRequestPages(app: ConsoleApp, deps: ConsoleDeps): void {
         decidable: new Set(p.approvals.filter((a) => deciderOf(actor, delegators, a) !== undefined).map((a) => a.id)),
         ledTo,
         history,
+        boxes,
         ...notes,
       },
       session,

@@ -1,5 +1,6 @@
 /** The request editor's form as the pages read and fill it: posted lines to an API body, a request to values. */
 import { Type } from 'typebox'
+import { listAccounts } from '../../accounts/service.ts'
 import { actorLocationAccess, locationsWithAny } from '../../access/location-permissions.ts'
 import type { FieldErrors } from '../../core/problem.ts'
 import { MAX_LINES, type PurchaseRequest } from '../../requests/schema.ts'
@@ -7,12 +8,18 @@ import type { ConsoleDeps, ConsoleSession } from '../context.ts'
 import type { Values } from '../views/forms.ts'
 import { LINE_FIELDS, REQUEST_LABELS, type RequestChoices } from '../views/request-form.ts'
 import { activeVendors, placeChoices } from './request-shared.ts'
-import { idOrText, readLineEditor } from './forms.ts'
+import { allRows, idOrText, readLineEditor } from './forms.ts'
 
-/** The editor's form: text fields only; up to MAX_LINES lines of five fields, and the request's own. */
+/** The editor's form: text fields only; up to MAX_LINES lines of six fields (five and "remove"), and the request's own. */
 export const RequestForm = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 2000 }), {
-  maxProperties: MAX_LINES * 5 + 20,
+  maxProperties: MAX_LINES * 6 + 20,
 })
+
+/** Where the editor posts: a new request, or the edit of draft `id` (pages/requests.ts, pages/budget-check.ts). */
+export const requestTarget = (id?: number) =>
+  id === undefined
+    ? { action: '/console/requests/new', title: 'New request', cancel: '/console/requests' }
+    : { action: `/console/requests/${id}/edit`, title: `Edit request #${id}`, cancel: `/console/requests/${id}` }
 
 export const TOP = Object.keys(REQUEST_LABELS)
 
@@ -29,6 +36,7 @@ export function readForm(body: Readonly<Record<string, string>>) {
     vendor: line.vendor === '' ? null : idOrText(line.vendor!),
     quantity: line.quantity!,
     unit_price: line.unit_price!,
+    account: line.account === '' || line.account === undefined ? null : idOrText(line.account),
   }))
   const body_ = {
     location: idOrText(values.location ?? ''),
@@ -66,6 +74,7 @@ export function valuesOfRequest(r: PurchaseRequest): Values {
     values[`lines.${i}.vendor`] = l.vendor === null ? '' : String(l.vendor)
     values[`lines.${i}.quantity`] = l.quantity
     values[`lines.${i}.unit_price`] = l.unit_price
+    values[`lines.${i}.account`] = l.account === null ? '' : String(l.account.id)
   })
   return values
 }
@@ -79,7 +88,11 @@ export interface Keep {
   vendors: ReadonlyMap<number, string>
 }
 
-/** The form's choices: locations where the user may request (and the request's own), departments, currencies, vendors. */
+/**
+ * The form's choices: locations where the user may request (and the request's own), departments, currencies,
+ * vendors, and the accounts — every one, an inactive one marked, so a line that has one keeps it when saved
+ * (the service refuses an inactive account only on a new or changed line).
+ */
 export async function choices(deps: ConsoleDeps, session: ConsoleSession, keep?: Keep): Promise<RequestChoices> {
   const { db } = deps
   const { actor } = session
@@ -91,8 +104,13 @@ export async function choices(deps: ConsoleDeps, session: ConsoleSession, keep?:
     .filter(([id]) => !vendors.some((v) => v.id === id))
     .map(([id, name]) => ({ id, name: `${name} (inactive)` }))
   const may = (id: number) => allowed === 'all' || allowed.includes(id) || id === keep?.location
+  const accounts = await allRows((q) => listAccounts(db, actor, { ...q, order_by: 'code' }))
   return {
     ...(await placeChoices(deps, actor, may)),
     vendor: [...vendors, ...kept].map((v) => ({ value: String(v.id), label: v.name })),
+    account: accounts.map((a) => ({
+      value: String(a.id),
+      label: `${a.code} ${a.name}`.trim() + (a.active ? '' : ' (inactive)'),
+    })),
   }
 }

@@ -27,12 +27,15 @@ import { choices, type Keep, onRows, readForm, RequestForm, rowsFor, TOP, values
 import { deciderOf, startingLocation, vendorNamesOf } from './request-shared.ts'
 import { chainPreviewSection } from './chain-preview.ts'
 import { historySection, ordersFromRequestOf, requestLedTo } from './history.ts'
+import { ATTACHMENT_FLASH } from '../views/attachments.ts'
+import { documentBoxesFor } from './attachments.ts'
 import { attempt, Done, errorsFor, flashOf, Id, PAGE_SIZE } from './forms.ts'
 
 const checkCreate = bodyChecker(RequestInput)
 const checkEdit = bodyChecker(RequestPatch)
 
 const flash = flashOf({
+  ...ATTACHMENT_FLASH,
   created: 'The draft is saved. Submit it when it is complete.',
   saved: 'Your changes are saved.',
   submitted: 'The request is submitted.',
@@ -151,11 +154,12 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
     const decidable = new Set(
       r.approvals.filter((a) => deciderOf(session.actor, delegators, a) !== undefined).map((a) => a.id),
     )
-    const [access, orders, history, preview] = await Promise.all([
+    const [access, orders, history, preview, boxes] = await Promise.all([
       actorLocationAccess(db, session.actor),
       ordersFromRequestOf(deps, session.actor, r.id),
       historySection(deps, session.actor, 'request', r.id),
       r.status === 'draft' ? chainPreviewSection(deps, session.actor, r) : undefined,
+      documentBoxesFor(deps, session, 'request', r.id),
     ])
     // Orders are made from a request once (every line at once): the button goes when there are any.
     const order = r.status === 'approved' && orders.length === 0 && holdsAnyAt(access, r.location.id, 'nav_purchase')
@@ -170,6 +174,7 @@ export function requestPages(app: ConsoleApp, deps: ConsoleDeps): void {
         preview,
         ledTo: await requestLedTo(deps, session.actor, r.id),
         history,
+        boxes,
       },
       session,
     )

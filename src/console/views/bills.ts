@@ -82,6 +82,8 @@ export interface BillPageView {
   problem?: string | undefined
   /** Its History box (views/history.ts). */
   history?: Html | undefined
+  /** Its Attachments box and Comments thread (views/attachments.ts). */
+  boxes?: Html | undefined
 }
 
 export function billView(view: BillPageView, { actor, csrf }: Frame): string {
@@ -166,6 +168,6 @@ export function billView(view: BillPageView, { actor, csrf }: Frame): string {
       ${billLines(b)}
     </section>
     ${approvalChain(b.approvals, view.decidable, 'No approvals: the bill has not been submitted, or no approval rule applied to it.')}
-    ${view.history ?? ''}`
+    ${view.boxes ?? ''} ${view.history ?? ''}`
   return page({ title: `Bill ${b.number} from ${b.vendor.name}`, actor, csrf, current: 'bills' }, body)
 }

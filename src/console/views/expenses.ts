@@ -86,13 +86,44 @@ export interface ExpenseActions {
   decidable: ReadonlySet<number>
   /** The receipts that are images (shown inline). */
   images: ReadonlySet<number>
+  /** Each line takes a receipt upload here (its employee, while a draft or rejected). */
+  receipts?: boolean
+}
+
+/** One upload form per line: a photo (the phone's camera offered) or a PDF becomes the line's receipt. */
+function receiptUploads(r: ExpenseReport, csrf: string): Html {
+  return html`<section aria-labelledby="add-receipts">
+    <h2 id="add-receipts">Receipts</h2>
+    <p class="hint">Take a photo of each line’s receipt or choose its PDF, then attach it to the line.</p>
+    ${r.lines.map(
+      (l, i) =>
+        html`<form
+          method="post"
+          action="/console/expenses/${r.id}/lines/${l.id}/receipt"
+          enctype="multipart/form-data"
+          class="card"
+        >
+          <input type="hidden" name="_csrf" value="${csrf}" />
+          <label for="receipt-${l.id}"
+            >Receipt for line ${i + 1}: ${l.merchant || l.description || l.date}, ${l.amount} ${l.currency}</label
+          >
+          ${l.receipt === null ? '' : html`<p class="hint">It has one; a new file replaces it.</p>`}
+          <input type="file" id="receipt-${l.id}" name="file" accept="image/*,application/pdf" capture required />
+          <button type="submit">
+            ${l.receipt === null ? 'Attach' : 'Replace'}<span class="visually-hidden">
+              the receipt of line ${i + 1}</span
+            >
+          </button>
+        </form>`,
+    )}
+  </section>`
 }
 
 export function expenseView(
   r: ExpenseReport,
   can: ExpenseActions,
   { actor, csrf }: Frame,
-  notes: { flash?: string | undefined; problem?: string | undefined },
+  notes: { flash?: string | undefined; problem?: string | undefined; boxes?: Html | undefined },
 ): string {
   const action = (name: string, label: string) =>
     postForm(`/console/expenses/${r.id}/${name}`, csrf, html`<button type="submit">${label}</button>`)
@@ -153,6 +184,7 @@ export function expenseView(
         ),
       )}
     </section>
+    ${can.receipts === true ? receiptUploads(r, csrf) : ''}
     ${
       actions.length === 0
         ? ''
@@ -161,7 +193,8 @@ export function expenseView(
             ${actions}
           </section>`
     }
-    ${approvalChain(r.approvals, can.decidable, 'No approvals: the report has not been submitted, or no approval rule applied to it.')}`
+    ${approvalChain(r.approvals, can.decidable, 'No approvals: the report has not been submitted, or no approval rule applied to it.')}
+    ${notes.boxes ?? ''}`
   return page({ title: `Expense report ${r.number}`, actor, csrf, current: 'expenses' }, body)
 }
 
@@ -231,7 +264,7 @@ export function travelView(
   t: TravelRequest,
   can: { mine: boolean; decidable: ReadonlySet<number> },
   { actor, csrf }: Frame,
-  notes: { flash?: string | undefined; problem?: string | undefined },
+  notes: { flash?: string | undefined; problem?: string | undefined; boxes?: Html | undefined },
 ): string {
   const action = (name: string, label: string) =>
     postForm(`/console/travel/${t.id}/${name}`, csrf, html`<button type="submit">${label}</button>`)
@@ -274,7 +307,8 @@ export function travelView(
             ${actions}
           </section>`
     }
-    ${approvalChain(t.approvals, can.decidable, 'No approvals: the request has not been submitted, or no approval rule applied to it.')}`
+    ${approvalChain(t.approvals, can.decidable, 'No approvals: the request has not been submitted, or no approval rule applied to it.')}
+    ${notes.boxes ?? ''}`
   return page({ title: `Travel request ${t.number}`, actor, csrf, current: 'travel' }, body)
 }
 

@@ -29,6 +29,8 @@ export interface OrderPageView {
   /** The boxes at the end (views/history.ts): what it led to, its history. */
   ledTo?: Html | undefined
   history?: Html | undefined
+  /** Its Attachments box and Comments thread (views/attachments.ts). */
+  boxes?: Html | undefined
 }
 
 export function orderView(view: OrderPageView, { actor, csrf }: Frame): string {
@@ -100,7 +102,7 @@ export function orderView(view: OrderPageView, { actor, csrf }: Frame): string {
     )}
     ${revisionsSection(view.revisions)}
     ${view.bills === null ? '' : billsSection(o, view.bills, view.can.bill && ['issued', 'closed'].includes(o.status))}
-    ${buy && o.status === 'issued' ? sendSection(o, view.send, csrf, view.sendProblem) : ''} ${view.ledTo ?? ''}
-    ${view.history ?? ''}`
+    ${buy && o.status === 'issued' ? sendSection(o, view.send, csrf, view.sendProblem) : ''} ${view.boxes ?? ''}
+    ${view.ledTo ?? ''} ${view.history ?? ''}`
   return page({ title: `Purchase order ${o.number}`, actor, csrf, current: 'orders' }, body)
 }

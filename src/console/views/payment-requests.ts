@@ -82,6 +82,8 @@ export interface PaymentRequestPage {
   /** The boxes after the approval chain (views/history.ts): the runs that pay it, its history. */
   ledTo?: Html | undefined
   history?: Html | undefined
+  /** Its Attachments box and Comments thread (views/attachments.ts). */
+  boxes?: Html | undefined
   flash?: string | undefined
   problem?: string | undefined
 }
@@ -135,7 +137,7 @@ export function paymentRequestView(view: PaymentRequestPage, { actor, csrf }: Fr
           </section>`
     }
     ${approvalChain(p.approvals, view.decidable, 'No approvals: the payment request has not been submitted, or no approval rule applied to it.')}
-    ${view.ledTo ?? ''} ${view.history ?? ''}`
+    ${view.boxes ?? ''} ${view.ledTo ?? ''} ${view.history ?? ''}`
   return page({ title: `Payment request ${p.number}`, actor, csrf, current: 'payment-requests' }, body)
 }
 

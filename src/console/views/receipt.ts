@@ -13,6 +13,9 @@ export interface ReceiptPageView {
   order: PurchaseOrder | undefined
   /** The boxes at the end (views/history.ts). */
   history?: Html | undefined
+  /** Its Attachments box and Comments thread (views/attachments.ts). */
+  boxes?: Html | undefined
+  flash?: string | undefined
 }
 
 export function receiptView(view: ReceiptPageView, { actor, csrf }: Frame): string {
@@ -20,7 +23,8 @@ export function receiptView(view: ReceiptPageView, { actor, csrf }: Frame): stri
   const o = view.order
   const what = (line: number) => o?.lines.find((l) => l.id === line)?.description || `Order line ${line}`
   const kind = r.type === 'return' ? 'Return' : 'Receipt'
-  const body = html`${r.status === 'voided' ? notice('warning', html`This ${kind.toLowerCase()} was voided ${when(r.voided_at)}: it no longer counts.`) : ''}
+  const body = html`${view.flash === undefined ? '' : notice('status', view.flash)}
+    ${r.status === 'voided' ? notice('warning', html`This ${kind.toLowerCase()} was voided ${when(r.voided_at)}: it no longer counts.`) : ''}
     <p class="actions">
       <a href="/console/orders/${r.purchase_order}">Back to ${o?.number ?? 'the order'}</a>
       ${o !== undefined && o.status === 'issued' ? html`<a href="/console/orders/${o.id}/receive">Receiving for this order</a>` : ''}
@@ -63,6 +67,6 @@ export function receiptView(view: ReceiptPageView, { actor, csrf }: Frame): stri
         ),
       )}
     </section>
-    ${view.history ?? ''}`
+    ${view.boxes ?? ''} ${view.history ?? ''}`
   return page({ title: `${kind} ${r.number}`, actor, csrf, current: 'receiving' }, body)
 }

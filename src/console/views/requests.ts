@@ -199,6 +199,8 @@ export interface RequestPageView {
   preview?: Html | undefined
   ledTo?: Html | undefined
   history?: Html | undefined
+  /** Its Attachments box and Comments thread (views/attachments.ts). */
+  boxes?: Html | undefined
 }
 
 export function requestView(view: RequestPageView, { actor, csrf }: Frame): string {
@@ -221,6 +223,6 @@ export function requestView(view: RequestPageView, { actor, csrf }: Frame): stri
     </p>
     ${requestSummary(r, view.vendors)} ${view.preview ?? ''}
     ${r.status === 'draft' && view.preview !== undefined ? '' : approvalChain(r.approvals, view.decidable)}
-    ${view.ledTo ?? ''} ${view.history ?? ''}`
+    ${view.boxes ?? ''} ${view.ledTo ?? ''} ${view.history ?? ''}`
   return page({ title: `Request #${r.id}`, actor, csrf, current: 'requests' }, body)
 }
