@@ -18,9 +18,10 @@ export const delegationActive = (alias: string): RawBuilder<boolean> =>
  * who is not away, or the delegatee of an away candidate — never the document's submitter (a request's
  * requester, the one who issued an order).
  */
-export const decidesFor = (user: RawBuilder<number>, a = 'a'): RawBuilder<boolean> => {
+export const decidesFor = (user: RawBuilder<number>, a = 'a', tenantId?: number): RawBuilder<boolean> => {
   const candidates = sql.ref(`${a}.candidates`)
-  const tenant = sql.ref(`${a}.tenant_id`)
+  // A known tenant is written as a value: the delegation look-ups then run once per statement, not per row.
+  const tenant = tenantId === undefined ? sql.ref(`${a}.tenant_id`) : sql`${tenantId}::int`
   return sql<boolean>`(${sql.ref(`${a}.submitter_id`)} <> ${user} and (
     (${candidates} @> array[${user}]::int[] and not exists (
       select 1 from delegations dd where dd.tenant_id = ${tenant} and dd.user_id = ${user} and ${delegationActive('dd')}))
@@ -65,13 +66,14 @@ export const pendingCount = (
  * `nav_purchase` or `superuser` are `locations`: as its document is — the document's submitter, anyone at
  * those locations, and whoever is (or was) a candidate or decides one of the document's approvals.
  */
-export const approvalVisible = (user: unknown, locations: unknown, a = 'a'): RawBuilder<boolean> => {
+export const approvalVisible = (user: unknown, locations: unknown, a = 'a', tenantId?: number): RawBuilder<boolean> => {
   const u = sql<number>`${user}::int`
+  const tenant = tenantId === undefined ? sql.ref(`${a}.tenant_id`) : sql`${tenantId}::int`
   return sql<boolean>`(${sql.ref(`${a}.submitter_id`)} = ${u} or ${sql.ref(`${a}.location_id`)} = any(${locations}::int[])
-    or exists (select 1 from request_approvals va where va.tenant_id = ${sql.ref(`${a}.tenant_id`)}
+    or exists (select 1 from request_approvals va where va.tenant_id = ${tenant}
       and va.document_type = ${sql.ref(`${a}.document_type`)} and va.document_id = ${sql.ref(`${a}.document_id`)}
       and (va.candidates @> array[${u}]::int[] or va.acted_by = ${u}
-        or (va.status = 'pending' and ${decidesFor(u, 'va')}))))`
+        or (va.status = 'pending' and ${decidesFor(u, 'va', tenantId)}))))`
 }
 
 /**

@@ -80,7 +80,7 @@ const pendingElsewhere = async (
   (
     await sql<{ n: number }>`select count(*)::int as n from request_approvals a
       where a.tenant_id = ${tenantId} and a.status = 'pending' and a.location_id = any(${elsewhere}::int[])
-        and ${approvalVisible(user, locations)}`.execute(db)
+        and ${approvalVisible(user, locations, 'a', tenantId)}`.execute(db)
   ).rows[0]!.n
 
 /**
@@ -106,7 +106,7 @@ export async function pageOfApprovals(
     .select([kept.as('total_count'), elsewhere.as('pending_elsewhere')])
     .where('a.tenant_id', '=', tenantId)
     .where('a.status', '=', 'pending')
-    .where(approvalVisible(user, locations))
+    .where(approvalVisible(user, locations, 'a', tenantId))
   if (page.orderBy.field === 'created_at') q = q.orderBy('a.created_at', page.orderBy.direction)
   const found = await q.orderBy('a.id', page.orderBy.direction).limit(page.pageSize).offset(page.offset).execute()
   const totals =
@@ -122,7 +122,7 @@ export async function pageOfApprovals(
 /** The approval, if `scope` (the caller's user id and locations; undefined: everything) lets them see it. */
 export function findApproval(db: Kysely<DB>, tenantId: number, id: number, scope?: readonly [number, number[]]) {
   let q = selectApprovals(db).where('a.tenant_id', '=', tenantId).where('a.id', '=', id)
-  if (scope !== undefined) q = q.where(approvalVisible(scope[0], scope[1]))
+  if (scope !== undefined) q = q.where(approvalVisible(scope[0], scope[1], 'a', tenantId))
   return q.executeTakeFirst()
 }
 
