@@ -56,6 +56,29 @@ test('Home, the grouped menu and a report, at 1280 px and at 390 px', { skip, ti
   await phone.context.close()
 })
 
+/** Each report with a sensible query (a grouping where it has one), for docs/reports.md's pictures. */
+const REPORT_PAGES: { name: string; query: string }[] = [
+  { name: 'spend', query: 'group_by=vendor' },
+  { name: 'orders', query: 'group_by=vendor' },
+  { name: 'budgets', query: '' },
+  { name: 'commitments', query: '' },
+  { name: 'payables-aging', query: '' },
+  { name: 'cycle-times', query: 'group_by=location' },
+]
+
+test('every report draws its chart beside a table with rows, at 1280 px', { skip, timeout: 300_000 }, async () => {
+  const wide = await server.signedIn({ width: 1280 })
+  const page = wide.page
+  for (const { name, query } of REPORT_PAGES) {
+    await page.goto(`${server.base}/console/reports?report=${name}${query === '' ? '' : `&${query}`}`)
+    await checked(wide.context, page)
+    assert.equal(await page.locator('main svg[role="img"]').count(), 1, `the ${name} chart is drawn`)
+    assert.ok((await page.locator('main table tbody tr').count()) > 0, `the ${name} table has rows`)
+    await page.screenshot({ path: shotPath(`console-report-${name}.png`), fullPage: true })
+  }
+  await wide.context.close()
+})
+
 test('an accounts-payable clerk finds Approvals in her menu', { skip, timeout: 300_000 }, async () => {
   const printed = await server.command([
     'users',

@@ -104,7 +104,8 @@ function reportTable(data: ReportPageData): HtmlType {
     (c) => !(c.header.endsWith('_id') && c.kind !== 'integer') && c.header !== 'key_id',
   )
   const heading = (c: Column) => columnLabel(data.report.name, c.header, data.filters.group_by)
-  return html`<div class="table-wrap">
+  // Focusable and named: a wide report's table scrolls sideways, and the keyboard must reach it.
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${data.report.title} table">
     <table>
       <caption>
         ${data.report.title}: ${data.rows.length} ${data.rows.length === 1 ? 'row' : 'rows'}, amounts in
