@@ -51,17 +51,19 @@ export function reportSvg(
   const data = chartData(report, rows)
   const bands = data.categories.length
   const perBand = report.chart.stack || data.series.length === 1 ? 30 : 14 * data.series.length + 12
-  const legendRows = Math.ceil(data.series.length / 2)
-  const top = 16 + legendRows * 22
-  const height = Math.max(160, top + 40 + bands * perBand)
+  // One legend entry a row: the browser's font is not the one the server measured with, so entries side by
+  // side could run into each other.
+  const top = 16 + data.series.length * 20
+  const hours = data.unit === 'hours'
+  const height = Math.max(160, top + 40 + (hours ? 24 : 0) + bands * perBand)
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: WIDTH, height })
   try {
     chart.setOption({
       animation: false,
       textStyle: { fontSize: FONT, fontFamily: 'system-ui, sans-serif', color: '#1f2933' },
       color: ['#1d4ed8', '#b45309', '#047857', '#6d28d9', '#be123c'],
-      legend: { top: 4, left: 0, itemGap: 12, width: WIDTH - 8, textStyle: { fontSize: FONT } },
-      grid: { left: 8, right: 24, top, bottom: 8, containLabel: true }, // long names wrap inside the drawing, never cut at its edge
+      legend: { top: 4, left: 0, orient: 'vertical', itemGap: 6, textStyle: { fontSize: FONT } },
+      grid: { left: 8, right: 24, top, bottom: hours ? 32 : 8, containLabel: true }, // long names wrap inside the drawing, never cut at its edge
       title:
         bands === 0
           ? { text: 'No rows match these filters.', left: 'center', top: 'middle', textStyle: { fontSize: 15 } }
@@ -69,7 +71,8 @@ export function reportSvg(
       xAxis: {
         type: 'value',
         axisLabel: { fontSize: FONT - 1, hideOverlap: true },
-        name: data.unit === 'hours' ? 'hours' : undefined,
+        // Under the axis, centred: at its end the name was cut at the drawing's edge.
+        ...(hours ? { name: 'hours', nameLocation: 'middle', nameGap: 24 } : {}),
       },
       yAxis: {
         type: 'category',

@@ -361,11 +361,11 @@ const payablesAging: ReportDefinition = {
     stack: true,
     category: (r) => (r.vendor as { name: string }).name,
     series: [
-      { name: 'Current', value: num('current') },
-      { name: '1–30 days', value: num('1_30') },
-      { name: '31–60 days', value: num('31_60') },
-      { name: '61–90 days', value: num('61_90') },
-      { name: 'Over 90 days', value: num('over_90') },
+      { name: 'Not yet due', value: num('current') },
+      { name: '1–30 days overdue', value: num('1_30') },
+      { name: '31–60 days overdue', value: num('31_60') },
+      { name: '61–90 days overdue', value: num('61_90') },
+      { name: 'Over 90 days overdue', value: num('over_90') },
     ],
   },
 }

@@ -55,5 +55,7 @@ export async function seedBills(
     lines: service.lines.map((l) => ({ po_line: l.id, quantity: l.received_quantity })),
   })
   await submitBill(tx, admin, paid.id)
-  await payBill(tx, admin, paid.id, { payment_reference: 'ACH-20431', paid_at: '2026-11-21T09:30:00.000Z' })
+  // Paid as the demo is made: a fixed date would come before the approval just given, and the cycle-time
+  // report would draw a negative "approval → paid".
+  await payBill(tx, admin, paid.id, { payment_reference: 'ACH-20431' })
 }
