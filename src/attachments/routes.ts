@@ -5,7 +5,8 @@
  */
 import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifySchemaCompiler } from 'fastify'
+import type { Readable } from 'node:stream'
+import type { FastifyReply, FastifySchemaCompiler } from 'fastify'
 import { Type } from 'typebox'
 import type { Kysely } from 'kysely'
 import type { Config } from '../config.ts'
@@ -49,6 +50,32 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
     const t = tag.trim()
     return t === '*' || t.replace(/^W\//, '') === etag
   })
+}
+
+/**
+ * An attachment's bytes as a download, for the API and the console alike: the detected type, attachment
+ * disposition, nosniff, a sandboxing CSP and the SHA-256 as ETag (a matching `If-None-Match` → 304, the bytes
+ * not opened).
+ */
+export async function sendContent(
+  ifNoneMatch: string | undefined,
+  reply: FastifyReply,
+  attachment: { sha256: string; content_type: string; size: number; filename: string },
+  open: () => Promise<Readable>,
+) {
+  const etag = `"${attachment.sha256}"`
+  reply
+    .header('etag', etag)
+    .header('cache-control', 'private, no-cache')
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', "sandbox; default-src 'none'")
+  if (matchesEtag(ifNoneMatch, etag)) return reply.code(304).send(null)
+  const stream = await open()
+  return reply
+    .header('content-type', attachment.content_type)
+    .header('content-length', String(attachment.size))
+    .header('content-disposition', contentDisposition(attachment.filename))
+    .send(stream)
 }
 
 export const attachmentRoutes =
@@ -166,19 +193,7 @@ export const attachmentRoutes =
           request.actor,
           request.params.id,
         )
-        const etag = `"${attachment.sha256}"`
-        reply
-          .header('etag', etag)
-          .header('cache-control', 'private, no-cache')
-          .header('x-content-type-options', 'nosniff')
-          .header('content-security-policy', "sandbox; default-src 'none'")
-        if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send(null)
-        const stream = await open()
-        return reply
-          .header('content-type', attachment.content_type)
-          .header('content-length', String(attachment.size))
-          .header('content-disposition', contentDisposition(attachment.filename))
-          .send(stream as never)
+        return sendContent(request.headers['if-none-match'], reply, attachment, open)
       },
     })
   }

@@ -68,6 +68,20 @@ export async function createReport(db: Kysely<DB>, actor: Actor, input: ExpenseR
   })
 }
 
+/** The report locked for an edit: its employee's, a draft or rejected, where they hold `nav_request`. */
+async function editableReport(tx: Kysely<DB>, actor: Actor, access: Awaited<ReturnType<typeof accessOf>>, id: number) {
+  const row = await visibleReport(tx, actor, access, id, true)
+  requireEmployee(actor, row, 'edit')
+  requireStatus(
+    { subject: `Expense report ${row.number}`, noun: 'expense report' },
+    row.status,
+    ['draft', 'rejected'],
+    'edited',
+  )
+  requireAnyAt(access, row.location_id, 'nav_request')
+  return row
+}
+
 /**
  * Replaces a draft or rejected report (the employee; `nav_request` where it is and where it moves to). Lines
  * naming one of its line ids keep them; a receipt must be an attachment of this report.
@@ -80,15 +94,7 @@ export async function putReport(
 ): Promise<ExpenseReport> {
   const access = await accessOf(db, actor)
   return inTransaction(db, async (tx) => {
-    const row = await visibleReport(tx, actor, access, id, true)
-    requireEmployee(actor, row, 'edit')
-    requireStatus(
-      { subject: `Expense report ${row.number}`, noun: 'expense report' },
-      row.status,
-      ['draft', 'rejected'],
-      'edited',
-    )
-    requireAnyAt(access, row.location_id, 'nav_request')
+    const row = await editableReport(tx, actor, access, id)
     const existing = { id, lines: row.lines.map((l) => ({ id: l.id, account_id: l.account_id })) }
     const { values, lines } = await reportValues(tx, actor, access, input, existing)
     await repo.updateReport(tx, actor.tenantId, id, values)
@@ -118,15 +124,7 @@ export async function setReceipt(
 ): Promise<ExpenseReport> {
   const access = await accessOf(db, actor)
   return inTransaction(db, async (tx) => {
-    const row = await visibleReport(tx, actor, access, id, true)
-    requireEmployee(actor, row, 'edit')
-    requireStatus(
-      { subject: `Expense report ${row.number}`, noun: 'expense report' },
-      row.status,
-      ['draft', 'rejected'],
-      'edited',
-    )
-    requireAnyAt(access, row.location_id, 'nav_request')
+    const row = await editableReport(tx, actor, access, id)
     if (!(await repo.attachmentsOfReport(tx, actor.tenantId, id, [receipt])).has(receipt))
       throw badRequest(
         `Attachment ${receipt} is not an attachment of expense report ${row.number}; upload it to this report first.`,

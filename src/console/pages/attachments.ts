@@ -9,7 +9,7 @@
  */
 import { Type } from 'typebox'
 import type { AttachableType } from '../../attachments/documents.ts'
-import { contentDisposition, matchesEtag } from '../../attachments/routes.ts'
+import { sendContent } from '../../attachments/routes.ts'
 import {
   attachmentContent,
   deleteAttachment,
@@ -209,18 +209,6 @@ export function attachmentPages(app: ConsoleApp, deps: ConsoleDeps): void {
   // The download: as the API's (attachments/routes.ts), read through the session.
   app.get('/attachments/:id', { schema: { hide: true, params: Id } }, async (request, reply) => {
     const { attachment, open } = await attachmentContent(db, config, request.session.actor, request.params.id)
-    const etag = `"${attachment.sha256}"`
-    reply
-      .header('etag', etag)
-      .header('cache-control', 'private, no-cache')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "sandbox; default-src 'none'")
-    if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send(null)
-    const stream = await open()
-    return reply
-      .header('content-type', attachment.content_type)
-      .header('content-length', String(attachment.size))
-      .header('content-disposition', contentDisposition(attachment.filename))
-      .send(stream)
+    return sendContent(request.headers['if-none-match'], reply, attachment, open)
   })
 }
