@@ -177,6 +177,7 @@ await main(async () => {
   await serverRound(`warm-${Date.now()}`, 1_000_000)
   await floorRound(`warm-${Date.now()}`, 1_000_000, floorBlobs[0]!)
   const before = peakRss(server.pid)
+  const floorBefore = peakRss(floor.pid)
   const ours = { up: [] as number[], down: [] as number[] }
   const raw = { up: [] as number[], down: [] as number[] }
   for (let i = 1; i <= RUNS; i++) {
@@ -188,6 +189,7 @@ await main(async () => {
     raw.down.push(mb(SIZE) / f.down)
   }
   const after = peakRss(server.pid)
+  const floorGrowth = peakRss(floor.pid) - floorBefore
 
   const ratio = { up: median(ours.up) / median(raw.up), down: median(ours.down) / median(raw.down) }
   const growth = after - before
@@ -199,6 +201,7 @@ await main(async () => {
   console.log(
     `  server peak RSS (VmHWM) ${fmt(mb(before))} MB before, ${fmt(mb(after))} MB after: +${fmt(mb(growth), 1)} MB (needs < ${fmt(mb(2 * SIZE))} MB)`,
   )
+  console.log(`  floor peak RSS (VmHWM) +${fmt(mb(floorGrowth), 1)} MB over the same runs, for comparison`)
   verdict('upload at ≥ 0.5× the floor', ratio.up >= 0.5)
   verdict('download at ≥ 0.5× the floor', ratio.down >= 0.5)
   verdict('peak memory growth < 2 × the file size', growth < 2 * SIZE)

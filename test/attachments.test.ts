@@ -5,7 +5,8 @@
  * see, add and delete, an order's request attachments, and vendor-visible attachments sent with the order.
  */
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
+import { Readable } from 'node:stream'
 import { beforeEach, describe, test } from 'node:test'
 import { useTestApp } from './helpers/app.ts'
 import { multipart, PNG, pdf, type Part } from './helpers/attachments.ts'
@@ -109,6 +110,45 @@ describe('attachments', () => {
     for (const [bytes, type] of accepted) {
       const a = await attach(s.requester.api, url, [file(bytes, 'x.html')])
       assert.equal(a.content_type, type)
+    }
+  })
+
+  test('UTF-8 is judged over the whole stream: characters cut between chunks pass, a bad or unfinished one does not', async () => {
+    const req = await draft(s.requester.api, s.A)
+    const url = `/api/v3/requests/${req.id}/attachments/`
+    /** The body in chunks of 1 to 5 bytes in turn, so every multi-byte character is cut somewhere. */
+    const inPieces = (parts: Part[]) => {
+      const { payload, headers } = multipart(parts)
+      const pieces: Buffer[] = []
+      for (let at = 0, n = 0; at < payload.length; n++) pieces.push(payload.subarray(at, (at += (n % 5) + 1)))
+      return { payload: Readable.from(pieces), headers }
+    }
+    const text = Buffer.from('Prices: 12 € · 3 £ · 😀 naïve café 日本語\n'.repeat(400))
+    const ok = await s.requester.api({ method: 'POST', url, ...inPieces([file(text, 'notes.txt')]) })
+    assert.equal(ok.statusCode, 201, ok.body)
+    assert.equal(ok.json().data.content_type, 'text/plain')
+    const bad = [
+      Buffer.concat([text, Buffer.from([0xe2, 0x82])]), // a character left unfinished at the end
+      Buffer.concat([text.subarray(0, 5000), Buffer.from([0xed, 0xa0, 0x80]), text.subarray(5000)]), // a surrogate
+      Buffer.concat([text.subarray(0, 7001), Buffer.from([0xc0, 0xaf]), text.subarray(7001)]), // an overlong
+    ]
+    for (const bytes of bad) {
+      const r = await s.requester.api({ method: 'POST', url, ...inPieces([file(bytes, 'notes.txt')]) })
+      assert.equal(r.statusCode, 415, r.body)
+      assert.match(r.json().detail, /application\/octet-stream/)
+    }
+  })
+
+  test('downloads end where the file ends: at a read slice, just past one, and across a 1 MiB part', async () => {
+    const req = await draft(s.requester.api, s.A)
+    const url = `/api/v3/requests/${req.id}/attachments/`
+    for (const size of [48 * 1024, 2 * 48 * 1024, 48 * 1024 + 1, 1024 * 1024, 1024 * 1024 + 48 * 1024 + 7]) {
+      const bytes = Buffer.concat([pdf(`size ${size}`), randomBytes(size)]).subarray(0, size)
+      const a = await attach(s.requester.api, url, [file(bytes, `${size}.pdf`)])
+      const got = await s.requester.api({ method: 'GET', url: `/api/v3/attachments/${a.id}/content` })
+      assert.equal(got.statusCode, 200)
+      assert.equal(got.rawPayload.length, size, `${size} bytes`)
+      assert.equal(sha(got.rawPayload), sha(bytes), `${size} bytes`)
     }
   })
 

@@ -2,7 +2,8 @@
  * The raw floor of bench/attachments.ts: plain node:http and pg, no framework, no multipart parsing, no type
  * detection, no spooling to disk. `POST /blobs/<id>` streams the request's bytes into PostgreSQL in 1 MiB parts
  * in the service's own chunk table (attachment_blob_parts: tenant_id, blob_id, id, data), hashing them on the
- * way, in one transaction; `GET /blobs/<id>` streams the parts out one at a time. The blob rows it writes under
+ * way, in one transaction; `GET /blobs/<id>` streams the parts out 48 KiB at a time, as the
+ * service does. The blob rows it writes under
  * are made by the benchmark. Environment: DATABASE_URL, FLOOR_TENANT.
  */
 import { Buffer } from 'node:buffer'
@@ -13,6 +14,8 @@ import process from 'node:process'
 import pg from 'pg'
 
 const PART = 1024 * 1024
+/** The server reads a part 48 KiB at a time (src/attachments/store.ts), and so does the floor. */
+const SLICE = 48 * 1024
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 })
 const tenant = Number(process.env.FLOOR_TENANT)
 
@@ -62,14 +65,17 @@ async function receive(request, blobId) {
 async function send(response, blobId) {
   response.writeHead(200, { 'content-type': 'application/octet-stream' })
   for (let n = 0; ; n++) {
-    const { rows } = await pool.query(
-      'SELECT data FROM attachment_blob_parts WHERE tenant_id = $1 AND blob_id = $2 AND id = $3',
-      [tenant, blobId, n],
-    )
-    if (rows.length === 0) break
-    if (!response.write(rows[0].data)) await new Promise((resolve) => response.once('drain', resolve))
+    for (let from = 1; ; from += SLICE) {
+      const { rows } = await pool.query(
+        'SELECT substring(data from $4 for $5) AS data FROM attachment_blob_parts WHERE tenant_id = $1 AND blob_id = $2 AND id = $3',
+        [tenant, blobId, n, from, SLICE],
+      )
+      if (rows.length === 0) return void response.end()
+      const data = rows[0].data
+      if (data.length > 0 && !response.write(data)) await new Promise((resolve) => response.once('drain', resolve))
+      if (data.length < SLICE) break
+    }
   }
-  response.end()
 }
 
 const server = http.createServer((request, response) => {

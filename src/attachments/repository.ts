@@ -1,6 +1,7 @@
 /** SQL for attachments and their content-addressed blobs. */
 import { randomUUID } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
+import { compiledOnce } from '../db/compiled.ts'
 import { personJson } from '../db/joins.ts'
 import type { DB } from '../db/schema.ts'
 import type { AttachableType } from './documents.ts'
@@ -100,16 +101,31 @@ export const findBlob = (db: Kysely<DB>, tenantId: number, id: number) =>
 export const insertPart = (db: Kysely<DB>, tenantId: number, blobId: number, id: number, data: Buffer) =>
   db.insertInto('attachment_blob_parts').values({ tenant_id: tenantId, blob_id: blobId, id, data }).execute()
 
-export async function readPart(db: Kysely<DB>, tenantId: number, blobId: number, id: number) {
-  const row = await db
-    .selectFrom('attachment_blob_parts')
-    .select('data')
-    .where('tenant_id', '=', tenantId)
-    .where('blob_id', '=', blobId)
-    .where('id', '=', id)
-    .executeTakeFirst()
-  return row?.data
-}
+const partSlice = compiledOnce(
+  (db: Kysely<DB>, tenantId: number, blobId: number, id: number, start: number, length: number) =>
+    db
+      .selectFrom('attachment_blob_parts')
+      .select([
+        sql<Uint8Array>`substring(data from ${start} for ${length})`.as('data'),
+        sql<number>`octet_length(data)`.as('size'),
+      ])
+      .where('tenant_id', '=', tenantId)
+      .where('blob_id', '=', blobId)
+      .where('id', '=', id),
+)
+
+/**
+ * `length` bytes of part `id` of a blob from byte `from` (0-based), and the part's whole size; undefined when
+ * the blob has no such part. Compiled once: a download runs it for every slice.
+ */
+export const readPartSlice = async (
+  db: Kysely<DB>,
+  tenantId: number,
+  blobId: number,
+  id: number,
+  from: number,
+  length: number,
+) => (await partSlice(db, tenantId, blobId, id, from + 1, length))[0]
 
 export async function insertAttachment(
   db: Kysely<DB>,

@@ -10,11 +10,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import { createReadStream } from 'node:fs'
+import { open } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import type { S3Client } from '@aws-sdk/client-s3'
 import type { Kysely } from 'kysely'
 import type { Config } from '../config.ts'
 import { Problem } from '../core/problem.ts'
+import { transferred } from '../core/transfer-memory.ts'
 import type { DB } from '../db/schema.ts'
 import * as repo from './repository.ts'
 
@@ -34,25 +36,65 @@ export interface BlobStore {
   remove?: (key: string) => Promise<void>
 }
 
-/** Writes the spooled file's bytes as the parts of blob `blobId`, one part in memory at a time. */
+/**
+ * Writes the spooled file's bytes as the parts of blob `blobId`. Two buffers take turns: the next part is
+ * read from the file while the last one is written, and no part gets a buffer of its own (1 MiB of garbage
+ * a part, left for the collector, was most of an upload's memory growth).
+ */
 export async function writeParts(db: Kysely<DB>, tenantId: number, blobId: number, file: string) {
-  let n = 0
-  for await (const chunk of createReadStream(file, { highWaterMark: PART_BYTES })) {
-    await repo.insertPart(db, tenantId, blobId, n++, chunk as Buffer)
+  const handle = await open(file, 'r')
+  try {
+    const buffers = [Buffer.allocUnsafe(PART_BYTES), Buffer.allocUnsafe(PART_BYTES)] as const
+    let position = 0
+    let next = handle.read(buffers[0], 0, PART_BYTES, 0)
+    for (let n = 0; ; n++) {
+      const { bytesRead, buffer } = await next
+      if (bytesRead === 0) return
+      position += bytesRead
+      next = handle.read(buffers[(n + 1) % 2]!, 0, PART_BYTES, position)
+      // Seen by the next turn; if the insert fails first, its failure is the one that counts.
+      next.catch(() => undefined)
+      await repo.insertPart(db, tenantId, blobId, n, buffer.subarray(0, bytesRead))
+      transferred(bytesRead)
+    }
+  } finally {
+    await handle.close()
   }
 }
+
+/**
+ * A part is read SLICE_BYTES at a time. A whole 1 MiB part comes back from PostgreSQL as one 2 MiB hex
+ * message, which the driver gathers into buffers doubled up to 4 MiB and decodes once more: some 9 MB of
+ * short-lived memory per MiB sent, that the garbage collector let pile up to tens of MB in a download. A
+ * 48 KiB slice's answer is a few socket reads, and its garbage is small enough to be collected young
+ * (measured in docs/benchmarks.md, "Attachments' memory").
+ */
+const SLICE_BYTES = 48 * 1024
 
 const databaseStore: BlobStore = {
   kind: 'database',
   read: (db, blob) => {
-    async function* parts() {
-      for (let n = 0; ; n++) {
-        const data = await repo.readPart(db, blob.tenant_id, blob.id, n)
-        if (data === undefined) return
-        yield Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+    const slice = (part: number, from: number) => {
+      const reading = repo.readPartSlice(db, blob.tenant_id, blob.id, part, from, SLICE_BYTES)
+      // Looked at by the next turn; a download its reader left meanwhile never looks, and must not crash.
+      reading.catch(() => undefined)
+      return { part, from, reading }
+    }
+    async function* slices() {
+      let next = slice(0, 0)
+      for (;;) {
+        const { part, from, reading } = next
+        const got = await reading
+        if (got === undefined) return
+        // The following slice is asked for before this one is handed on: the database works while it is sent.
+        next = from + SLICE_BYTES < got.size ? slice(part, from + SLICE_BYTES) : slice(part + 1, 0)
+        const { data } = got
+        transferred(data.byteLength)
+        if (data.byteLength > 0) yield Buffer.from(data.buffer, data.byteOffset, data.byteLength)
       }
     }
-    return Promise.resolve(Readable.from(parts(), { objectMode: false }))
+    // A few slices read ahead, so the next ones are on their way while the socket sends the last.
+    return Promise.resolve(Readable.from(slices(), { objectMode: false, highWaterMark: 4 * SLICE_BYTES }))
   },
 }
 

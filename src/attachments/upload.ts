@@ -15,7 +15,9 @@ import { pipeline } from 'node:stream/promises'
 import type {} from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import { Problem, validationFailed } from '../core/problem.ts'
+import { transferred } from '../core/transfer-memory.ts'
 import type { Sniffed } from './detect.ts'
+import { Utf8Check } from './utf8.ts'
 
 const HEAD_BYTES = 65536
 
@@ -143,25 +145,19 @@ export async function receiveUpload(request: FastifyRequest, maxBytes: number): 
 /** Streams `source` into `file`: hashed, counted (413 past `max`), UTF-8 and NUL checked, its head kept. */
 async function spool(source: NodeJS.ReadableStream & { truncated?: boolean }, file: string, max: number) {
   const hash = createHash('sha256')
-  const decoder = new TextDecoder('utf-8', { fatal: true })
+  const utf8 = new Utf8Check()
   const head: Buffer[] = []
   let headSize = 0
   let size = 0
-  let utf8 = true
   let nul = false
   const inspect = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       size += chunk.length
       if (size > max) return done(tooLarge(max))
       hash.update(chunk)
+      transferred(chunk.length)
       if (!nul && chunk.includes(0)) nul = true
-      if (utf8) {
-        try {
-          decoder.decode(chunk, { stream: true })
-        } catch {
-          utf8 = false
-        }
-      }
+      utf8.push(chunk)
       if (headSize < HEAD_BYTES) {
         const piece = chunk.subarray(0, HEAD_BYTES - headSize)
         head.push(Buffer.from(piece))
@@ -172,12 +168,5 @@ async function spool(source: NodeJS.ReadableStream & { truncated?: boolean }, fi
   })
   await pipeline(source, inspect, createWriteStream(file, { mode: 0o600 }))
   if (source.truncated === true) throw tooLarge(max)
-  if (utf8) {
-    try {
-      decoder.decode()
-    } catch {
-      utf8 = false
-    }
-  }
-  return { sha256: hash.digest('hex'), head: Buffer.concat(head), size, utf8, nul }
+  return { sha256: hash.digest('hex'), head: Buffer.concat(head), size, utf8: utf8.end(), nul }
 }

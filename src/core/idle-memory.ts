@@ -7,28 +7,12 @@
  * code that no longer runs until V8 drops it. Not again until requests have come and gone. Measured by
  * `npm run bench -- memory` (docs/benchmarks.md).
  *
- * The collector is V8's own `gc`, taken once at start (the flag that exposes it is set, the function taken,
- * the flag reset: nothing else in the process sees a `gc`). After the last collection, malloc's free pages go
- * back to the system too (native-memory.ts).
+ * The collector is V8's own `gc` (gc.ts). After the last collection, malloc's free pages go back to the system
+ * too (native-memory.ts).
  */
 import type { Server } from 'node:http'
-import v8 from 'node:v8'
-import vm from 'node:vm'
+import { collector } from './gc.ts'
 import { giveBackFreedMemory } from './native-memory.ts'
-
-type Collect = (options?: { type: 'major'; execution: 'sync' | 'async'; flavor?: 'regular' | 'last-resort' }) => void
-
-function collector(): Collect | undefined {
-  try {
-    v8.setFlagsFromString('--expose-gc')
-    const gc = vm.runInNewContext('gc') as unknown
-    return typeof gc === 'function' ? (gc as Collect) : undefined
-  } catch {
-    return undefined
-  } finally {
-    v8.setFlagsFromString('--no-expose-gc')
-  }
-}
 
 /**
  * Full collections it takes for V8 to drop the bytecode of functions that did not run in between: a function's
