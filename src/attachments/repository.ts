@@ -213,14 +213,17 @@ export async function recordRemoval(db: Kysely<DB>, tenantId: number, key: strin
     .execute()
 }
 
-/** Recorded removals, oldest first, in every tenant (the sweep's work). */
+/**
+ * Recorded removals, oldest first, in every tenant (the sweep's work). The mark is written into the SQL as a
+ * literal so that the partial index on marked rows (migration 0037) serves it.
+ */
 export const pendingRemovals = (db: Kysely<DB>, limit: number): Promise<PendingRemoval[]> =>
   db
     .selectFrom('attachment_blobs')
     .select(['tenant_id', 'id', sql<string>`s3_key`.as('s3_key')])
     .where('store', '=', 's3')
     .where('s3_key', 'is not', null)
-    .where('sha256', 'like', `${REMOVAL_MARK}%`)
+    .where('sha256', 'like', sql.lit(`${REMOVAL_MARK}%`))
     .orderBy('created_at')
     .limit(limit)
     .execute()
@@ -231,7 +234,7 @@ export const forgetRemoval = (db: Kysely<DB>, tenantId: number, id: number) =>
     .deleteFrom('attachment_blobs')
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
-    .where('sha256', 'like', `${REMOVAL_MARK}%`)
+    .where('sha256', 'like', sql.lit(`${REMOVAL_MARK}%`))
     .execute()
 
 /** The orders made from a request (an order lists its request's attachments). */

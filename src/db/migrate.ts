@@ -34,6 +34,7 @@ import * as m0033 from './migrations/0033_attachments.ts'
 import * as m0034 from './migrations/0034_budgets.ts'
 import * as m0035 from './migrations/0035_expenses_travel.ts'
 import * as m0036 from './migrations/0036_payments.ts'
+import * as m0037 from './migrations/0037_pending_removals.ts'
 
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '0034_budgets': m0034,
   '0035_expenses_travel': m0035,
   '0036_payments': m0036,
+  '0037_pending_removals': m0037,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
