@@ -10,13 +10,20 @@
  */
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { Writable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3'
+import { sql } from 'kysely'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
@@ -353,6 +360,111 @@ describe('attachments in an S3-compatible store (s3rver)', () => {
     const read = await s.requester.api({ method: 'GET', url: `/api/v3/attachments/${again.id}/content` })
     assert.equal(read.statusCode, 200, read.body)
     assert.deepEqual(read.rawPayload, bytes)
+  })
+
+  /** The tenant's upload intents: objects an upload wrote (or was about to) and has not yet made a blob's. */
+  const intents = () =>
+    ctx.database.db
+      .selectFrom('attachment_blobs')
+      .select(['id', 's3_key', 'created_at'])
+      .where('tenant_id', '=', s.tenant.tenantId)
+      .where('sha256', 'like', 'uploading %')
+      .execute()
+  async function until(what: string, done: () => Promise<boolean>) {
+    for (let i = 0; i < 100; i++) {
+      if (await done()) return
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    assert.fail(`${what} did not happen in 2 s`)
+  }
+
+  test('an upload records its object before writing it and takes the record as it stores it; with an Idempotency-Key, a refused upload leaves no object', async () => {
+    const req = await draft(s.requester.api, s.A)
+    const url = `/api/v3/requests/${req.id}/attachments/`
+    const bytes = pdf(`intent ${Date.now()}`)
+    await attach(s.requester.api, url, [file(bytes, 'intent.pdf')])
+    assert.deepEqual(await intents(), [])
+    assert.equal((await objectsOf(bytes)).length, 1)
+
+    const keyed = pdf(`keyed ${Date.now()}`)
+    const body = multipart([file(keyed, 'keyed.pdf')])
+    const headers = { ...body.headers, 'idempotency-key': `upload-${Date.now()}` }
+    const first = await s.requester.api({ method: 'POST', url, payload: body.payload, headers })
+    assert.equal(first.statusCode, 201, first.body)
+    const again = await s.requester.api({ method: 'POST', url, payload: body.payload, headers })
+    assert.equal(again.statusCode, 201, again.body)
+    assert.equal(again.json().data.id, first.json().data.id)
+    assert.equal((await objectsOf(keyed)).length, 1, 'the replay wrote no second object')
+    await until('the replay releasing its object', async () => (await intents()).length === 0)
+    assert.equal((await objectsOf(keyed)).length, 1)
+
+    // A document at its 50 attachments: the 51st is refused inside the key's transaction, after its object was
+    // written; the object goes once the answer is sent.
+    const full = await draft(s.requester.api, s.A)
+    const fullUrl = `/api/v3/requests/${full.id}/attachments/`
+    const same = pdf(`fifty ${Date.now()}`)
+    for (let i = 0; i < 50; i++) await attach(s.requester.api, fullUrl, [file(same, `${i}.pdf`)])
+    const extra = pdf(`one too many ${Date.now()}`)
+    const refusedBody = multipart([file(extra, 'extra.pdf')])
+    const refused = await s.requester.api({
+      method: 'POST',
+      url: fullUrl,
+      payload: refusedBody.payload,
+      headers: { ...refusedBody.headers, 'idempotency-key': `refused-${Date.now()}` },
+    })
+    assert.equal(refused.statusCode, 409, refused.body)
+    await until("the refused upload's object being removed", async () => (await objectsOf(extra)).length === 0)
+    assert.deepEqual(await intents(), [])
+    assert.equal((await blobsOf(extra)).length, 0)
+  })
+
+  test('an upload that never committed (killed between its object and its commit): the sweep removes the object once its record is an hour old', async () => {
+    const req = await draft(s.requester.api, s.A)
+    const url = `/api/v3/requests/${req.id}/attachments/`
+    // What a process killed after writing the object and before its commit leaves: the intent and the object.
+    const left = async (label: string, age: string) => {
+      const bytes = pdf(`${label} ${Date.now()}`)
+      const key = `${s.tenant.tenantId}/${sha(bytes)}/${randomUUID()}`
+      await bucket.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: bytes }))
+      await ctx.database.db
+        .insertInto('attachment_blobs')
+        .values({
+          tenant_id: s.tenant.tenantId,
+          sha256: `uploading ${randomUUID()}`,
+          size: bytes.length,
+          store: 's3',
+          s3_key: key,
+          created_at: sql<Date>`now() - ${age}::interval`,
+        })
+        .execute()
+      return { bytes, key }
+    }
+    const old = await left('crashed long ago', '61 minutes')
+    const recent = await left('may still be uploading', '5 minutes')
+
+    // The next delete that reaches the store sweeps what is pending.
+    const other = await attach(s.requester.api, url, [file(pdf(`other ${Date.now()}`), 'other.pdf')])
+    assert.equal((await s.requester.api({ method: 'DELETE', url: `/api/v3/attachments/${other.id}/` })).statusCode, 204)
+    assert.deepEqual(await objectsOf(old.bytes), [])
+    assert.deepEqual(await objectsOf(recent.bytes), [recent.key])
+    assert.deepEqual(
+      (await intents()).map((i) => i.s3_key),
+      [recent.key],
+    )
+    // Its upload, were it still running, could no longer take it; so the sweep leaves it alone until it is old.
+    await ctx.database.db
+      .updateTable('attachment_blobs')
+      .set({ created_at: sql<Date>`now() - interval '2 hours'` })
+      .where('tenant_id', '=', s.tenant.tenantId)
+      .where('s3_key', '=', recent.key)
+      .execute()
+    const another = await attach(s.requester.api, url, [file(pdf(`another ${Date.now()}`), 'another.pdf')])
+    assert.equal(
+      (await s.requester.api({ method: 'DELETE', url: `/api/v3/attachments/${another.id}/` })).statusCode,
+      204,
+    )
+    assert.deepEqual(await objectsOf(recent.bytes), [])
+    assert.deepEqual(await intents(), [])
   })
 
   test('a store set up wrongly (no such bucket, an unknown key) is a 503 naming the S3 error, never a 500', async () => {

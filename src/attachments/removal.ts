@@ -9,8 +9,11 @@
  * row with it. When the store does not answer, the marked row stays — the removal is recorded, not dropped —
  * and is tried again after every later delete that reaches the store, and every ten minutes while the service
  * runs (`startRemovalSweep`), until the store confirms; each failure is logged as a warning naming the key.
- * An upload whose object ended up unused (the same bytes were stored meanwhile, or the upload failed after the
- * object was written) is recorded the same way when removing its object fails.
+ * An upload to S3 records its object's key before writing it (an upload intent, committed first), and the
+ * transaction that stores the attachment deletes the intent. An object that ends up unused (the same bytes were
+ * stored meanwhile, the upload failed after the object was written) has its intent turned into a recorded
+ * removal at once. The intent of an upload that never committed (the process killed between the object and the
+ * commit, a commit that failed) is taken by the sweep once it is an hour old.
  */
 import type { Kysely } from 'kysely'
 import type { Config } from '../config.ts'
@@ -19,6 +22,12 @@ import * as repo from './repository.ts'
 import { reasonOf, storeOfBlob } from './store.ts'
 
 export const SWEEP_INTERVAL_MS = 10 * 60_000
+/**
+ * How old an upload intent must be before the sweep takes it for an upload that will never finish. An upload
+ * takes its intent in the transaction that stores it, seconds after writing the object. If it is still
+ * running when its intent is swept, it is refused with a 503 and leaves nothing behind.
+ */
+export const INTENT_GRACE_MS = 60 * 60_000
 const SWEEP_BATCH = 20
 
 export interface Log {
@@ -62,26 +71,27 @@ export async function removeObjects(
   for (const pending of await repo.pendingRemovals(db, SWEEP_BATCH)) {
     if (!(await removeObject(db, config, pending, log))) return 1
   }
+  for (const left of await repo.staleUploadIntents(db, new Date(Date.now() - INTENT_GRACE_MS), SWEEP_BATCH)) {
+    const removal = await repo.abandonUploadIntent(db, left.tenant_id, left.id)
+    if (removal !== undefined && !(await removeObject(db, config, removal, log))) return 1
+  }
   return 0
 }
 
 /**
- * Removes an object written for an upload that ended up not referring to it; when the store does not answer,
- * records the removal for the sweep rather than leave the object behind unnoticed.
+ * An upload's object that is not used (the same bytes were stored meanwhile, or the upload failed after the
+ * object was written): its intent becomes a recorded removal and the object is removed, or stays recorded when
+ * the store does not answer. When the database does not answer either, the intent stays, and the sweep
+ * abandons it once it is INTENT_GRACE_MS old.
  */
-export async function discardUploaded(
+export async function abandonIntent(
   db: Kysely<DB>,
   config: Readonly<Config>,
-  tenantId: number,
-  key: string,
-  size: number,
+  intent: PendingRemoval,
+  log?: Log,
 ): Promise<void> {
-  try {
-    const store = await storeOfBlob(config, { store: 's3' })
-    await store.remove!(key)
-  } catch {
-    await repo.recordRemoval(db, tenantId, key, size).catch(() => undefined)
-  }
+  const removal = await repo.abandonUploadIntent(db, intent.tenant_id, intent.id).catch(() => undefined)
+  if (removal !== undefined) await removeObject(db, config, removal, log)
 }
 
 /** Retries recorded removals every `intervalMs` while the service runs; returns a stop function. */

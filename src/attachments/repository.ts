@@ -205,17 +205,57 @@ export async function releaseBlobIfUnused(
   return { tenant_id: blob.tenant_id, id: blob.id, s3_key: blob.s3_key }
 }
 
-/** Records the removal of an object no blob refers to (an upload's, when removing it at once failed). */
-export async function recordRemoval(db: Kysely<DB>, tenantId: number, key: string, size: number) {
-  await db
+/**
+ * What an upload intent's `sha256` holds: a row recorded, and committed, before an upload writes its S3 object,
+ * and deleted in the transaction that makes the object a blob's (removal.ts). Never a SHA-256, like the
+ * removal mark.
+ */
+const INTENT_MARK = 'uploading '
+
+/** Records that an upload is about to write the S3 object `key`; the intent, to be claimed or abandoned. */
+export const recordUploadIntent = (db: Kysely<DB>, tenantId: number, key: string, size: number) =>
+  db
     .insertInto('attachment_blobs')
-    .values({ tenant_id: tenantId, sha256: removalMark(), size, store: 's3', s3_key: key })
-    .execute()
+    .values({ tenant_id: tenantId, sha256: `${INTENT_MARK}${randomUUID()}`, size, store: 's3', s3_key: key })
+    .returning(['tenant_id', 'id', sql<string>`s3_key`.as('s3_key')])
+    .executeTakeFirstOrThrow()
+
+/** Takes an upload's object into use: its intent goes. False when the intent is gone (the sweep abandoned it). */
+export async function claimUploadIntent(db: Kysely<DB>, tenantId: number, id: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('attachment_blobs')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('sha256', 'like', sql.lit(`${INTENT_MARK}%`))
+    .executeTakeFirst()
+  return result.numDeletedRows > 0n
 }
 
+/** Turns an upload's intent into a recorded removal of its object; undefined when it was claimed or is gone. */
+export const abandonUploadIntent = (db: Kysely<DB>, tenantId: number, id: number) =>
+  db
+    .updateTable('attachment_blobs')
+    .set({ sha256: removalMark() })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('sha256', 'like', sql.lit(`${INTENT_MARK}%`))
+    .returning(['tenant_id', 'id', sql<string>`s3_key`.as('s3_key')])
+    .executeTakeFirst()
+
+/** Upload intents recorded before `before`, oldest first, in every tenant: uploads that never finished. */
+export const staleUploadIntents = (db: Kysely<DB>, before: Date, limit: number) =>
+  db
+    .selectFrom('attachment_blobs')
+    .select(['tenant_id', 'id'])
+    .where('sha256', 'like', sql.lit(`${INTENT_MARK}%`))
+    .where('created_at', '<', before)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute()
+
 /**
- * Recorded removals, oldest first, in every tenant (the sweep's work). The mark is written into the SQL as a
- * literal so that the partial index on marked rows (migration 0037) serves it.
+ * Recorded removals, oldest first, in every tenant (the sweep's work). The marks are written into the SQL as
+ * literals so that the partial index on marked rows (migration 0037) serves these look-ups.
  */
 export const pendingRemovals = (db: Kysely<DB>, limit: number): Promise<PendingRemoval[]> =>
   db

@@ -18,6 +18,7 @@ import { validatorCompiler } from '../http/validation.ts'
 import { ALLOWED_TYPES } from './detect.ts'
 import { attachables } from './documents.ts'
 import { Attachment, ItemParams, OrderUploadForm, UploadForm } from './schema.ts'
+import * as add from './add.ts'
 import * as service from './service.ts'
 import { startRemovalSweep } from './removal.ts'
 import { useStoreConfig } from './store.ts'
@@ -124,14 +125,28 @@ export const attachmentRoutes =
         },
         handler: async (request, reply) => {
           const { actor, params } = request
-          const upload = await service.receiveAttachment(request.db, config, actor, type, params.id, request)
+          const upload = await add.receiveAttachment(request.db, config, actor, type, params.id, request)
           try {
-            if (await claimStreamed(request, reply, service.fingerprintOf(upload))) return reply
-            const created = await service.storeAttachment(request.db, config, actor, type, params.id, upload)
-            return reply
-              .code(201)
-              .header('location', `${request.linkBase}/api/v3/attachments/${created.id}/`)
-              .send({ metadata: {}, data: created })
+            // Before the Idempotency-Key's transaction begins: an S3 upload records its intent on its own.
+            const prepared = await add.prepareUpload(request.db, config, actor, type, upload)
+            let used = false
+            try {
+              if (await claimStreamed(request, reply, add.fingerprintOf(upload))) return reply
+              const stored = await add.storeAttachment(request.db, config, actor, type, params.id, upload, prepared)
+              used = stored.used
+              return reply
+                .code(201)
+                .header('location', `${request.linkBase}/api/v3/attachments/${stored.attachment.id}/`)
+                .send({ metadata: {}, data: stored.attachment })
+            } finally {
+              // Inside the key's transaction (committed as the answer is sent) the release waits for the answer.
+              const release = () => add.releaseUpload(db, config, prepared, used)
+              if (!request.db.isTransaction) await release()
+              else
+                reply.raw.once('close', () => {
+                  release().catch((error: unknown) => request.log.warn({ err: error }, 'releasing an upload failed'))
+                })
+            }
           } finally {
             await upload.discard()
           }

@@ -22,14 +22,17 @@ import * as repo from './repository.ts'
 
 export const PART_BYTES = 1024 * 1024
 
+/** A new object's key: made fresh for each blob row, so removing one blob's object never removes another's. */
+export const newObjectKey = (tenantId: number, sha256: string) => `${tenantId}/${sha256}/${randomUUID()}`
+
 /** How long connecting to the object store may take, and how long a connection may sit idle mid-request. */
 const CONNECT_TIMEOUT_MS = 10_000
 const IDLE_TIMEOUT_MS = 120_000
 
 export interface BlobStore {
   kind: 'database' | 's3'
-  /** Puts the spooled file in the object store before the row is written; returns its key (S3 only). */
-  put?(tenantId: number, sha256: string, file: string): Promise<string>
+  /** Puts the spooled file in the object store under `key` (`newObjectKey`) before the row is written (S3 only). */
+  put?(key: string, file: string): Promise<void>
   /** The bytes of a blob row, as a stream. */
   read(db: Kysely<DB>, blob: { tenant_id: number; id: number; s3_key: string | null }): Promise<Readable>
   /** Removes an object whose row is gone (S3 only; the database's parts go with their row). */
@@ -181,8 +184,7 @@ async function s3Store(config: Readonly<Config>): Promise<BlobStore> {
   const Bucket = config.S3_BUCKET!
   return {
     kind: 's3',
-    async put(tenantId, sha256, file) {
-      const Key = `${tenantId}/${sha256}/${randomUUID()}`
+    async put(Key, file) {
       const upload = new Upload({
         client,
         params: { Bucket, Key, Body: createReadStream(file), ContentType: 'application/octet-stream' },
@@ -194,7 +196,6 @@ async function s3Store(config: Readonly<Config>): Promise<BlobStore> {
       } catch (error) {
         throw storeFailed(error, 'store')
       }
-      return Key
     },
     async read(_db, blob) {
       try {

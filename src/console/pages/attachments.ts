@@ -9,6 +9,7 @@
  */
 import { Type } from 'typebox'
 import type { AttachableType } from '../../attachments/documents.ts'
+import { uploadAttachment } from '../../attachments/add.ts'
 import { sendContent } from '../../attachments/routes.ts'
 import {
   attachmentContent,
@@ -16,7 +17,6 @@ import {
   documentFor,
   getAttachment,
   listAttachments,
-  uploadAttachment,
 } from '../../attachments/service.ts'
 import { CommentInput } from '../../attachments/schema.ts'
 import { createComment, deleteComment, DELETE_WINDOW_MS, listComments } from '../../comments/service.ts'

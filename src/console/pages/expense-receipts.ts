@@ -8,7 +8,8 @@
  */
 import { Type } from 'typebox'
 import type { Actor } from '../../access/actor.ts'
-import { deleteAttachment, uploadAttachment } from '../../attachments/service.ts'
+import { uploadAttachment } from '../../attachments/add.ts'
+import { deleteAttachment } from '../../attachments/service.ts'
 import { conflict, forbidden, notFound, Problem } from '../../core/problem.ts'
 import type { ExpenseReport } from '../../expense-reports/schema.ts'
 import { getReport, setReceipt } from '../../expense-reports/service.ts'
